@@ -1,0 +1,286 @@
+package wire
+
+import "swiftpaxos/kvs"
+
+// MsgType is the one-byte type tag of a frame.
+type MsgType uint8
+
+// Message types. The numbering is part of the wire format: append only.
+const (
+	TypeHello MsgType = iota + 1
+	TypePropose
+	TypeLeaderReply
+	TypeRecordAck
+	TypeSyncReply
+	TypeSync
+	TypeAccept
+	TypeAcceptAck
+	TypeCommit
+	TypeNotLeader
+	TypeWitnessSync
+	TypeWeakPropose
+	TypeWeakReply
+	TypeWeakCommit
+	TypeWeakRead
+	TypeWeakReadReply
+	TypeCausalPropose
+	TypeCausalReply
+	TypeRequestVote
+	TypeRequestVoteReply
+	TypeCollect
+	TypeCollectReply
+	TypeNewView
+	typeEnd // one past the last valid type
+)
+
+// Message is implemented by every wire message.
+type Message interface {
+	Type() MsgType
+}
+
+// PeerKind says who opened a connection.
+type PeerKind uint8
+
+const (
+	// PeerReplica: the connection comes from another replica.
+	PeerReplica PeerKind = 1
+	// PeerClient: the connection comes from a client session.
+	PeerClient PeerKind = 2
+)
+
+// Hello is the first frame on every connection: it names the sender.
+type Hello struct {
+	Kind    PeerKind
+	Replica ReplicaID // when Kind == PeerReplica
+	Client  ClientID  // when Kind == PeerClient
+}
+
+// Entry is one log entry (PROTOCOL.md section 3.1).
+type Entry struct {
+	Slot      kvs.Slot
+	Ballot    Ballot
+	Cmd       CmdID
+	Command   kvs.Command
+	Level     Level
+	CausalDep Seq // weak entries: Seq of the session's previous weak write
+}
+
+// Record is a witness record (PROTOCOL.md section 3.4).
+type Record struct {
+	Cmd       CmdID
+	Command   kvs.Command
+	Level     Level
+	Accepted  bool
+	Ballot    Ballot
+	Arrival   uint64
+	CausalDep Seq
+}
+
+// Propose carries a strong operation, client to every replica (section 3.8).
+type Propose struct {
+	Cmd     CmdID
+	Command kvs.Command
+	AckUpTo Seq
+	WeakDep Seq // CURP-HO: Seq of the session's latest earlier weak write
+}
+
+// LeaderReply is the leader's speculative reply (section 3.5).
+type LeaderReply struct {
+	Replica ReplicaID
+	Ballot  Ballot
+	Cmd     CmdID
+	Ok      bool
+	Retry   bool // CURP-HO barrier timed out: re-send weak writes, then re-propose
+	Result  kvs.Value
+	Version kvs.Slot
+	Slot    kvs.Slot
+	ReadDep ReadDep
+}
+
+// RecordAck is a witness's admission answer (sections 3.8, 5.5).
+type RecordAck struct {
+	Replica         ReplicaID
+	Ballot          Ballot
+	Cmd             CmdID
+	Ok              bool
+	CausalDeps      []CmdID
+	DepCommittedSeq Seq
+	ReadDep         ReadDep
+}
+
+// SyncReply is the result of actual execution (section 3.3).
+type SyncReply struct {
+	Replica          ReplicaID
+	Ballot           Ballot
+	Cmd              CmdID
+	Result           kvs.Value
+	Version          kvs.Slot
+	Slot             kvs.Slot
+	WeakCommittedSeq Seq
+}
+
+// Sync asks for the result of an applied command (section 3.7).
+type Sync struct {
+	Cmd CmdID
+}
+
+// Accept replicates log entries; with no entries it is a heartbeat (section 3.2).
+type Accept struct {
+	Ballot       Ballot
+	Leader       ReplicaID
+	PrevSlot     kvs.Slot
+	PrevBallot   Ballot
+	Entries      []Entry
+	LeaderCommit kvs.Slot
+}
+
+// AcceptAck answers an Accept (section 3.2).
+type AcceptAck struct {
+	Ballot    Ballot
+	Replica   ReplicaID
+	Success   bool
+	MatchSlot kvs.Slot
+}
+
+// Commit announces the commit index (section 3.2).
+type Commit struct {
+	Ballot      Ballot
+	CommitIndex kvs.Slot
+}
+
+// NotLeader redirects a client to the leader it should use.
+type NotLeader struct {
+	Ballot Ballot
+	Leader ReplicaID
+	Cmd    CmdID
+}
+
+// WitnessSync hands stale witness records to the leader (section 3.4 rule 4).
+type WitnessSync struct {
+	Records []Record
+}
+
+// WeakPropose is a CURP-HT weak write, client to leader (section 4.2).
+type WeakPropose struct {
+	Cmd       CmdID
+	Command   kvs.Command
+	CausalDep Seq
+	AckUpTo   Seq
+}
+
+// WeakReply acknowledges a CURP-HT weak write (section 4.2).
+type WeakReply struct {
+	Replica   ReplicaID
+	Ballot    Ballot
+	Cmd       CmdID
+	Slot      kvs.Slot
+	Committed bool
+}
+
+// SlotOf pairs a command with its slot in a WeakCommit.
+type SlotOf struct {
+	Cmd  CmdID
+	Slot kvs.Slot
+}
+
+// WeakCommit tells a client that some of its weak writes committed (section 5.2).
+type WeakCommit struct {
+	Ballot  Ballot
+	Commits []SlotOf
+}
+
+// WeakRead is a weak GET or SCAN to one replica (section 4.2).
+type WeakRead struct {
+	Cmd     CmdID
+	Command kvs.Command
+	MinSlot kvs.Slot
+	Ballot  Ballot
+}
+
+// WeakReadReply answers a WeakRead from applied state (section 4.2).
+type WeakReadReply struct {
+	Replica      ReplicaID
+	Ballot       Ballot
+	Cmd          CmdID
+	Retry        bool // the replica could not reach MinSlot in time
+	Result       kvs.Value
+	Version      kvs.Slot
+	AppliedIndex kvs.Slot
+}
+
+// CausalPropose is a CURP-HO weak write, client to every replica (section 5.2).
+type CausalPropose struct {
+	Cmd       CmdID
+	Command   kvs.Command
+	CausalDep Seq
+	Bound     ReplicaID
+	AckUpTo   Seq
+}
+
+// CausalReply is the bound replica's acknowledgement of a weak write.
+type CausalReply struct {
+	Replica ReplicaID
+	Ballot  Ballot
+	Cmd     CmdID
+}
+
+// RequestVote asks for a vote (section 6.2).
+type RequestVote struct {
+	Ballot     Ballot
+	Candidate  ReplicaID
+	LastSlot   kvs.Slot
+	LastBallot Ballot
+}
+
+// RequestVoteReply answers a RequestVote.
+type RequestVoteReply struct {
+	Ballot  Ballot
+	Replica ReplicaID
+	Granted bool
+}
+
+// Collect asks for witness records older than Ballot (section 6.3).
+type Collect struct {
+	Ballot Ballot
+}
+
+// CollectReply carries a replica's witness records (section 6.3).
+type CollectReply struct {
+	Ballot     Ballot
+	Replica    ReplicaID
+	Records    []Record
+	LastSlot   kvs.Slot
+	LastBallot Ballot
+}
+
+// NewView announces the start of a view (section 6.3 steps 5 and 6).
+type NewView struct {
+	Ballot    Ballot
+	Leader    ReplicaID
+	ViewStart kvs.Slot
+	Committed bool
+}
+
+func (*Hello) Type() MsgType            { return TypeHello }
+func (*Propose) Type() MsgType          { return TypePropose }
+func (*LeaderReply) Type() MsgType      { return TypeLeaderReply }
+func (*RecordAck) Type() MsgType        { return TypeRecordAck }
+func (*SyncReply) Type() MsgType        { return TypeSyncReply }
+func (*Sync) Type() MsgType             { return TypeSync }
+func (*Accept) Type() MsgType           { return TypeAccept }
+func (*AcceptAck) Type() MsgType        { return TypeAcceptAck }
+func (*Commit) Type() MsgType           { return TypeCommit }
+func (*NotLeader) Type() MsgType        { return TypeNotLeader }
+func (*WitnessSync) Type() MsgType      { return TypeWitnessSync }
+func (*WeakPropose) Type() MsgType      { return TypeWeakPropose }
+func (*WeakReply) Type() MsgType        { return TypeWeakReply }
+func (*WeakCommit) Type() MsgType       { return TypeWeakCommit }
+func (*WeakRead) Type() MsgType         { return TypeWeakRead }
+func (*WeakReadReply) Type() MsgType    { return TypeWeakReadReply }
+func (*CausalPropose) Type() MsgType    { return TypeCausalPropose }
+func (*CausalReply) Type() MsgType      { return TypeCausalReply }
+func (*RequestVote) Type() MsgType      { return TypeRequestVote }
+func (*RequestVoteReply) Type() MsgType { return TypeRequestVoteReply }
+func (*Collect) Type() MsgType          { return TypeCollect }
+func (*CollectReply) Type() MsgType     { return TypeCollectReply }
+func (*NewView) Type() MsgType          { return TypeNewView }
