@@ -63,6 +63,10 @@ type Entry struct {
 	Command   kvs.Command
 	Level     Level
 	CausalDep Seq // weak entries: Seq of the session's previous weak write
+	// AckUpTo is the AckUpTo of the request that created the entry. Apply
+	// derives the session's de-duplication floor from it, so every replica
+	// forgets the same results (PROTOCOL.md 1.5, 6.7).
+	AckUpTo Seq
 }
 
 // Record is a witness record (PROTOCOL.md section 3.4).

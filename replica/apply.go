@@ -1,0 +1,40 @@
+package replica
+
+import (
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// applyCommitted executes committed entries strictly in slot order, with
+// no timeout and no skipping (PROTOCOL.md 3.3). An entry whose CmdID was
+// already applied is a no-op that re-uses the stored result (6.7).
+func (c *Core) applyCommitted() {
+	for c.appliedIndex < c.commitIndex {
+		s := c.appliedIndex + 1
+		e := c.entries.at(s)
+		var res kvs.Result
+		switch {
+		case e.Cmd.IsZero():
+			// A no-op of a view start.
+		case c.sessions.wasApplied(e.Cmd):
+			if a, ok := c.sessions.appliedResult(e.Cmd); ok {
+				res = a.result
+			}
+		default:
+			res = c.store.Apply(s, e.Command)
+			c.sessions.record(e, res)
+		}
+		c.keys.applied(s, e.Command)
+		if c.cmdIndex[e.Cmd] == s {
+			delete(c.cmdIndex, e.Cmd)
+		}
+		c.wit.remove(e.Cmd)
+		c.appliedIndex = s
+		if c.role == Leader && e.Level == wire.Strong && !e.Cmd.IsZero() {
+			if a, ok := c.sessions.appliedResult(e.Cmd); ok {
+				c.sendSyncReply(e.Cmd.Client, e.Cmd, a)
+			}
+		}
+	}
+	c.releaseReads()
+}

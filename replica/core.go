@@ -1,0 +1,200 @@
+package replica
+
+import (
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// Role is a replica's role in its current ballot.
+type Role uint8
+
+const (
+	// Follower accepts entries from the leader and acts as a witness.
+	Follower Role = iota
+	// Candidate asks for votes.
+	Candidate
+	// Leader orders commands.
+	Leader
+)
+
+func (r Role) String() string {
+	switch r {
+	case Follower:
+		return "follower"
+	case Candidate:
+		return "candidate"
+	case Leader:
+		return "leader"
+	}
+	return fmt.Sprintf("Role(%d)", uint8(r))
+}
+
+// Core is the deterministic protocol state of one replica (PROTOCOL.md
+// section 3). It changes only in Step* and Tick, and all its outputs go
+// through Options.Out. It is not safe for concurrent use: one goroutine
+// (the replica's event loop, or the simulator) owns it.
+type Core struct {
+	o      Options
+	log    *zap.Logger
+	policy Policy
+
+	ballot wire.Ballot
+	role   Role
+	leader wire.ReplicaID
+
+	entries      raftLog
+	commitIndex  kvs.Slot
+	appliedIndex kvs.Slot
+	// matchedUpTo is the highest slot known to equal the current leader's
+	// log; a follower may not commit past it.
+	matchedUpTo kvs.Slot
+	viewStart   kvs.Slot
+
+	store    *kvs.Store
+	sessions sessionTable
+	cmdIndex map[wire.CmdID]kvs.Slot
+	keys     keyIndex
+	wit      *witness
+
+	// Leader replication state, indexed by replica.
+	match      []kvs.Slot
+	sent       []kvs.Slot
+	commitSent kvs.Slot
+
+	held      map[wire.CmdID][]heldRequest
+	heldOrder []wire.CmdID
+	reads     []waitingRead
+
+	lastHeartbeat int64
+	lastHeard     int64
+
+	scratchSlots []kvs.Slot
+	scratchEnts  []*wire.Entry
+}
+
+// New builds a replica core in ballot 0.
+func New(o Options) (*Core, error) {
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, fmt.Errorf("replica options: %w", err)
+	}
+	c := &Core{
+		o:         o,
+		log:       o.Log,
+		policy:    o.Policy,
+		leader:    o.InitialLeader,
+		viewStart: 1,
+		store:     kvs.NewStore(),
+		sessions:  make(sessionTable),
+		cmdIndex:  make(map[wire.CmdID]kvs.Slot),
+		keys:      make(keyIndex),
+		wit:       newWitness(),
+		match:     make([]kvs.Slot, o.N),
+		sent:      make([]kvs.Slot, o.N),
+		held:      make(map[wire.CmdID][]heldRequest),
+	}
+	if o.ID == o.InitialLeader {
+		c.role = Leader
+	}
+	now := o.Now()
+	c.lastHeard, c.lastHeartbeat = now, now
+	return c, nil
+}
+
+// ID is this replica's id.
+func (c *Core) ID() wire.ReplicaID { return c.o.ID }
+
+// Ballot is the current ballot.
+func (c *Core) Ballot() wire.Ballot { return c.ballot }
+
+// Leader is the leader this replica knows for its ballot.
+func (c *Core) Leader() wire.ReplicaID { return c.leader }
+
+// IsLeader reports whether this replica leads its ballot.
+func (c *Core) IsLeader() bool { return c.role == Leader }
+
+// CommitIndex is the highest committed slot known here.
+func (c *Core) CommitIndex() kvs.Slot { return c.commitIndex }
+
+// AppliedIndex is the highest applied slot.
+func (c *Core) AppliedIndex() kvs.Slot { return c.appliedIndex }
+
+// Now is the core's clock.
+func (c *Core) Now() int64 { return c.o.Now() }
+
+// ToClient sends m to a client session.
+func (c *Core) ToClient(to wire.ClientID, m wire.Message) { c.o.Out.ToClient(to, m) }
+
+// Applied returns the applied prefix of the log, for checking; the slice
+// must not be modified.
+func (c *Core) Applied() []wire.Entry { return c.entries.entries[:c.appliedIndex] }
+
+// StepClient handles one message from a client session.
+func (c *Core) StepClient(from wire.ClientID, m wire.Message) {
+	switch m := m.(type) {
+	case *wire.Propose:
+		c.onPropose(from, m)
+	case *wire.WeakRead:
+		c.onWeakRead(from, m)
+	case *wire.Sync:
+		c.onSync(from, m)
+	default:
+		if !c.policy.HandleClient(c, from, m) {
+			c.log.Warn("unexpected client message", zap.Uint64("client", uint64(from)), zap.Stringer("type", typeName{m}))
+		}
+	}
+	c.flush()
+}
+
+// StepReplica handles one message from another replica.
+func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) {
+	switch m := m.(type) {
+	case *wire.Accept:
+		c.onAccept(from, m)
+	case *wire.AcceptAck:
+		c.onAcceptAck(m)
+	case *wire.Commit:
+		c.onCommit(from, m)
+	case *wire.WitnessSync:
+		c.onWitnessSync(m)
+	default:
+		c.log.Warn("unexpected replica message", zap.Int32("from", int32(from)), zap.Stringer("type", typeName{m}))
+	}
+	c.flush()
+}
+
+// Tick runs the timers: heartbeats, expiry of held requests and weak
+// reads, and the flush of stale witness records.
+func (c *Core) Tick() {
+	now := c.o.Now()
+	if c.role == Leader && now-c.lastHeartbeat >= int64(c.o.HeartbeatInterval) {
+		c.lastHeartbeat = now
+		c.heartbeat()
+	}
+	c.expireHeld(now)
+	c.expireReads(now)
+	if c.role != Leader {
+		c.flushStaleRecords(now)
+	}
+	c.flush()
+}
+
+func (c *Core) flush() {
+	if c.role == Leader {
+		c.replicate()
+	}
+	c.policy.Flush(c)
+}
+
+type typeName struct{ m wire.Message }
+
+func (t typeName) String() string {
+	if t.m == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%T", t.m)
+}

@@ -1,0 +1,109 @@
+package replica
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"go.uber.org/zap"
+
+	"swiftpaxos/replica/wire"
+)
+
+// Outbox carries a core's outputs. The core calls it synchronously from
+// Step and Tick; implementations must only queue (the TCP server hands the
+// message to a per-connection batcher, the simulator to a simulated link).
+// Messages passed to the outbox must not be mutated afterwards.
+type Outbox interface {
+	ToReplica(to wire.ReplicaID, m wire.Message)
+	ToClient(to wire.ClientID, m wire.Message)
+}
+
+// Options configures a Core. Time and randomness are injected so that the
+// core is deterministic (ARCHITECTURE.md rule 2).
+type Options struct {
+	ID     wire.ReplicaID
+	N      int
+	Policy Policy
+	Out    Outbox
+	Log    *zap.Logger
+	// Now returns the current instant in nanoseconds on a monotonic clock.
+	Now  func() int64
+	Rand *rand.Rand
+
+	// InitialLeader leads ballot 0 (PROTOCOL.md 1.4).
+	InitialLeader wire.ReplicaID
+
+	HeartbeatInterval  time.Duration
+	ElectionTimeoutMin time.Duration
+	ElectionTimeoutMax time.Duration
+	// WitnessSyncAge is the age after which a witness hands a record that
+	// has not committed to the leader (PROTOCOL.md 3.4 rule 4).
+	WitnessSyncAge time.Duration
+	// ReadWait bounds how long a weak read waits for the read frontier.
+	ReadWait time.Duration
+	// BarrierWait bounds how long the leader holds a request whose causal
+	// predecessor has no slot yet (PROTOCOL.md 5.4).
+	BarrierWait time.Duration
+	// MaxBatch caps the entries of one Accept.
+	MaxBatch int
+}
+
+// withDefaults fills zero durations with the values of PROTOCOL.md 7.2.
+func (o Options) withDefaults() Options {
+	if o.HeartbeatInterval == 0 {
+		o.HeartbeatInterval = 50 * time.Millisecond
+	}
+	if o.ElectionTimeoutMin == 0 {
+		o.ElectionTimeoutMin = 500 * time.Millisecond
+	}
+	if o.ElectionTimeoutMax == 0 {
+		o.ElectionTimeoutMax = 1500 * time.Millisecond
+	}
+	if o.WitnessSyncAge == 0 {
+		o.WitnessSyncAge = 2 * time.Second
+	}
+	if o.ReadWait == 0 {
+		o.ReadWait = time.Second
+	}
+	if o.BarrierWait == 0 {
+		o.BarrierWait = time.Second
+	}
+	if o.MaxBatch == 0 {
+		o.MaxBatch = 256
+	}
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	var errs []error
+	if o.N < 3 || o.N%2 == 0 {
+		errs = append(errs, fmt.Errorf("replica count %d: must be odd and at least 3", o.N))
+	}
+	if o.ID < 0 || int(o.ID) >= o.N {
+		errs = append(errs, fmt.Errorf("replica id %d out of range 0..%d", o.ID, o.N-1))
+	}
+	if o.InitialLeader < 0 || int(o.InitialLeader) >= o.N {
+		errs = append(errs, fmt.Errorf("initial leader %d out of range 0..%d", o.InitialLeader, o.N-1))
+	}
+	if o.Policy == nil {
+		errs = append(errs, errors.New("no protocol policy"))
+	}
+	if o.Out == nil {
+		errs = append(errs, errors.New("no outbox"))
+	}
+	if o.Now == nil {
+		errs = append(errs, errors.New("no clock"))
+	}
+	if o.Rand == nil {
+		errs = append(errs, errors.New("no random source"))
+	}
+	if o.ElectionTimeoutMin > o.ElectionTimeoutMax {
+		errs = append(errs, fmt.Errorf("election timeout %v-%v: min above max", o.ElectionTimeoutMin, o.ElectionTimeoutMax))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,53 @@
+package replica
+
+import (
+	"swiftpaxos/replica/wire"
+)
+
+// Policy is what a protocol adds to the shared core (ARCHITECTURE.md rule 1).
+// The core calls it from its own goroutine; a Policy holds no locks.
+type Policy interface {
+	// HandleClient handles a client message the core does not know
+	// (CURP-HT WeakPropose, CURP-HO CausalPropose) and reports whether it
+	// knew the message.
+	HandleClient(c *Core, from wire.ClientID, m wire.Message) bool
+	// StrongDep names the command a strong proposal must wait for before
+	// the leader assigns it a slot (the CURP-HO barrier, PROTOCOL.md 5.4).
+	StrongDep(p *wire.Propose) (dep wire.CmdID, wait bool)
+	// ReadRule gives the leader's Ok and ReadDep for a strong read whose
+	// earlier uncommitted writes to the same key(s) are pending
+	// (PROTOCOL.md 3.5, 5.7).
+	ReadRule(pending []*wire.Entry) (ok bool, dep wire.ReadDep)
+	// WitnessReport adds protocol fields to a witness's RecordAck.
+	WitnessReport(c *Core, p *wire.Propose, ack *wire.RecordAck)
+	// Committed is called at the leader for every entry that commits, in
+	// slot order.
+	Committed(c *Core, e *wire.Entry)
+	// Flush is called at the end of every Step and Tick so that a policy
+	// can send what it batched.
+	Flush(c *Core)
+}
+
+// BasePolicy implements the hooks with plain CURP behaviour; protocols
+// embed it and override what they change.
+type BasePolicy struct{}
+
+// HandleClient knows no extra messages.
+func (BasePolicy) HandleClient(*Core, wire.ClientID, wire.Message) bool { return false }
+
+// StrongDep never waits.
+func (BasePolicy) StrongDep(*wire.Propose) (wire.CmdID, bool) { return wire.CmdID{}, false }
+
+// ReadRule: Ok iff no earlier conflicting entry is uncommitted.
+func (BasePolicy) ReadRule(pending []*wire.Entry) (bool, wire.ReadDep) {
+	return len(pending) == 0, wire.ReadDep{}
+}
+
+// WitnessReport adds nothing.
+func (BasePolicy) WitnessReport(*Core, *wire.Propose, *wire.RecordAck) {}
+
+// Committed does nothing.
+func (BasePolicy) Committed(*Core, *wire.Entry) {}
+
+// Flush does nothing.
+func (BasePolicy) Flush(*Core) {}

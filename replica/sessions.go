@@ -1,0 +1,105 @@
+package replica
+
+import (
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// applied is the stored outcome of an applied command (PROTOCOL.md 3.7: a
+// duplicate or a Sync is answered with this, never with a fresh result).
+type applied struct {
+	slot   kvs.Slot
+	result kvs.Result
+}
+
+// session is the client-table row of one client session (PROTOCOL.md 3.1).
+//
+// Two watermarks keep it small and keep execution deterministic:
+//   - floor is the largest AckUpTo stamped on an applied entry of the
+//     session. It is derived from the log alone, so every replica skips the
+//     same entries at apply time; results at or below it are forgotten.
+//   - ackUpTo is the largest AckUpTo this replica has seen on any request;
+//     requests at or below it are ignored (PROTOCOL.md 1.5). It is local
+//     knowledge and never influences execution.
+type session struct {
+	results          map[wire.Seq]applied
+	floor            wire.Seq
+	ackUpTo          wire.Seq
+	weakCommittedSeq wire.Seq
+}
+
+type sessionTable map[wire.ClientID]*session
+
+func (t sessionTable) get(c wire.ClientID) *session {
+	s, ok := t[c]
+	if !ok {
+		s = &session{results: make(map[wire.Seq]applied)}
+		t[c] = s
+	}
+	return s
+}
+
+// peek returns the session without creating it.
+func (t sessionTable) peek(c wire.ClientID) *session { return t[c] }
+
+// appliedResult returns the stored outcome of id, if it was applied and is
+// still remembered.
+func (t sessionTable) appliedResult(id wire.CmdID) (applied, bool) {
+	s := t[id.Client]
+	if s == nil {
+		return applied{}, false
+	}
+	a, ok := s.results[id.Seq]
+	return a, ok
+}
+
+// wasApplied reports whether id was applied here (or is forgotten because
+// it is below the session's floor, which implies it was applied or is a
+// read that needs no execution).
+func (t sessionTable) wasApplied(id wire.CmdID) bool {
+	s := t[id.Client]
+	if s == nil {
+		return false
+	}
+	if id.Seq <= s.floor {
+		return true
+	}
+	_, ok := s.results[id.Seq]
+	return ok
+}
+
+// ignorable reports whether a request for id must be ignored because the
+// client has declared it complete.
+func (t sessionTable) ignorable(id wire.CmdID) bool {
+	s := t[id.Client]
+	return s != nil && (id.Seq <= s.ackUpTo || id.Seq <= s.floor)
+}
+
+// noteAck raises the session's local AckUpTo.
+func (t sessionTable) noteAck(c wire.ClientID, ack wire.Seq) {
+	if ack == 0 {
+		return
+	}
+	s := t.get(c)
+	if ack > s.ackUpTo {
+		s.ackUpTo = ack
+	}
+}
+
+// record stores the outcome of an applied entry and advances the floor to
+// the AckUpTo stamped on it.
+func (t sessionTable) record(e *wire.Entry, res kvs.Result) {
+	s := t.get(e.Cmd.Client)
+	s.results[e.Cmd.Seq] = applied{slot: e.Slot, result: res}
+	if e.Level == wire.Weak && e.Command.IsWrite() && e.Cmd.Seq > s.weakCommittedSeq {
+		s.weakCommittedSeq = e.Cmd.Seq
+	}
+	if e.AckUpTo > s.floor {
+		s.floor = e.AckUpTo
+		for seq := range s.results {
+			if seq <= s.floor {
+				delete(s.results, seq)
+			}
+		}
+	}
+}

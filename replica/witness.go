@@ -1,0 +1,154 @@
+package replica
+
+import (
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// witnessRecord is a witness record plus the instant it was created, used
+// to flush records of commands that never commit (PROTOCOL.md 3.4 rule 4).
+type witnessRecord struct {
+	wire.Record
+	created int64
+	synced  bool // already handed to the leader in a WitnessSync
+}
+
+// witness is a replica's record store (PROTOCOL.md sections 1.6, 3.4, 5.3).
+// Records are keyed and removed by CmdID, never counted; each key has an
+// ordered list of the records that touch it. A SCAN record is listed under
+// every key of its range.
+type witness struct {
+	byCmd     map[wire.CmdID]*witnessRecord
+	byKey     map[kvs.Key][]*witnessRecord
+	bySession map[wire.ClientID][]*witnessRecord // weak records only (CURP-HO)
+	arrival   uint64
+}
+
+func newWitness() *witness {
+	return &witness{
+		byCmd:     make(map[wire.CmdID]*witnessRecord),
+		byKey:     make(map[kvs.Key][]*witnessRecord),
+		bySession: make(map[wire.ClientID][]*witnessRecord),
+	}
+}
+
+func (w *witness) get(id wire.CmdID) (*witnessRecord, bool) {
+	r, ok := w.byCmd[id]
+	return r, ok
+}
+
+// conflictsStrong reports whether a held strong record conflicts with c.
+// Weak records never cause a conflict (PROTOCOL.md 3.4 rule 5).
+func (w *witness) conflictsStrong(c kvs.Command) bool {
+	lo, hi := c.KeyRange()
+	for k := lo; ; k++ {
+		for _, r := range w.byKey[k] {
+			if r.Level == wire.Strong && r.Command.Conflicts(c) {
+				return true
+			}
+		}
+		if k == hi {
+			return false
+		}
+	}
+}
+
+// writesOn returns the held write records overlapping the range of c.
+func (w *witness) writesOn(c kvs.Command, out []*witnessRecord) []*witnessRecord {
+	lo, hi := c.KeyRange()
+	for k := lo; ; k++ {
+		for _, r := range w.byKey[k] {
+			if r.Command.IsWrite() {
+				out = append(out, r)
+			}
+		}
+		if k == hi {
+			return out
+		}
+	}
+}
+
+// add stores a new record; the caller has checked it is not a duplicate.
+func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
+	w.arrival++
+	rec.Arrival = w.arrival
+	r := &witnessRecord{Record: rec, created: now}
+	w.byCmd[rec.Cmd] = r
+	if rec.Command.Op == kvs.OpNoop {
+		return r
+	}
+	lo, hi := rec.Command.KeyRange()
+	for k := lo; ; k++ {
+		w.byKey[k] = append(w.byKey[k], r)
+		if k == hi {
+			break
+		}
+	}
+	if rec.Level == wire.Weak {
+		w.bySession[rec.Cmd.Client] = append(w.bySession[rec.Cmd.Client], r)
+	}
+	return r
+}
+
+// remove deletes the record of id, if held.
+func (w *witness) remove(id wire.CmdID) {
+	r, ok := w.byCmd[id]
+	if !ok {
+		return
+	}
+	delete(w.byCmd, id)
+	if r.Command.Op != kvs.OpNoop {
+		lo, hi := r.Command.KeyRange()
+		for k := lo; ; k++ {
+			if l := removeRecord(w.byKey[k], r); len(l) == 0 {
+				delete(w.byKey, k)
+			} else {
+				w.byKey[k] = l
+			}
+			if k == hi {
+				break
+			}
+		}
+	}
+	if r.Level == wire.Weak {
+		if l := removeRecord(w.bySession[id.Client], r); len(l) == 0 {
+			delete(w.bySession, id.Client)
+		} else {
+			w.bySession[id.Client] = l
+		}
+	}
+}
+
+// removeOlderThan drops every record whose ballot is below b (PROTOCOL.md
+// 6.3 step 6).
+func (w *witness) removeOlderThan(b wire.Ballot) {
+	for id, r := range w.byCmd {
+		if r.Ballot < b {
+			w.remove(id)
+		}
+	}
+}
+
+// sessionWeak returns the CmdIDs of the session's held weak records.
+func (w *witness) sessionWeak(c wire.ClientID) []wire.CmdID {
+	l := w.bySession[c]
+	if len(l) == 0 {
+		return nil
+	}
+	ids := make([]wire.CmdID, len(l))
+	for i, r := range l {
+		ids[i] = r.Cmd
+	}
+	return ids
+}
+
+func removeRecord(l []*witnessRecord, r *witnessRecord) []*witnessRecord {
+	for i, x := range l {
+		if x == r {
+			copy(l[i:], l[i+1:])
+			l[len(l)-1] = nil
+			return l[:len(l)-1]
+		}
+	}
+	return l
+}
