@@ -1,0 +1,417 @@
+package client
+
+import (
+	"fmt"
+	"time"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// Options configures a session core. Time is injected so that the core is
+// deterministic (ARCHITECTURE.md rule 2).
+type Options struct {
+	ID       wire.ClientID
+	N        int
+	Leader   wire.ReplicaID // initial guess of the leader
+	Nearest  wire.ReplicaID // nearest (CURP-HT) or bound (CURP-HO) replica
+	Policy   Policy
+	Send     func(to wire.ReplicaID, m wire.Message)
+	Complete func(Result)
+	Now      func() int64
+	// RetryAfter is how long an operation waits for replies before the
+	// same request (same CmdID) is sent again (PROTOCOL.md 3.7).
+	RetryAfter time.Duration
+}
+
+// Pending is an operation in flight. All reply state is per operation
+// (PROTOCOL.md 10.5): nothing is shared between operations.
+type Pending struct {
+	Seq       wire.Seq
+	Op        Op
+	CausalDep wire.Seq // weak writes: the session's previous weak write
+	WeakDep   wire.Seq // strong operations: the latest earlier weak write
+
+	invoked, sent int64
+	leaderReply   *wire.LeaderReply
+	acks          []*wire.RecordAck // by replica
+	target        wire.ReplicaID    // weak reads: where the read went
+}
+
+// cacheEntry is a value the session wrote or read, with the slot of its
+// source write (PROTOCOL.md 4.4). Pending entries are the session's own
+// writes whose slot is not known yet (CURP-HO).
+type cacheEntry struct {
+	value   kvs.Value
+	version kvs.Slot
+	pending bool
+	src     wire.Seq // own write that created a pending entry
+}
+
+// maxCache bounds the cache; past it the frontier is raised so that every
+// settled entry becomes redundant (PROTOCOL.md 4.6, eviction).
+const maxCache = 1 << 14
+
+// Core is the deterministic protocol state of one client session. One
+// goroutine owns it.
+type Core struct {
+	o        Options
+	q        int
+	seq      wire.Seq
+	ackUpTo  wire.Seq
+	finished map[wire.Seq]struct{} // completed operations above ackUpTo
+	ballot   wire.Ballot
+	leader   wire.ReplicaID
+	pending  map[wire.Seq]*Pending
+	order    []wire.Seq // pending seqs in issue order, compacted lazily
+	cache    map[kvs.Key]cacheEntry
+	frontier kvs.Slot
+	// LastWeakWrite is the Seq of the session's latest weak write.
+	LastWeakWrite wire.Seq
+}
+
+// NewCore builds a session core.
+func NewCore(o Options) (*Core, error) {
+	if o.N < 3 || o.N%2 == 0 {
+		return nil, fmt.Errorf("session: replica count %d must be odd and at least 3", o.N)
+	}
+	if o.Policy == nil || o.Send == nil || o.Complete == nil || o.Now == nil {
+		return nil, fmt.Errorf("session: policy, send, complete and clock are required")
+	}
+	if o.RetryAfter <= 0 {
+		o.RetryAfter = 2 * time.Second
+	}
+	f := (o.N - 1) / 2
+	return &Core{
+		o:        o,
+		q:        f + (f+1)/2 + 1,
+		finished: make(map[wire.Seq]struct{}),
+		leader:   o.Leader,
+		pending:  make(map[wire.Seq]*Pending),
+		cache:    make(map[kvs.Key]cacheEntry),
+	}, nil
+}
+
+// ID is the session's client id.
+func (s *Core) ID() wire.ClientID { return s.o.ID }
+
+// N is the number of replicas.
+func (s *Core) N() int { return s.o.N }
+
+// Leader is the leader the session currently believes in.
+func (s *Core) Leader() wire.ReplicaID { return s.leader }
+
+// Ballot is the highest ballot the session has seen.
+func (s *Core) Ballot() wire.Ballot { return s.ballot }
+
+// Nearest is the nearest (or bound) replica.
+func (s *Core) Nearest() wire.ReplicaID { return s.o.Nearest }
+
+// AckUpTo is the largest Seq up to which every operation completed.
+func (s *Core) AckUpTo() wire.Seq { return s.ackUpTo }
+
+// InFlight is the number of operations not yet completed.
+func (s *Core) InFlight() int { return len(s.pending) }
+
+// Send sends m to a replica.
+func (s *Core) Send(to wire.ReplicaID, m wire.Message) { s.o.Send(to, m) }
+
+// Broadcast sends m to every replica, first to first (if valid).
+func (s *Core) Broadcast(first wire.ReplicaID, m wire.Message) {
+	if first >= 0 && int(first) < s.o.N {
+		s.o.Send(first, m)
+	}
+	for r := range s.o.N {
+		if wire.ReplicaID(r) != first {
+			s.o.Send(wire.ReplicaID(r), m)
+		}
+	}
+}
+
+// Invoke starts an operation and returns its Seq.
+func (s *Core) Invoke(op Op) wire.Seq {
+	s.seq++
+	now := s.o.Now()
+	p := &Pending{Seq: s.seq, Op: op, invoked: now, sent: now}
+	s.pending[p.Seq] = p
+	s.order = append(s.order, p.Seq)
+	switch {
+	case op.Level == wire.Strong:
+		p.WeakDep = s.o.Policy.StrongWeakDep(s)
+		p.acks = make([]*wire.RecordAck, s.o.N)
+		s.sendStrong(p)
+	case op.Command.IsWrite():
+		p.CausalDep = s.LastWeakWrite
+		s.LastWeakWrite = p.Seq
+		s.o.Policy.SendWeakWrite(s, p)
+	default:
+		p.target = s.o.Policy.WeakReadTarget(s)
+		s.sendWeakRead(p)
+	}
+	return p.Seq
+}
+
+// CmdID returns the command id of a Seq of this session.
+func (s *Core) CmdID(seq wire.Seq) wire.CmdID { return wire.CmdID{Client: s.o.ID, Seq: seq} }
+
+func (s *Core) sendStrong(p *Pending) {
+	s.Broadcast(s.leader, &wire.Propose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, AckUpTo: s.ackUpTo, WeakDep: p.WeakDep})
+}
+
+func (s *Core) sendWeakRead(p *Pending) {
+	cmd := p.Op.Command
+	min := s.frontier
+	if cmd.Op == kvs.OpScan {
+		// A SCAN reply is not merged key by key: ask for a state that
+		// already includes every settled cache entry of the range.
+		lo, hi := cmd.KeyRange()
+		for k := lo; ; k++ {
+			if e, ok := s.cache[k]; ok && !e.pending && e.version > min {
+				min = e.version
+			}
+			if k == hi {
+				break
+			}
+		}
+	}
+	s.Send(p.target, &wire.WeakRead{Cmd: s.CmdID(p.Seq), Command: cmd, MinSlot: min, Ballot: s.ballot})
+}
+
+// Step handles one message from a replica.
+func (s *Core) Step(from wire.ReplicaID, m wire.Message) {
+	switch m := m.(type) {
+	case *wire.LeaderReply:
+		s.onLeaderReply(m)
+	case *wire.RecordAck:
+		s.onRecordAck(m)
+	case *wire.SyncReply:
+		s.onSyncReply(m)
+	case *wire.WeakReadReply:
+		s.onWeakReadReply(m)
+	case *wire.NotLeader:
+		s.noteBallot(m.Ballot, m.Leader)
+		if p := s.Lookup(m.Cmd); p != nil {
+			s.resend(p)
+		}
+	default:
+		s.o.Policy.Handle(s, from, m)
+	}
+}
+
+// Lookup returns the pending operation of id, or nil.
+func (s *Core) Lookup(id wire.CmdID) *Pending {
+	if id.Client != s.o.ID {
+		return nil
+	}
+	return s.pending[id.Seq]
+}
+
+// noteBallot adopts a higher ballot and its leader.
+func (s *Core) noteBallot(b wire.Ballot, leader wire.ReplicaID) {
+	if b > s.ballot || b == s.ballot && leader != wire.NoReplica {
+		if b > s.ballot {
+			s.ballot = b
+		}
+		if leader != wire.NoReplica {
+			s.leader = leader
+		}
+	}
+}
+
+func (s *Core) onLeaderReply(m *wire.LeaderReply) {
+	s.noteBallot(m.Ballot, m.Replica)
+	p := s.Lookup(m.Cmd)
+	if p == nil || p.Op.Level != wire.Strong || m.Ballot < s.ballot {
+		return
+	}
+	if m.Retry {
+		// The leader's barrier gave up: re-send the weak writes it waits
+		// for, then the proposal (PROTOCOL.md 5.4).
+		s.o.Policy.SendWeakWrite(s, nil)
+		s.sendStrong(p)
+		return
+	}
+	p.leaderReply = m
+	s.tryFast(p)
+}
+
+func (s *Core) onRecordAck(m *wire.RecordAck) {
+	p := s.Lookup(m.Cmd)
+	if p == nil || p.Op.Level != wire.Strong || m.Replica < 0 || int(m.Replica) >= s.o.N {
+		return
+	}
+	p.acks[m.Replica] = m
+	s.tryFast(p)
+}
+
+// tryFast completes p on the fast path when the leader said Ok and Q-1
+// other replicas acknowledged in the same ballot (PROTOCOL.md 3.6, 5.8).
+func (s *Core) tryFast(p *Pending) {
+	lr := p.leaderReply
+	if lr == nil || !lr.Ok || lr.Ballot != s.ballot {
+		return
+	}
+	n := 0
+	for r, a := range p.acks {
+		if a == nil || wire.ReplicaID(r) == lr.Replica || a.Ballot != lr.Ballot || !a.Ok {
+			continue
+		}
+		if s.o.Policy.FastPathAck(s, p, lr, a) {
+			n++
+		}
+	}
+	if n >= s.q-1 {
+		s.completeStrong(p, Result{Value: lr.Result, Version: lr.Version, Slot: lr.Slot, Path: PathFast})
+	}
+}
+
+func (s *Core) onSyncReply(m *wire.SyncReply) {
+	s.noteBallot(m.Ballot, m.Replica)
+	p := s.Lookup(m.Cmd)
+	if p == nil {
+		s.o.Policy.Handle(s, m.Replica, m)
+		return
+	}
+	if p.Op.Level != wire.Strong {
+		return
+	}
+	s.completeStrong(p, Result{Value: m.Result, Version: m.Version, Slot: m.Slot, Path: PathSlow})
+	s.o.Policy.Handle(s, m.Replica, m)
+}
+
+func (s *Core) completeStrong(p *Pending, r Result) {
+	cmd := p.Op.Command
+	switch {
+	case cmd.Op == kvs.OpPut:
+		s.setCache(cmd.Key, cacheEntry{value: cmd.Value, version: r.Slot}, true)
+		r.Value = nil
+	case cmd.Op == kvs.OpGet:
+		s.setCache(cmd.Key, cacheEntry{value: r.Value, version: r.Version}, false)
+		s.frontier = max(s.frontier, r.Version)
+	default:
+		s.frontier = max(s.frontier, r.Version)
+	}
+	s.o.Policy.StrongCompleted(s, p)
+	s.Complete(p, r)
+}
+
+// setCache stores e unless the cache already holds a newer settled value;
+// force overrides (the session's own write).
+func (s *Core) setCache(k kvs.Key, e cacheEntry, force bool) {
+	old, ok := s.cache[k]
+	if ok && !force && (old.pending || old.version > e.version) {
+		return
+	}
+	if !ok && len(s.cache) >= maxCache {
+		s.evict()
+	}
+	s.cache[k] = e
+}
+
+// SetPendingCache records the session's own weak write whose slot is not
+// known yet (CURP-HO).
+func (s *Core) SetPendingCache(k kvs.Key, v kvs.Value, src wire.Seq) {
+	s.setCache(k, cacheEntry{value: v, pending: true, src: src}, true)
+}
+
+// SettleCache gives an own write its slot, if the cache still holds it.
+func (s *Core) SettleCache(k kvs.Key, src wire.Seq, slot kvs.Slot) {
+	if e, ok := s.cache[k]; ok && e.pending && e.src == src {
+		s.cache[k] = cacheEntry{value: e.value, version: slot}
+	}
+}
+
+// SetCache records a settled own write (CURP-HT weak write).
+func (s *Core) SetCache(k kvs.Key, v kvs.Value, slot kvs.Slot) {
+	s.setCache(k, cacheEntry{value: v, version: slot}, true)
+}
+
+// evict raises the frontier to the newest settled version in the cache and
+// drops every settled entry: a replica that has applied the frontier holds
+// each of them or something newer (PROTOCOL.md 4.6).
+func (s *Core) evict() {
+	for _, e := range s.cache {
+		if !e.pending {
+			s.frontier = max(s.frontier, e.version)
+		}
+	}
+	for k, e := range s.cache {
+		if !e.pending {
+			delete(s.cache, k)
+		}
+	}
+}
+
+func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
+	p := s.Lookup(m.Cmd)
+	if p == nil || p.Op.Level != wire.Weak || m.Replica != p.target {
+		return
+	}
+	if m.Retry {
+		p.target = wire.ReplicaID((int(p.target) + 1) % s.o.N)
+		p.sent = s.o.Now()
+		s.sendWeakRead(p)
+		return
+	}
+	r := Result{Value: m.Result, Version: m.Version, Path: PathWeak}
+	cmd := p.Op.Command
+	if cmd.Op == kvs.OpGet {
+		if e, ok := s.cache[cmd.Key]; ok && (e.pending || e.version > m.Version) {
+			r.Value, r.Version = e.value, e.version
+		} else if m.Version > 0 {
+			s.setCache(cmd.Key, cacheEntry{value: m.Result, version: m.Version}, false)
+		}
+	}
+	s.frontier = max(s.frontier, r.Version)
+	s.Complete(p, r)
+}
+
+// Complete finishes p with r and reports it.
+func (s *Core) Complete(p *Pending, r Result) {
+	if _, ok := s.pending[p.Seq]; !ok {
+		return
+	}
+	delete(s.pending, p.Seq)
+	s.finished[p.Seq] = struct{}{}
+	for {
+		if _, ok := s.finished[s.ackUpTo+1]; !ok {
+			break
+		}
+		delete(s.finished, s.ackUpTo+1)
+		s.ackUpTo++
+	}
+	r.Seq, r.Op = p.Seq, p.Op
+	s.o.Complete(r)
+}
+
+// Tick re-sends, with the same CmdID, every operation that has waited
+// RetryAfter since it was last sent.
+func (s *Core) Tick() {
+	now := s.o.Now()
+	keep := s.order[:0]
+	for _, seq := range s.order {
+		p, ok := s.pending[seq]
+		if !ok {
+			continue
+		}
+		keep = append(keep, seq)
+		if now-p.sent >= int64(s.o.RetryAfter) {
+			s.resend(p)
+		}
+	}
+	clear(s.order[len(keep):])
+	s.order = keep
+}
+
+func (s *Core) resend(p *Pending) {
+	p.sent = s.o.Now()
+	switch {
+	case p.Op.Level == wire.Strong:
+		s.sendStrong(p)
+	case p.Op.Command.IsWrite():
+		s.o.Policy.SendWeakWrite(s, p)
+	default:
+		p.target = wire.ReplicaID((int(p.target) + 1) % s.o.N)
+		s.sendWeakRead(p)
+	}
+}

@@ -1,0 +1,66 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// Op is one operation a session is asked to run.
+type Op struct {
+	Level   wire.Level
+	Command kvs.Command
+}
+
+// Path says how an operation completed.
+type Path uint8
+
+const (
+	// PathNone: not completed.
+	PathNone Path = iota
+	// PathFast: a strong operation completed on the CURP fast path.
+	PathFast
+	// PathSlow: a strong operation completed with the leader's SyncReply.
+	PathSlow
+	// PathWeak: a weak operation.
+	PathWeak
+)
+
+func (p Path) String() string {
+	switch p {
+	case PathFast:
+		return "fast"
+	case PathSlow:
+		return "slow"
+	case PathWeak:
+		return "weak"
+	}
+	return "none"
+}
+
+// Result is the outcome of a completed operation.
+type Result struct {
+	Seq     wire.Seq
+	Op      Op
+	Value   kvs.Value // the value read (GET/SCAN); nil for a PUT
+	Version kvs.Slot  // the slot of the write the value came from
+	Slot    kvs.Slot  // the operation's own slot, when known
+	Path    Path
+	Err     error
+}
+
+// Sentinel errors.
+var (
+	// ErrTimeout: no reply within the deadline.
+	ErrTimeout = errors.New("operation timed out")
+	// ErrClosed: the session was closed.
+	ErrClosed = errors.New("session closed")
+	// ErrUnreachable: no replica can be reached.
+	ErrUnreachable = errors.New("cluster unreachable")
+)
+
+func (o Op) String() string {
+	return fmt.Sprintf("%s %s", o.Level, o.Command)
+}

@@ -1,0 +1,25 @@
+package client
+
+import (
+	"swiftpaxos/replica/wire"
+)
+
+// Policy is what a protocol adds to the shared session core. It is called
+// from the session's goroutine only.
+type Policy interface {
+	// SendWeakWrite sends a weak write (CURP-HT: to the leader; CURP-HO:
+	// to every replica, bound first). It is also used for retries.
+	SendWeakWrite(s *Core, p *Pending)
+	// Handle handles a protocol-specific reply and reports whether it
+	// knew the message.
+	Handle(s *Core, from wire.ReplicaID, m wire.Message) bool
+	// WeakReadTarget is the replica weak reads go to.
+	WeakReadTarget(s *Core) wire.ReplicaID
+	// StrongWeakDep is the WeakDep of a new strong proposal (CURP-HO).
+	StrongWeakDep(s *Core) wire.Seq
+	// FastPathAck reports whether a witness ack, already checked for
+	// ballot and Ok, also meets the protocol's own fast-path conditions.
+	FastPathAck(s *Core, p *Pending, leader *wire.LeaderReply, ack *wire.RecordAck) bool
+	// StrongCompleted is called when a strong operation completes.
+	StrongCompleted(s *Core, p *Pending)
+}

@@ -1,0 +1,51 @@
+package curpht
+
+import (
+	"swiftpaxos/client"
+	"swiftpaxos/replica/wire"
+)
+
+// clientPolicy is the CURP-HT session side.
+type clientPolicy struct{}
+
+// NewClientPolicy returns the CURP-HT client policy.
+func NewClientPolicy() client.Policy { return clientPolicy{} }
+
+// SendWeakWrite sends a weak write to the leader only.
+func (clientPolicy) SendWeakWrite(s *client.Core, p *client.Pending) {
+	if p == nil {
+		return
+	}
+	s.Send(s.Leader(), &wire.WeakPropose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, CausalDep: p.CausalDep, AckUpTo: s.AckUpTo()})
+}
+
+// Handle completes a weak write on its commit-time WeakReply and caches
+// the written value with its slot (PROTOCOL.md 4.5 step 4).
+func (clientPolicy) Handle(s *client.Core, _ wire.ReplicaID, m wire.Message) bool {
+	r, ok := m.(*wire.WeakReply)
+	if !ok {
+		return false
+	}
+	p := s.Lookup(r.Cmd)
+	if p == nil || p.Op.Level != wire.Weak || !r.Committed {
+		return true
+	}
+	s.SetCache(p.Op.Command.Key, p.Op.Command.Value, r.Slot)
+	s.Complete(p, client.Result{Version: r.Slot, Slot: r.Slot, Path: client.PathWeak})
+	return true
+}
+
+// WeakReadTarget is the nearest replica.
+func (clientPolicy) WeakReadTarget(s *client.Core) wire.ReplicaID { return s.Nearest() }
+
+// StrongWeakDep: CURP-HT strong proposals carry no weak dependency; weak
+// writes are committed before they complete.
+func (clientPolicy) StrongWeakDep(*client.Core) wire.Seq { return 0 }
+
+// FastPathAck: the plain CURP conditions suffice (PROTOCOL.md 4.1).
+func (clientPolicy) FastPathAck(*client.Core, *client.Pending, *wire.LeaderReply, *wire.RecordAck) bool {
+	return true
+}
+
+// StrongCompleted does nothing beyond the shared cache update.
+func (clientPolicy) StrongCompleted(*client.Core, *client.Pending) {}
