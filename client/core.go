@@ -283,10 +283,10 @@ func (s *Core) completeStrong(p *Pending, r Result) {
 	cmd := p.Op.Command
 	switch {
 	case cmd.Op == kvs.OpPut:
-		s.setCache(cmd.Key, cacheEntry{value: cmd.Value, version: r.Slot}, true)
+		s.setOwn(cmd.Key, cmd.Value, r.Slot, p.Seq)
 		r.Value = nil
 	case cmd.Op == kvs.OpGet:
-		s.setCache(cmd.Key, cacheEntry{value: r.Value, version: r.Version}, false)
+		s.setCache(cmd.Key, cacheEntry{value: r.Value, version: r.Version})
 		s.frontier = max(s.frontier, r.Version)
 	default:
 		s.frontier = max(s.frontier, r.Version)
@@ -295,23 +295,39 @@ func (s *Core) completeStrong(p *Pending, r Result) {
 	s.Complete(p, r)
 }
 
-// setCache stores e unless the cache already holds a newer settled value;
-// force overrides (the session's own write).
-func (s *Core) setCache(k kvs.Key, e cacheEntry, force bool) {
+// setCache stores a value the session read: it replaces only an older
+// settled entry, never a pending own write.
+func (s *Core) setCache(k kvs.Key, e cacheEntry) {
 	old, ok := s.cache[k]
-	if ok && !force && (old.pending || old.version > e.version) {
+	if ok && (old.pending || old.version >= e.version) {
 		return
 	}
-	if !ok && len(s.cache) >= maxCache {
+	s.put(k, e)
+}
+
+// setOwn stores the settled value of the session's own write seq: it
+// replaces an older settled entry or a pending own write issued before
+// seq. Pipelined writes complete out of order, so an earlier write's
+// acknowledgement must not hide a later one (PROTOCOL.md 10.5).
+func (s *Core) setOwn(k kvs.Key, v kvs.Value, slot kvs.Slot, seq wire.Seq) {
+	old, ok := s.cache[k]
+	if ok && (old.pending && old.src > seq || !old.pending && old.version >= slot) {
+		return
+	}
+	s.put(k, cacheEntry{value: v, version: slot})
+}
+
+func (s *Core) put(k kvs.Key, e cacheEntry) {
+	if _, ok := s.cache[k]; !ok && len(s.cache) >= maxCache {
 		s.evict()
 	}
 	s.cache[k] = e
 }
 
 // SetPendingCache records the session's own weak write whose slot is not
-// known yet (CURP-HO).
+// known yet (CURP-HO); it is the session's newest write to k.
 func (s *Core) SetPendingCache(k kvs.Key, v kvs.Value, src wire.Seq) {
-	s.setCache(k, cacheEntry{value: v, pending: true, src: src}, true)
+	s.put(k, cacheEntry{value: v, pending: true, src: src})
 }
 
 // SettleCache gives an own write its slot, if the cache still holds it.
@@ -321,9 +337,9 @@ func (s *Core) SettleCache(k kvs.Key, src wire.Seq, slot kvs.Slot) {
 	}
 }
 
-// SetCache records a settled own write (CURP-HT weak write).
-func (s *Core) SetCache(k kvs.Key, v kvs.Value, slot kvs.Slot) {
-	s.setCache(k, cacheEntry{value: v, version: slot}, true)
+// SetCache records the settled own write seq (CURP-HT weak write).
+func (s *Core) SetCache(k kvs.Key, v kvs.Value, slot kvs.Slot, seq wire.Seq) {
+	s.setOwn(k, v, slot, seq)
 }
 
 // evict raises the frontier to the newest settled version in the cache and
@@ -359,7 +375,7 @@ func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
 		if e, ok := s.cache[cmd.Key]; ok && (e.pending || e.version > m.Version) {
 			r.Value, r.Version = e.value, e.version
 		} else if m.Version > 0 {
-			s.setCache(cmd.Key, cacheEntry{value: m.Result, version: m.Version}, false)
+			s.setCache(cmd.Key, cacheEntry{value: m.Result, version: m.Version})
 		}
 	}
 	s.frontier = max(s.frontier, r.Version)

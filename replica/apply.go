@@ -9,7 +9,20 @@ import (
 // no timeout and no skipping (PROTOCOL.md 3.3). An entry whose CmdID was
 // already applied is a no-op that re-uses the stored result (6.7).
 func (c *Core) applyCommitted() {
-	for c.appliedIndex < c.commitIndex {
+	if !c.o.DeferApply {
+		c.apply(-1)
+	}
+}
+
+// Apply executes up to max committed entries (all of them if max < 0) and
+// sends what that produced. Drivers call it only with DeferApply.
+func (c *Core) Apply(max int) {
+	c.apply(max)
+	c.flush()
+}
+
+func (c *Core) apply(max int) {
+	for n := 0; c.appliedIndex < c.commitIndex && (max < 0 || n < max); n++ {
 		s := c.appliedIndex + 1
 		e := c.entries.at(s)
 		var res kvs.Result
@@ -23,6 +36,9 @@ func (c *Core) applyCommitted() {
 		default:
 			res = c.store.Apply(s, e.Command)
 			c.sessions.record(e, res)
+			if c.o.Executed != nil {
+				c.o.Executed(e, res)
+			}
 		}
 		c.keys.applied(s, e.Command)
 		if c.cmdIndex[e.Cmd] == s {

@@ -198,3 +198,6 @@ func (t typeName) String() string {
 	}
 	return fmt.Sprintf("%T", t.m)
 }
+
+// LastSlot is the last slot of the log.
+func (c *Core) LastSlot() kvs.Slot { return c.entries.last() }

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
 
@@ -48,6 +49,35 @@ type Options struct {
 	BarrierWait time.Duration
 	// MaxBatch caps the entries of one Accept.
 	MaxBatch int
+	// DeferApply leaves execution to the driver, which calls Apply on its
+	// own schedule, as a separate apply goroutine would. "Committed but
+	// not yet applied" then lasts; the simulator uses it to inject
+	// execution lag. Without it, Step and Tick apply everything committed.
+	DeferApply bool
+
+	// Executed, when set, is called for every entry the replica executes,
+	// in slot order (entries skipped as duplicates and no-ops excluded).
+	// Check mode dumps the applied log through it.
+	Executed func(e *wire.Entry, res kvs.Result)
+
+	// Mutation deliberately breaks a protocol rule. It exists only so that
+	// tests can prove the checker catches the breakage; never set it
+	// outside tests.
+	Mutation Mutation
+}
+
+// Mutation lists the rules a test may break on purpose.
+type Mutation struct {
+	// SpeculateFromStore computes the leader's speculative result from
+	// the applied store instead of the log prefix (the reference's bug,
+	// PROTOCOL.md 3.5).
+	SpeculateFromStore bool
+	// AlwaysOk makes the leader answer Ok = TRUE whatever the state of
+	// earlier conflicting entries (PROTOCOL.md 3.5).
+	AlwaysOk bool
+	// WitnessAcceptsAll makes witnesses accept conflicting strong
+	// requests (PROTOCOL.md 3.4 rule 1).
+	WitnessAcceptsAll bool
 }
 
 // withDefaults fills zero durations with the values of PROTOCOL.md 7.2.

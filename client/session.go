@@ -1,0 +1,294 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"swiftpaxos/batcher"
+	"swiftpaxos/config"
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// SessionOptions configures a Session.
+type SessionOptions struct {
+	Config *config.Config
+	// Alias is the client process's alias; it selects the bound replica
+	// from the -- Proxy -- section.
+	Alias  string
+	Policy Policy
+	Log    *zap.Logger
+	// Window is the capacity of Completions: the most operations the
+	// caller keeps in flight with Submit.
+	Window int
+}
+
+// Session is one client session over TCP: the session core runs on one
+// goroutine; one reader goroutine per replica connection feeds it, and one
+// batcher per connection writes. Methods are safe for concurrent use.
+type Session struct {
+	o      SessionOptions
+	log    *zap.Logger
+	core   *Core
+	start  time.Time
+	invoke chan invocation
+	inbox  chan reply
+	done   chan Result
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	// owned by the loop goroutine
+	conns   []*batcher.Batcher[wire.Message]
+	waiters map[wire.Seq]chan Result
+}
+
+type invocation struct {
+	op    Op
+	reply chan Result // nil: the result goes to Completions
+}
+
+type reply struct {
+	from wire.ReplicaID
+	msg  wire.Message
+	conn *batcher.Batcher[wire.Message] // non-nil: a connection event
+	down bool
+}
+
+// Dial connects a new session to every replica of the configuration.
+func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+	if o.Window < 1 {
+		o.Window = 1
+	}
+	cfg := o.Config
+	id := wire.ClientID(uuid.New().ID())<<32 | wire.ClientID(uuid.New().ID())
+	sctx, cancel := context.WithCancel(context.Background())
+	s := &Session{
+		o: o, log: o.Log.With(zap.String("session", fmt.Sprintf("%x", uint64(id)))),
+		start: time.Now(), invoke: make(chan invocation, o.Window), inbox: make(chan reply, 1024),
+		done: make(chan Result, o.Window), ctx: sctx, cancel: cancel,
+		conns: make([]*batcher.Batcher[wire.Message], cfg.N()), waiters: make(map[wire.Seq]chan Result),
+	}
+	nearest, rtts, err := s.connectAll(ctx, id)
+	if err != nil {
+		cancel()
+		s.closeConns()
+		return nil, err
+	}
+	if r, _, ok := cfg.BoundReplica(o.Alias); ok {
+		nearest = wire.ReplicaID(r)
+	}
+	s.log.Debug("session connected", zap.Int32("nearest", int32(nearest)), zap.Durations("rtt", rtts))
+	s.core, err = NewCore(Options{
+		ID: id, N: cfg.N(), Leader: 0, Nearest: nearest, Policy: o.Policy,
+		Send: s.send, Complete: s.complete, Now: s.Now, RetryAfter: cfg.Retry,
+	})
+	if err != nil {
+		cancel()
+		s.closeConns()
+		return nil, err
+	}
+	s.wg.Add(1)
+	go s.loop()
+	return s, nil
+}
+
+// Now is the session's monotonic clock in nanoseconds since it started.
+func (s *Session) Now() int64 { return int64(time.Since(s.start)) }
+
+// connectAll dials every replica and returns the one with the lowest
+// connect time (a measured round trip, PROTOCOL.md 10.14).
+func (s *Session) connectAll(ctx context.Context, id wire.ClientID) (wire.ReplicaID, []time.Duration, error) {
+	n := s.o.Config.N()
+	rtts := make([]time.Duration, n)
+	best := wire.NoReplica
+	var errs []error
+	for i := range n {
+		t0 := time.Now()
+		if err := s.connect(ctx, wire.ReplicaID(i), id); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		rtts[i] = time.Since(t0)
+		if best == wire.NoReplica || rtts[i] < rtts[best] {
+			best = wire.ReplicaID(i)
+		}
+	}
+	if best == wire.NoReplica {
+		return 0, nil, fmt.Errorf("%w: %w", ErrUnreachable, errors.Join(errs...))
+	}
+	return best, rtts, nil
+}
+
+func (s *Session) connect(ctx context.Context, r wire.ReplicaID, id wire.ClientID) error {
+	addr := s.o.Config.Replica(int(r)).Addr()
+	d := net.Dialer{Timeout: time.Second}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("replica%d at %s: %w", r, addr, err)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	b := batcher.New[wire.Message](conn, wire.AppendFrame, batcher.Options{}, s.log)
+	if err := b.Send(&wire.Hello{Kind: wire.PeerClient, Client: id}); err != nil {
+		b.Close()
+		return fmt.Errorf("replica%d at %s: %w", r, addr, err)
+	}
+	s.conns[r] = b
+	s.wg.Add(1)
+	go s.read(r, conn, b)
+	return nil
+}
+
+// read feeds one connection's messages to the loop in arrival order.
+func (s *Session) read(r wire.ReplicaID, conn net.Conn, b *batcher.Batcher[wire.Message]) {
+	defer s.wg.Done()
+	rd := wire.NewReader(conn, 16<<20)
+	for {
+		m, err := rd.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) && s.ctx.Err() == nil {
+				s.log.Debug("replica connection closed", zap.Int32("replica", int32(r)), zap.Error(err))
+			}
+			b.Close()
+			select {
+			case s.inbox <- reply{from: r, conn: b, down: true}:
+			case <-s.ctx.Done():
+			}
+			return
+		}
+		select {
+		case s.inbox <- reply{from: r, msg: m}:
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
+
+// loop owns the core.
+func (s *Session) loop() {
+	defer s.wg.Done()
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	redial := time.NewTicker(s.o.Config.Retry / 4)
+	defer redial.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			s.closeConns()
+			return
+		case in := <-s.invoke:
+			seq := s.core.Invoke(in.op)
+			if in.reply != nil {
+				s.waiters[seq] = in.reply
+			}
+		case r := <-s.inbox:
+			if r.conn != nil {
+				if s.conns[r.from] == r.conn {
+					s.conns[r.from] = nil
+				}
+				continue
+			}
+			s.core.Step(r.from, r.msg)
+		case <-t.C:
+			s.core.Tick()
+		case <-redial.C:
+			for i, b := range s.conns {
+				if b == nil {
+					_ = s.connect(s.ctx, wire.ReplicaID(i), s.core.ID())
+				}
+			}
+		}
+	}
+}
+
+func (s *Session) send(to wire.ReplicaID, m wire.Message) {
+	if b := s.conns[to]; b != nil {
+		if err := b.Send(m); err != nil {
+			s.conns[to] = nil
+		}
+	}
+}
+
+func (s *Session) complete(r Result) {
+	if w, ok := s.waiters[r.Seq]; ok {
+		delete(s.waiters, r.Seq)
+		w <- r
+		return
+	}
+	s.done <- r
+}
+
+// Submit starts op asynchronously; its Result arrives on Completions. The
+// caller keeps at most Window operations in flight.
+func (s *Session) Submit(op Op) error {
+	select {
+	case s.invoke <- invocation{op: op}:
+		return nil
+	case <-s.ctx.Done():
+		return ErrClosed
+	}
+}
+
+// Completions delivers the results of submitted operations.
+func (s *Session) Completions() <-chan Result { return s.done }
+
+// Do runs op and waits for its result or for ctx to end. On ctx's end the
+// error says so; no result is ever made up.
+func (s *Session) Do(ctx context.Context, op Op) (Result, error) {
+	ch := make(chan Result, 1)
+	select {
+	case s.invoke <- invocation{op: op, reply: ch}:
+	case <-ctx.Done():
+		return Result{}, fmt.Errorf("%s: %w (%w)", op, ErrTimeout, ctx.Err())
+	case <-s.ctx.Done():
+		return Result{}, ErrClosed
+	}
+	select {
+	case r := <-ch:
+		return r, r.Err
+	case <-ctx.Done():
+		return Result{}, fmt.Errorf("%s: %w (%w)", op, ErrTimeout, ctx.Err())
+	case <-s.ctx.Done():
+		return Result{}, ErrClosed
+	}
+}
+
+// Put writes value under key at the given level.
+func (s *Session) Put(ctx context.Context, key kvs.Key, value kvs.Value, level wire.Level) error {
+	_, err := s.Do(ctx, Op{Level: level, Command: kvs.Command{Op: kvs.OpPut, Key: key, Value: value}})
+	return err
+}
+
+// Get reads key at the given level.
+func (s *Session) Get(ctx context.Context, key kvs.Key, level wire.Level) (kvs.Value, error) {
+	r, err := s.Do(ctx, Op{Level: level, Command: kvs.Command{Op: kvs.OpGet, Key: key}})
+	return r.Value, err
+}
+
+// Close stops the session; safe to call twice.
+func (s *Session) Close() error {
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+func (s *Session) closeConns() {
+	for _, b := range s.conns {
+		if b != nil {
+			b.Close()
+		}
+	}
+}

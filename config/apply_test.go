@@ -1,0 +1,78 @@
+package config
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestApplyToOverridesOneProcess(t *testing.T) {
+	c := mustParse(t, withHosts(
+		"client1 127.0.0.5",
+		"---",
+		"pendings: 15",
+		"clones: 1",
+		"-- Apply to Client1 --",
+		"pendings: 5",
+		"clones: 3",
+		"-- Apply to replica2 --",
+		"maxDescRoutines: 0",
+		"---",
+		"weakRatio: 30", // back to global scope
+	))
+	assert.Equal(t, 15, c.Pendings)
+	assert.Equal(t, 2, c.ClientThreads)
+	assert.Equal(t, 30, c.WeakRatio)
+
+	c1 := c.For("CLIENT1")
+	assert.Equal(t, 5, c1.Pendings)
+	assert.Equal(t, 4, c1.ClientThreads, "clientThreads is derived from the effective clones")
+	assert.Equal(t, 30, c1.WeakRatio, "a global key after the block applies to everyone")
+	assert.Equal(t, c.Replicas, c1.Replicas)
+
+	c0 := c.For("client0")
+	assert.Equal(t, 15, c0.Pendings)
+	assert.Equal(t, c.Params, c0.Params)
+
+	r2 := c.For("replica2")
+	assert.Equal(t, 0, r2.MaxDescRoutines)
+	assert.Equal(t, 500, c.MaxDescRoutines)
+
+	// For must not disturb its source.
+	assert.Equal(t, 15, c.Pendings)
+}
+
+func TestApplyToBlockEndsAtNextHeader(t *testing.T) {
+	c := mustParse(t, withHosts(
+		"-- Apply to client0 --",
+		"reqs: 10",
+		"-- Clients --",
+		"reqs: 20", // a key in a host section is global
+	))
+	assert.Equal(t, 20, c.Reqs)
+	assert.Equal(t, 10, c.For("client0").Reqs)
+	assert.Equal(t, 20, c.For("replica0").Reqs)
+}
+
+func TestApplyToMayRepeatAlias(t *testing.T) {
+	c := mustParse(t, withHosts(
+		"-- Apply to client0 --",
+		"reqs: 10",
+		"-- Apply to client0 --",
+		"writes: 50",
+	))
+	c0 := c.For("client0")
+	assert.Equal(t, 10, c0.Reqs)
+	assert.Equal(t, 50, c0.Writes)
+}
+
+func TestApplyToWarnings(t *testing.T) {
+	c := mustParse(t, withHosts("-- Apply to client0 --", "fast: false", "replyTimeout: 3"))
+	require.Len(t, c.Warnings, 1)
+	assert.Equal(t, 8, c.Warnings[0].Line)
+	c0 := c.For("client0")
+	assert.True(t, c0.Fast)
+	assert.Equal(t, 3*time.Second, c0.ReplyTimeout)
+}

@@ -1,0 +1,169 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAcceptanceUnknownKeyOnLine7(t *testing.T) {
+	_, err := parse("F", strings.NewReader(withHosts("pendingz: 15")), noDisk)
+	got := issueStrings(t, err)
+	require.Len(t, got, 1)
+	assert.True(t, strings.HasPrefix(got[0], "F:7: "), got[0])
+	assert.Contains(t, got[0], "pendingz")
+}
+
+// Each case is one mistake; the file must fail with exactly one issue that
+// starts with prefix and names the key and the value (want).
+func TestEveryErrorClass(t *testing.T) {
+	type tc struct {
+		name   string
+		text   string
+		prefix string
+		want   []string
+	}
+	cases := []tc{
+		{"unknown key", withHosts("pendingz: 15"), "f.conf:7: ", []string{`unknown key "pendingz"`}},
+		{"unknown key keeps its spelling", withHosts("PendingZ: 15"), "f.conf:7: ", []string{`"PendingZ"`}},
+		{"not an integer", withHosts("reqs: 10k"), "f.conf:7: ", []string{"reqs", `"10k"`, "not an integer"}},
+		{"negative", withHosts("pendings: -3"), "f.conf:7: ", []string{"pendings: -3 is negative"}},
+		{"negative keySpace", withHosts("keySpace: -1"), "f.conf:7: ", []string{"keySpace", "-1", "negative"}},
+		{"negative replyTimeout", withHosts("replyTimeout: -1"), "f.conf:7: ", []string{"replyTimeout", "-1", "negative"}},
+		{"negative networkDelay", withHosts("networkDelay: -5"), "f.conf:7: ", []string{"networkDelay", "-5", "negative"}},
+		{"negative batchDelayUs", withHosts("batchDelayUs: -150"), "f.conf:7: ", []string{"batchDelayUs", "-150", "negative"}},
+		{"zipfSkew not a number", withHosts("zipfSkew: abc"), "f.conf:7: ", []string{`zipfSkew: "abc" is not a number`}},
+		{"zipfSkew NaN", withHosts("zipfSkew: NaN"), "f.conf:7: ", []string{"zipfSkew", `"nan"`, "not a number"}},
+		{"zipfSkew negative", withHosts("zipfSkew: -0.5"), "f.conf:7: ", []string{"zipfSkew", "-0.5", "negative"}},
+		{"percent above 100", withHosts("weakRatio: 150"), "f.conf:7: ", []string{"weakRatio: 150 is out of range 0..100"}},
+		{"percent below 0", withHosts("writes: -1"), "f.conf:7: ", []string{"writes", "-1", "0..100"}},
+		{"scanRatio out of range", withHosts("scanRatio: 101"), "f.conf:7: ", []string{"scanRatio", "101", "0..100"}},
+		{"commandSize zero", withHosts("commandSize: 0"), "f.conf:7: ", []string{"commandSize", "0", "1..65535"}},
+		{"commandSize too big", withHosts("commandSize: 65536"), "f.conf:7: ", []string{"commandSize", "65536", "1..65535"}},
+		{"masterPort too big", withHosts("masterPort: 70000"), "f.conf:7: ", []string{"masterPort", "70000"}},
+		{"not a boolean", withHosts("pipeline: yes"), "f.conf:7: ", []string{"pipeline", `"yes"`, "boolean"}},
+		{"not a duration", withHosts("runTime: 5x"), "f.conf:7: ", []string{"runTime", `"5x"`, "duration"}},
+		{"protocol curp", hostsOnly("protocol: curp"), "f.conf:7: ", []string{"protocol", `"curp"`, "curpht, curpho"}},
+		{"protocol raft", hostsOnly("protocol: raft"), "f.conf:7: ", []string{"protocol", `"raft"`, "supported"}},
+		{"protocol epaxos", hostsOnly("protocol: epaxos"), "f.conf:7: ", []string{"protocol", `"epaxos"`, "supported"}},
+		{"htWeakAck", withHosts("htWeakAck: late"), "f.conf:7: ", []string{"htWeakAck", `"late"`}},
+		{"heartbeat zero", withHosts("heartbeatMs: 0"), "f.conf:7: ", []string{"heartbeatMs", "0", "positive"}},
+		{"retry not an int", withHosts("retryMs: 2s"), "f.conf:7: ", []string{"retryMs", `"2s"`}},
+		{"election not a range", withHosts("electionTimeoutMs: 1000"), "f.conf:7: ", []string{"electionTimeoutMs", `"1000"`, "range"}},
+		{"election min >= max", withHosts("electionTimeoutMs: 1500-500"), "f.conf:7: ", []string{"electionTimeoutMs", `"1500-500"`, "less than"}},
+		{"election zero", withHosts("electionTimeoutMs: 0-500"), "f.conf:7: ", []string{"electionTimeoutMs", `"0-500"`, "positive"}},
+		{"checkerMode", withHosts("checkerMode: on"), "f.conf:7: ", []string{"checkerMode", `"on"`}},
+		{"trailing garbage", withHosts("pendings: 15 16"), "f.conf:7: ", []string{"pendings", `"16"`, `"15"`}},
+		{"missing value", withHosts("pendings:"), "f.conf:7: ", []string{"pendings", "missing value"}},
+		{"missing key", withHosts(": 5"), "f.conf:7: ", []string{"missing key"}},
+		{"key given twice", withHosts("pendings: 1", "pendings: 2"), "f.conf:8: ", []string{"pendings", "line 7"}},
+		{"check and checkerMode are one key", withHosts("check: true", "checkerMode: true"), "f.conf:8: ", []string{"checkerMode", "line 7"}},
+		{"unknown key in a host section", strings.Join([]string{
+			"-- Replicas --", "networkDelayy: 5", "replica0 127.0.0.1", "replica1 127.0.0.2", "replica2 127.0.0.3", "protocol: curpht",
+		}, "\n"), "f.conf:2: ", []string{`unknown key "networkDelayy"`}},
+		{"duplicate alias", withHosts("client0 127.0.0.8"), "f.conf:7: ", []string{`"client0"`, "line 6"}},
+		{"duplicate alias across sections", withHosts("replica1 127.0.0.8"), "f.conf:7: ", []string{`"replica1"`, "line 3"}},
+		{"duplicate address", withHosts("client1 127.0.0.1:7070"), "f.conf:7: ", []string{"client1", "127.0.0.1:7070", "replica0", "line 2"}},
+		{"duplicate address via default port", strings.Join([]string{
+			"-- Replicas --", "replica0 127.0.0.1:7071", "replica1 127.0.0.1", "replica2 127.0.0.3", "protocol: curpht",
+		}, "\n"), "f.conf:3: ", []string{"replica1", "127.0.0.1:7071", "replica0"}},
+		{"invalid IP", withHosts("client1 300.1.1.1"), "f.conf:7: ", []string{"client1", `"300.1.1.1"`, "invalid IP"}},
+		{"host name is not an IP", withHosts("client1 localhost"), "f.conf:7: ", []string{"client1", `"localhost"`}},
+		{"bad port", withHosts("client1 10.0.0.1:99999"), "f.conf:7: ", []string{"client1", "10.0.0.1:99999"}},
+		{"host without IP", withHosts("client1"), "f.conf:7: ", []string{"client1", "missing IP"}},
+		{"host with garbage", withHosts("client1 10.0.0.1 extra"), "f.conf:7: ", []string{"client1", `"extra"`}},
+		{"proxy to unknown replica", withHosts("-- Proxy --", "server_alias replica7", "client0 (local)", "---"),
+			"f.conf:8: ", []string{"server_alias", `"replica7"`}},
+		{"proxy to a client", withHosts("-- Proxy --", "server_alias client0", "---"),
+			"f.conf:8: ", []string{"server_alias", `"client0"`}},
+		{"proxy unknown client", withHosts("-- Proxy --", "server_alias replica0", "client9 (local)", "---"),
+			"f.conf:9: ", []string{`"client9"`, "not a client"}},
+		{"proxy client before server_alias", withHosts("-- Proxy --", "client0 (local)", "---"),
+			"f.conf:8: ", []string{`"client0"`, "server_alias"}},
+		{"proxy client garbage", withHosts("-- Proxy --", "server_alias replica0", "client0 (remote)", "---"),
+			"f.conf:9: ", []string{`"client0"`, `"(remote)"`}},
+		{"proxy client bound twice", withHosts("-- Proxy --", "server_alias replica0", "client0", "server_alias replica1", "client0 (local)", "---"),
+			"f.conf:11: ", []string{`"client0"`, "line 9"}},
+		{"unknown section", withHosts("-- Servers --"), "f.conf:7: ", []string{`"-- Servers --"`}},
+		{"apply to unknown alias", withHosts("-- Apply to client9 --", "pendings: 3"), "f.conf:7: ", []string{"client9"}},
+		{"global key in apply to", withHosts("-- Apply to client0 --", "networkDelay: 5"), "f.conf:8: ", []string{"networkDelay", "client0"}},
+		{"apply to key twice", withHosts("-- Apply to client0 --", "pendings: 3", "-- Apply to client0 --", "pendings: 4"),
+			"f.conf:10: ", []string{"pendings", "line 8"}},
+		{"stray line outside sections", withHosts("---", "hello world"), "f.conf:8: ", []string{`"hello world"`}},
+		{"pipeline without window", withHosts("pipeline: true", "pendings: 0"), "f.conf:8: ", []string{"pendings", "0", "pipeline"}},
+		{"pipeline without window in apply to", withHosts("pipeline: true", "-- Apply to client0 --", "pendings: 0"),
+			"f.conf:9: ", []string{"pendings", "0", "client0"}},
+		{"heartbeat slower than election", withHosts("heartbeatMs: 600"), "f.conf:7: ", []string{"heartbeatMs", "600", "500"}},
+		{"scan without count", withHosts("scanRatio: 10"), "f.conf:7: ", []string{"scanRatio", "10", "scanCount"}},
+		{"missing protocol", hostsOnly(), "f.conf: ", []string{"protocol", "curpht"}},
+		{"even replica count", strings.Join([]string{
+			"-- Replicas --", "replica0 10.0.0.1", "replica1 10.0.0.2", "replica2 10.0.0.3", "replica3 10.0.0.4", "protocol: curpho",
+		}, "\n"), "f.conf: ", []string{"have 4", "odd"}},
+		{"one replica", "-- Replicas --\nreplica0 10.0.0.1\nprotocol: curpho\n", "f.conf: ", []string{"have 1", "at least 3"}},
+		{"no replicas", "-- Clients --\nclient0 10.0.0.1\nprotocol: curpho\n", "f.conf: ", []string{"no replicas"}},
+		{"index gap", strings.Join([]string{
+			"-- Replicas --", "replica0 10.0.0.1", "replica2 10.0.0.3", "replica3 10.0.0.4", "protocol: curpho",
+		}, "\n"), "f.conf: ", []string{"index 1"}},
+		{"alias without index", strings.Join([]string{
+			"-- Replicas --", "replica0 10.0.0.1", "replica1 10.0.0.2", "replica2 10.0.0.3", "replicax 10.0.0.4", "protocol: curpho",
+		}, "\n"), "f.conf:5: ", []string{`"replicax"`, "index"}},
+		{"two aliases with one index", strings.Join([]string{
+			"-- Replicas --", "replica0 10.0.0.1", "replica1 10.0.0.2", "replica2 10.0.0.3", "r1 10.0.0.4", "protocol: curpho",
+		}, "\n"), "f.conf:5: ", []string{`"r1"`, `"replica1"`, "line 3"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := parseString(t, c.text)
+			got := issueStrings(t, err)
+			require.Len(t, got, 1, "issues: %q", got)
+			assert.True(t, strings.HasPrefix(got[0], c.prefix), "%q does not start with %q", got[0], c.prefix)
+			rest := strings.TrimPrefix(got[0], c.prefix)
+			assert.NotEmpty(t, rest)
+			assert.NotRegexp(t, `^\d`, rest, "line number where none was expected")
+			for _, w := range c.want {
+				assert.Contains(t, got[0], w)
+			}
+		})
+	}
+}
+
+func TestEveryProblemIsReported(t *testing.T) {
+	_, err := parseString(t, withHosts(
+		"pendings: -3",    // 7
+		"zipfSkew: abc",   // 8
+		"weakRatio: 150",  // 9
+		"client0 1.2.3.4", // 10: duplicate alias
+	))
+	got := issueStrings(t, err)
+	assert.Equal(t, []string{
+		"f.conf:7: pendings: -3 is negative",
+		`f.conf:8: zipfSkew: "abc" is not a number`,
+		"f.conf:9: weakRatio: 150 is out of range 0..100",
+		`f.conf:10: duplicate alias "client0" (first at line 6)`,
+	}, got)
+}
+
+func TestLineAndFileProblemsTogether(t *testing.T) {
+	_, err := parseString(t, "-- Replicas --\nreplica0 10.0.0.1\nreplica1 10.0.0.2\npendingz: 1\nfoo: 2\n")
+	got := issueStrings(t, err)
+	require.Len(t, got, 4, "%q", got)
+	assert.True(t, strings.HasPrefix(got[0], "f.conf:4: "))
+	assert.True(t, strings.HasPrefix(got[1], "f.conf:5: "))
+	assert.Contains(t, got[2], "have 2")
+	assert.Contains(t, got[3], "protocol")
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load("does-not-exist.conf")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "does-not-exist.conf")
+}
+
+func TestLongLineIsAnError(t *testing.T) {
+	text := withHosts("pendings: 1 // " + strings.Repeat("x", maxLine+1))
+	_, err := parseString(t, text)
+	got := issueStrings(t, err)
+	assert.True(t, strings.HasPrefix(got[0], "f.conf:7: "), got[0])
+}

@@ -1,0 +1,191 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEveryKeyReachesItsField(t *testing.T) {
+	c := mustParse(t, hostsOnly(
+		"protocol: curpho",
+		"masterPort: 9000",
+		"maxDescRoutines: 200",
+		"batchDelayUs: 150",
+		"noop: true",
+		"reqs: 12345",
+		"runTime: 90s",
+		"writes: 5",
+		"weakRatio: 50",
+		"weakWrites: 0",
+		"conflicts: 2",
+		"key: -42",
+		"commandSize: 4096",
+		"clientThreads: 8",
+		"clones: 3",
+		"pipeline: true",
+		"pendings: 15",
+		"syncs: 7",
+		"keySpace: 10000000000",
+		"zipfSkew: 0.99",
+		"scanRatio: 20",
+		"scanCount: 100",
+		"replyTimeout: 30",
+		"networkDelay: 25",
+		"htWeakAck: early",
+		"heartbeatMs: 20",
+		"electionTimeoutMs: 300-900",
+		"retryMs: 1500",
+		"readWaitMs: 700",
+		"witnessSyncMs: 2500",
+		"checkerMode: true",
+		"fast: true",
+		"thrifty: false",
+		"optread: false",
+		"leaderless: false",
+		"waitClosest: false",
+	))
+	assert.Empty(t, c.Warnings)
+	assert.Equal(t, Params{
+		Protocol:           CURPHO,
+		MasterPort:         9000,
+		MaxDescRoutines:    200,
+		BatchDelay:         150 * time.Microsecond,
+		Noop:               true,
+		Fast:               true,
+		Reqs:               12345,
+		RunTime:            90 * time.Second,
+		Writes:             5,
+		WeakRatio:          50,
+		WeakWrites:         0,
+		Conflicts:          2,
+		Key:                -42,
+		CommandSize:        4096,
+		ClientThreads:      8,
+		Clones:             3,
+		Pipeline:           true,
+		Pendings:           15,
+		Syncs:              7,
+		KeySpace:           10_000_000_000,
+		ZipfSkew:           0.99,
+		ScanRatio:          20,
+		ScanCount:          100,
+		ReplyTimeout:       30 * time.Second,
+		NetworkDelay:       25 * time.Millisecond,
+		HTWeakAck:          WeakAckEarly,
+		Heartbeat:          20 * time.Millisecond,
+		ElectionTimeoutMin: 300 * time.Millisecond,
+		ElectionTimeoutMax: 900 * time.Millisecond,
+		Retry:              1500 * time.Millisecond,
+		ReadWait:           700 * time.Millisecond,
+		WitnessSync:        2500 * time.Millisecond,
+		CheckerMode:        true,
+	}, c.Params)
+}
+
+func TestDefaults(t *testing.T) {
+	c := mustParse(t, hostsOnly("protocol: curpht"))
+	assert.Equal(t, Params{
+		Protocol:           CURPHT,
+		MasterPort:         7087,
+		MaxDescRoutines:    500,
+		Fast:               true,
+		Reqs:               1000,
+		CommandSize:        100,
+		ClientThreads:      1, // clones (0) + 1
+		Pendings:           1,
+		ReplyTimeout:       10 * time.Second,
+		HTWeakAck:          WeakAckCommit,
+		Heartbeat:          50 * time.Millisecond,
+		ElectionTimeoutMin: 500 * time.Millisecond,
+		ElectionTimeoutMax: 1500 * time.Millisecond,
+		Retry:              2 * time.Second,
+		ReadWait:           time.Second,
+		WitnessSync:        2 * time.Second,
+	}, c.Params)
+	assert.Nil(t, c.Latency)
+}
+
+func TestZeroMeansDerivedValue(t *testing.T) {
+	c := mustParse(t, withHosts("clientThreads: 0", "clones: 2", "replyTimeout: 0", "runTime: none", "weakWrites: 0", "weakRatio: 50"))
+	assert.Equal(t, 3, c.ClientThreads)
+	assert.Equal(t, 10*time.Second, c.ReplyTimeout)
+	assert.Equal(t, time.Duration(0), c.RunTime)
+	assert.Equal(t, 0, c.WeakWrites, "weakWrites 0 stays 0 (PROTOCOL.md 7.2 Δ)")
+
+	c = mustParse(t, withHosts("clones: 4"))
+	assert.Equal(t, 5, c.ClientThreads)
+}
+
+func TestCheckIsCheckerMode(t *testing.T) {
+	c := mustParse(t, withHosts("check: true"))
+	assert.True(t, c.CheckerMode)
+}
+
+func TestIgnoredSettingsWarn(t *testing.T) {
+	c := mustParse(t, withHosts("fast: false", "thrifty: true", "optread: true", "leaderless: true", "waitClosest: true"))
+	assert.True(t, c.Fast, "fast is forced on")
+	require.Len(t, c.Warnings, 5)
+	for i, w := range c.Warnings {
+		assert.Equal(t, 7+i, w.Line)
+		assert.True(t, strings.HasPrefix(w.String(), "f.conf:"), w.String())
+	}
+	assert.Contains(t, c.Warnings[0].Msg, "fast: false")
+	assert.Contains(t, c.Warnings[1].Msg, "thrifty")
+}
+
+func TestFormatTolerance(t *testing.T) {
+	c := mustParse(t, strings.Join([]string{
+		"// a comment line",
+		"   //indented comment without blank",
+		"",
+		"-- REPLICAS --",
+		"Replica0 127.0.0.1   // trailing comment on a host",
+		"REPLICA1\t127.0.0.2",
+		"replica2 127.0.0.3\r",
+		"--Clients--",
+		"Client0 127.0.0.4",
+		"---",
+		"PROTOCOL:   CURPHO   // trailing comment",
+		"Pipeline: TRUE",
+		"pendings:15",
+		"runTime: 1M30S",
+	}, "\n"))
+	assert.Equal(t, CURPHO, c.Protocol)
+	assert.True(t, c.Pipeline)
+	assert.Equal(t, 15, c.Pendings)
+	assert.Equal(t, 90*time.Second, c.RunTime)
+	i, ok := c.ReplicaIndex("REPLICA1")
+	require.True(t, ok)
+	assert.Equal(t, 1, i)
+	assert.Equal(t, "replica0", c.Replica(0).Alias)
+	_, ok = c.Lookup("CLIENT0")
+	assert.True(t, ok)
+}
+
+func TestKnownKeyInHostSectionIsAKey(t *testing.T) {
+	c := mustParse(t, strings.Join([]string{
+		"-- Replicas --",
+		"networkDelay: 5",
+		"replica0 127.0.0.1",
+		"replica1 127.0.0.2",
+		"replica2 127.0.0.3",
+		"protocol: curpht",
+	}, "\n"))
+	assert.Equal(t, 5*time.Millisecond, c.NetworkDelay)
+	assert.Equal(t, 3, c.N())
+}
+
+func TestKeyTableNamesAreConsistent(t *testing.T) {
+	// Messages use spec.name while lookup lower-cases; a canonical name
+	// whose lower-case form is missing from the table would be unreachable.
+	for k, s := range keyTable {
+		assert.Equal(t, k, strings.ToLower(k))
+		got, ok := lookupKey(s.name)
+		require.True(t, ok, s.name)
+		assert.Same(t, s, got)
+	}
+}

@@ -1,0 +1,112 @@
+package config
+
+import "time"
+
+// Protocol names a replication protocol.
+type Protocol string
+
+// The protocols this implementation runs (PROTOCOL.md sections 4 and 5).
+const (
+	CURPHT Protocol = "curpht"
+	CURPHO Protocol = "curpho"
+)
+
+// Protocols returns the supported protocol names, in the order error
+// messages list them.
+func Protocols() []Protocol { return []Protocol{CURPHT, CURPHO} }
+
+// WeakAck selects when CURP-HT acknowledges a weak write (PROTOCOL.md 4.8).
+type WeakAck string
+
+const (
+	// WeakAckCommit acknowledges a weak write once it is committed.
+	WeakAckCommit WeakAck = "commit"
+	// WeakAckEarly acknowledges a weak write once the leader has ordered it.
+	WeakAckEarly WeakAck = "early"
+)
+
+// MaxCommandSize is the largest written value, in bytes: value lengths are
+// 16-bit on the wire (PROTOCOL.md section 1.2).
+const MaxCommandSize = 1<<16 - 1
+
+// Params are the key: value settings of a configuration file (PROTOCOL.md
+// section 7.2), already converted to typed values. The comment on each field
+// names its key; Default lists every default.
+type Params struct {
+	Protocol        Protocol      // protocol; required
+	MasterPort      int           // masterPort: legacy master RPC port
+	MaxDescRoutines int           // maxDescRoutines: descriptor goroutine cap (PROTOCOL.md 9.2)
+	BatchDelay      time.Duration // batchDelayUs: replication batching delay (PROTOCOL.md 9.1)
+
+	Noop        bool // noop: order commands without executing them
+	Thrifty     bool // thrifty: EPaxos only, ignored
+	Fast        bool // fast: always true here; a false in the file is a warning
+	OptRead     bool // optread: other protocols only, ignored
+	Leaderless  bool // leaderless: other protocols only, ignored
+	WaitClosest bool // waitClosest: other protocols only, ignored
+
+	Reqs          int           // reqs: operations per client thread, plus one warm-up
+	RunTime       time.Duration // runTime: 0 means none
+	Writes        int           // writes: % of strong operations that write
+	WeakRatio     int           // weakRatio: % of operations that are weak
+	WeakWrites    int           // weakWrites: % of weak operations that write
+	Conflicts     int           // conflicts: % of operations on the hot key
+	Key           int64         // key: the hot key
+	CommandSize   int           // commandSize: bytes per written value
+	ClientThreads int           // clientThreads: sessions per client process (0 in the file means clones+1)
+	Clones        int           // clones: legacy thread count
+	Pipeline      bool          // pipeline: several outstanding operations per thread
+	Pendings      int           // pendings: pipelining window
+	Syncs         int           // syncs: legacy, parsed and unused
+	KeySpace      int64         // keySpace: distinct keys; 0 means private sequential keys
+	ZipfSkew      float64       // zipfSkew: Zipf exponent; < 0.01 means uniform
+	ScanRatio     int           // scanRatio: % of weak reads issued as SCAN
+	ScanCount     int           // scanCount: maximum SCAN length
+	ReplyTimeout  time.Duration // replyTimeout: seconds in the file; 0 there means 10 s
+	NetworkDelay  time.Duration // networkDelay: milliseconds in the file; one-way injected delay
+
+	HTWeakAck          WeakAck       // htWeakAck: commit | early
+	Heartbeat          time.Duration // heartbeatMs
+	ElectionTimeoutMin time.Duration // electionTimeoutMs: lower end of "min-max"
+	ElectionTimeoutMax time.Duration // electionTimeoutMs: upper end of "min-max"
+	Retry              time.Duration // retryMs: client retry interval
+	ReadWait           time.Duration // readWaitMs: bound on the read-frontier wait
+	WitnessSync        time.Duration // witnessSyncMs: stale witness-record flush age
+	CheckerMode        bool          // checkerMode (synonym: check): unique values, history recording (PROTOCOL.md 2.6)
+	LatencyFile        string        // latencyFile: per-pair latency matrix, relative to the config file
+}
+
+// Default returns the value of every setting a file leaves out. It is the
+// only place defaults live.
+func Default() Params {
+	return Params{
+		MasterPort:         7087,
+		MaxDescRoutines:    500,
+		Fast:               true,
+		Reqs:               1000,
+		CommandSize:        100,
+		Pendings:           1,
+		ReplyTimeout:       10 * time.Second,
+		HTWeakAck:          WeakAckCommit,
+		Heartbeat:          50 * time.Millisecond,
+		ElectionTimeoutMin: 500 * time.Millisecond,
+		ElectionTimeoutMax: 1500 * time.Millisecond,
+		Retry:              2000 * time.Millisecond,
+		ReadWait:           1000 * time.Millisecond,
+		WitnessSync:        2000 * time.Millisecond,
+	}
+}
+
+// resolve turns file-level conventions ("0 means ...") into the values the
+// rest of the program uses, so no caller re-implements them.
+func (p *Params) resolve() {
+	if p.ClientThreads == 0 {
+		p.ClientThreads = p.Clones + 1
+	}
+	if p.ReplyTimeout == 0 {
+		p.ReplyTimeout = Default().ReplyTimeout
+	}
+	// Both protocols need the client to broadcast strong proposals to every
+	// witness (PROTOCOL.md 7.2), so the legacy switch cannot turn it off.
+	p.Fast = true
+}

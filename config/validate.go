@@ -1,0 +1,160 @@
+package config
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+)
+
+// Validate checks what no single line can: the replica set, addresses,
+// Proxy and "-- Apply to" references, and settings that constrain each
+// other, for the global settings and for every process's effective ones.
+// It reports every problem it finds as an *Errors.
+func (c *Config) Validate() error {
+	var errs Errors
+	c.validateReplicaSet(&errs)
+	c.validateAddresses(&errs)
+	c.validateReferences(&errs)
+	c.validateParams(&errs)
+	return errs.err()
+}
+
+func (c *Config) validateReplicaSet(errs *Errors) {
+	n := c.N()
+	switch {
+	case n == 0:
+		errs.add(c.file, 0, "no replicas: a -- Replicas -- section must list at least 3")
+		return
+	case n < 3 || n%2 == 0:
+		errs.add(c.file, 0, "need an odd number of replicas, at least 3 (n = 2f+1), have %d", n)
+	}
+	// Replicas are sorted by index; every index 0..n-1 must be present so
+	// that replica i is Replicas[i] in every process.
+	next := 0
+	for _, h := range c.Replicas {
+		i, ok := aliasIndex(h.Alias)
+		if !ok {
+			errs.add(c.file, h.line, "replica alias %q does not end in its index (replica0, replica1, ...)", h.Alias)
+			continue
+		}
+		switch {
+		case i == next+1:
+			errs.add(c.file, 0, "no replica with index %d (replica aliases must be numbered 0..n-1 without gaps)", next)
+		case i > next:
+			errs.add(c.file, 0, "no replicas with indices %d..%d (replica aliases must be numbered 0..n-1 without gaps)", next, i-1)
+		}
+		next = i + 1
+	}
+}
+
+func (c *Config) validateAddresses(errs *Errors) {
+	hosts := append(append([]Host(nil), c.Replicas...), c.Clients...)
+	sort.SliceStable(hosts, func(a, b int) bool { return hosts[a].line < hosts[b].line })
+	used := map[string]Host{}
+	for _, h := range hosts {
+		if _, err := netip.ParseAddr(h.IP); err != nil {
+			errs.add(c.file, h.line, "host %q: invalid IP %q", h.Alias, h.IP)
+			continue
+		}
+		if h.Port == 0 {
+			continue // a client that does not listen
+		}
+		if other, dup := used[h.Addr()]; dup {
+			errs.add(c.file, h.line, "host %q: address %s already used by %q (line %d)", h.Alias, h.Addr(), other.Alias, other.line)
+			continue
+		}
+		used[h.Addr()] = h
+	}
+}
+
+func (c *Config) validateReferences(errs *Errors) {
+	for _, s := range c.servers {
+		if _, ok := c.ReplicaIndex(s.server); !ok {
+			errs.add(c.file, s.line, "server_alias: %q is not a replica", s.server)
+		}
+	}
+	clients := make([]string, 0, len(c.proxy))
+	for a := range c.proxy {
+		clients = append(clients, a)
+	}
+	sort.Slice(clients, func(i, j int) bool { return c.proxy[clients[i]].line < c.proxy[clients[j]].line })
+	for _, a := range clients {
+		if !c.isClient(a) {
+			errs.add(c.file, c.proxy[a].line, "proxy client %q is not a client", a)
+		}
+	}
+	for _, a := range c.applyAliases() {
+		if _, ok := c.Lookup(a); !ok {
+			errs.add(c.file, c.applyLine[a], "-- Apply to %s --: no replica or client has that alias", a)
+		}
+	}
+}
+
+func (c *Config) isClient(alias string) bool {
+	for _, h := range c.Clients {
+		if h.Alias == alias {
+			return true
+		}
+	}
+	return false
+}
+
+// applyAliases lists the aliases of "-- Apply to" blocks in file order.
+func (c *Config) applyAliases() []string {
+	as := make([]string, 0, len(c.applyLine))
+	for a := range c.applyLine {
+		as = append(as, a)
+	}
+	sort.Slice(as, func(i, j int) bool { return c.applyLine[as[i]] < c.applyLine[as[j]] })
+	return as
+}
+
+func (c *Config) validateParams(errs *Errors) {
+	// A protocol line with a bad value was reported where it stands.
+	if c.Protocol == "" && !c.protocolLine {
+		errs.add(c.file, 0, "protocol: not set (supported: %s)", protocolList())
+	}
+	_, lines := build(c.global)
+	global := c.crossCheck(c.Params, lines)
+	errs.Issues = append(errs.Issues, global...)
+	seen := Errors{Issues: global}
+	for _, a := range c.applyAliases() {
+		p, lines := build(c.global, c.perAlias[a])
+		for _, is := range c.crossCheck(p, lines) {
+			if seen.has(is) {
+				continue
+			}
+			seen.Issues = append(seen.Issues, is)
+			is.Msg += fmt.Sprintf(" (in the settings of %s)", a)
+			errs.Issues = append(errs.Issues, is)
+		}
+	}
+}
+
+// crossCheck reports settings that are each valid but not together. lines
+// locates the keys involved; a key left at its default has no line.
+func (c *Config) crossCheck(p Params, lines map[string]int) []Issue {
+	var out []Issue
+	at := func(keys ...string) int {
+		for _, k := range keys {
+			if l := lines[k]; l > 0 {
+				return l
+			}
+		}
+		return 0
+	}
+	add := func(line int, format string, args ...any) {
+		out = append(out, Issue{File: c.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	if p.Pipeline && p.Pendings < 1 {
+		add(at("pendings", "pipeline"), "pendings: %d must be at least 1 when pipeline is true", p.Pendings)
+	}
+	if p.Heartbeat >= p.ElectionTimeoutMin {
+		add(at("heartbeatMs", "electionTimeoutMs"), "heartbeatMs: %d must be less than the electionTimeoutMs minimum %d",
+			p.Heartbeat.Milliseconds(), p.ElectionTimeoutMin.Milliseconds())
+	}
+	if p.ScanRatio > 0 && p.ScanCount < 1 {
+		add(at("scanCount", "scanRatio"), "scanRatio: %d needs scanCount of at least 1, got %d", p.ScanRatio, p.ScanCount)
+	}
+	return out
+}

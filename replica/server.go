@@ -1,0 +1,229 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
+
+	"swiftpaxos/batcher"
+	"swiftpaxos/config"
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// ServerOptions configures a replica process.
+type ServerOptions struct {
+	Config *config.Config
+	Alias  string
+	Policy func() Policy
+	Log    *zap.Logger
+	// Ready, when set, is called once the replica listens.
+	Ready func(addr net.Addr)
+	// Executed is passed to the core (check mode dumps the applied log).
+	Executed func(e *wire.Entry, res kvs.Result)
+}
+
+// tickEvery is the period of the core's timers. It only drives failure
+// detection, retries and heartbeats; no protocol step waits for it.
+const tickEvery = 5 * time.Millisecond
+
+// inbound is one decoded message, or a connection event, for the loop.
+type inbound struct {
+	fromReplica wire.ReplicaID
+	fromClient  wire.ClientID
+	isClient    bool
+	msg         wire.Message
+	// connection events
+	peer   *batcher.Batcher[wire.Message] // non-nil: a connection (un)registers
+	closed bool
+}
+
+// server wires a Core to TCP: one reader goroutine per connection hands
+// decoded messages to the event loop, which alone owns the core; one
+// batcher per connection writes (ARCHITECTURE.md section 4).
+type server struct {
+	o       ServerOptions
+	cfg     *config.Config
+	id      wire.ReplicaID
+	log     *zap.Logger
+	core    *Core
+	inbox   chan inbound
+	peers   []*batcher.Batcher[wire.Message]
+	clients map[wire.ClientID]*batcher.Batcher[wire.Message]
+	stats   batcher.Stats
+	bopts   batcher.Options
+}
+
+// Serve runs a replica until ctx is cancelled or a fatal error occurs.
+func Serve(ctx context.Context, o ServerOptions) error {
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+	cfg := o.Config.For(o.Alias)
+	idx, ok := cfg.ReplicaIndex(o.Alias)
+	if !ok {
+		return fmt.Errorf("%q is not a replica of %s", o.Alias, "the configuration")
+	}
+	addr := cfg.Replica(idx).Addr()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	s := &server{
+		o: o, cfg: cfg, id: wire.ReplicaID(idx), log: o.Log.With(zap.Int("replica", idx)),
+		inbox:   make(chan inbound, 1<<14),
+		peers:   make([]*batcher.Batcher[wire.Message], cfg.N()),
+		clients: make(map[wire.ClientID]*batcher.Batcher[wire.Message]),
+		bopts:   batcher.Options{BatchDelay: cfg.BatchDelay, EnqueueTimeout: 200 * time.Millisecond},
+	}
+	start := time.Now()
+	s.core, err = New(Options{
+		ID: s.id, N: cfg.N(), Policy: o.Policy(), Out: s, Log: s.log,
+		Now:                func() int64 { return int64(time.Since(start)) },
+		Rand:               rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(idx))),
+		HeartbeatInterval:  cfg.Heartbeat,
+		ElectionTimeoutMin: cfg.ElectionTimeoutMin,
+		ElectionTimeoutMax: cfg.ElectionTimeoutMax,
+		WitnessSyncAge:     cfg.WitnessSync,
+		ReadWait:           cfg.ReadWait,
+		Executed:           o.Executed,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if o.Ready != nil {
+		o.Ready(ln.Addr())
+	}
+	s.log.Info("replica listening", zap.String("addr", addr), zap.Int("n", cfg.N()))
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		<-gctx.Done()
+		return ln.Close()
+	})
+	g.Go(func() error { return s.accept(gctx, ln) })
+	for p := range cfg.N() {
+		if p != idx {
+			g.Go(func() error { return s.dial(gctx, wire.ReplicaID(p)) })
+		}
+	}
+	g.Go(func() error { return s.loop(gctx) })
+	err = g.Wait()
+	s.logStats()
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// loop is the only goroutine that touches the core.
+func (s *server) loop(ctx context.Context) error {
+	t := time.NewTicker(tickEvery)
+	defer t.Stop()
+	defer s.closeAll()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			s.core.Tick()
+		case in := <-s.inbox:
+			s.handle(in)
+			// Drain what is already queued before going back to select.
+			for n := 0; n < 256; n++ {
+				select {
+				case in = <-s.inbox:
+					s.handle(in)
+					continue
+				default:
+				}
+				break
+			}
+		}
+	}
+}
+
+func (s *server) handle(in inbound) {
+	switch {
+	case in.peer != nil && in.isClient:
+		if in.closed {
+			if s.clients[in.fromClient] == in.peer {
+				delete(s.clients, in.fromClient)
+			}
+			s.addStats(in.peer)
+			return
+		}
+		if old := s.clients[in.fromClient]; old != nil && old != in.peer {
+			old.Close()
+		}
+		s.clients[in.fromClient] = in.peer
+	case in.peer != nil:
+		if in.closed {
+			if s.peers[in.fromReplica] == in.peer {
+				s.peers[in.fromReplica] = nil
+			}
+			s.addStats(in.peer)
+			return
+		}
+		s.peers[in.fromReplica] = in.peer
+	case in.isClient:
+		s.core.StepClient(in.fromClient, in.msg)
+	default:
+		s.core.StepReplica(in.fromReplica, in.msg)
+	}
+}
+
+// ToReplica queues m for a peer; with no connection the message is lost,
+// which the protocol tolerates (heartbeats and retries resend).
+func (s *server) ToReplica(to wire.ReplicaID, m wire.Message) {
+	if b := s.peers[to]; b != nil {
+		if err := b.Send(m); err != nil {
+			s.peers[to] = nil
+		}
+	}
+}
+
+// ToClient queues m for a client session. A client whose queue stays full
+// is disconnected by its batcher rather than silently losing replies
+// (PROTOCOL.md 10.10); it reconnects and retries.
+func (s *server) ToClient(to wire.ClientID, m wire.Message) {
+	if b := s.clients[to]; b != nil {
+		if err := b.Send(m); err != nil {
+			delete(s.clients, to)
+		}
+	}
+}
+
+func (s *server) addStats(b *batcher.Batcher[wire.Message]) {
+	st := b.Stats()
+	s.stats.Batches += st.Batches
+	s.stats.Messages += st.Messages
+	s.stats.Bytes += st.Bytes
+}
+
+func (s *server) closeAll() {
+	for _, b := range s.peers {
+		if b != nil {
+			b.Close()
+			s.addStats(b)
+		}
+	}
+	for _, b := range s.clients {
+		b.Close()
+		s.addStats(b)
+	}
+}
+
+func (s *server) logStats() {
+	s.log.Info("replica stopped",
+		zap.Uint64("batches", s.stats.Batches), zap.Uint64("messages", s.stats.Messages),
+		zap.Uint64("bytes", s.stats.Bytes), zap.Float64("avg_batch", s.stats.AvgBatch()),
+		zap.Uint64("last_slot", uint64(s.core.LastSlot())), zap.Uint64("applied", uint64(s.core.AppliedIndex())))
+}

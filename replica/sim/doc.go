@@ -1,0 +1,14 @@
+// Package sim runs a whole cluster (n replicas and many client sessions of
+// either protocol) in one process over a simulated network, on virtual
+// time driven by one seeded random source (ARCHITECTURE.md rule 3).
+//
+// Every message is encoded with the real codec when sent and decoded when
+// delivered. Each ordered pair of endpoints is a connection that delivers
+// in FIFO order; different connections reorder freely. Faults are drawn
+// from the seed: random delays (including occasional long ones), dropped
+// connections (everything in flight on them is lost, the next message
+// reconnects) and partitions that isolate a replica and heal.
+//
+// A run is a pure function of its Options: the same seed replays the same
+// run exactly. Nothing here is safe for concurrent use; a test owns a run.
+package sim

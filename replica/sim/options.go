@@ -1,0 +1,106 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"swiftpaxos/client"
+	"swiftpaxos/replica"
+)
+
+// Protocol builds the policies of one protocol.
+type Protocol struct {
+	Name    string
+	Replica func() replica.Policy
+	Client  func() client.Policy
+}
+
+// Faults is the fault mix of a run. All draws come from the run's seed.
+type Faults struct {
+	// MinDelay and MaxDelay bound the one-way delay of a message; the
+	// delay is drawn per message, so connections reorder among themselves.
+	MinDelay, MaxDelay time.Duration
+	// LongDelayProb is the chance that a message is delayed by up to
+	// LongDelay instead (FIFO on its connection still holds).
+	LongDelayProb float64
+	LongDelay     time.Duration
+	// DropProb is the chance that a send breaks its connection: the
+	// message and everything in flight on that connection are lost, and
+	// the next send reconnects.
+	DropProb float64
+	// PartitionEvery is the mean time between partitions that isolate one
+	// replica from everybody; each lasts up to PartitionFor. 0: none.
+	PartitionEvery time.Duration
+	PartitionFor   time.Duration
+	// ApplyLag, when positive, makes about half of the replicas execute
+	// on their own schedule: a few committed entries at a time, at random
+	// instants up to ApplyLag apart.
+	ApplyLag time.Duration
+}
+
+// Workload is what every session runs: a closed loop keeping up to
+// Pendings operations in flight until Ops operations completed.
+type Workload struct {
+	Ops      int
+	Pendings int
+	// Keys is the number of (hot) keys, drawn uniformly.
+	Keys int
+	// Percentages, as in the benchmark (PROTOCOL.md 8.2).
+	WeakRatio, WeakWrites, Writes int
+}
+
+// Options describes a run.
+type Options struct {
+	Seed     uint64
+	N        int
+	Sessions int
+	Protocol Protocol
+	Faults   Faults
+	Workload Workload
+	// Tick is the timer period of replicas and sessions.
+	Tick time.Duration
+	// RetryAfter is the sessions' retry timeout.
+	RetryAfter time.Duration
+	// Deadline bounds the virtual duration of the run; a run that has not
+	// finished and settled by then failed to make progress.
+	Deadline time.Duration
+	// Mutation is passed to every replica (tests of the checker only).
+	Mutation replica.Mutation
+}
+
+func (o Options) withDefaults() Options {
+	if o.Tick == 0 {
+		o.Tick = 5 * time.Millisecond
+	}
+	if o.RetryAfter == 0 {
+		o.RetryAfter = 300 * time.Millisecond
+	}
+	if o.Deadline == 0 {
+		o.Deadline = 10 * time.Minute
+	}
+	if o.Workload.Pendings == 0 {
+		o.Workload.Pendings = 1
+	}
+	if o.Workload.Keys == 0 {
+		o.Workload.Keys = 3
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	var errs []error
+	if o.N < 3 || o.N%2 == 0 {
+		errs = append(errs, fmt.Errorf("n=%d: must be odd and at least 3", o.N))
+	}
+	if o.Sessions < 1 {
+		errs = append(errs, fmt.Errorf("sessions=%d: need at least one", o.Sessions))
+	}
+	if o.Protocol.Replica == nil || o.Protocol.Client == nil {
+		errs = append(errs, errors.New("protocol policies missing"))
+	}
+	if o.Faults.MaxDelay < o.Faults.MinDelay {
+		errs = append(errs, errors.New("MaxDelay below MinDelay"))
+	}
+	return errors.Join(errs...)
+}

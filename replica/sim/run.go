@@ -1,0 +1,227 @@
+package sim
+
+import (
+	"fmt"
+
+	"swiftpaxos/client"
+	"swiftpaxos/client/check"
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+const (
+	faultPartition = iota
+	faultHeal
+)
+
+func (c *Cluster) run() error {
+	tick := int64(c.o.Tick)
+	for i := range c.replicas {
+		c.schedule(&event{at: c.rng.Int64N(tick) + 1, kind: evTickReplica, idx: i})
+		if c.deferred[i] {
+			c.schedule(&event{at: c.rng.Int64N(int64(c.o.Faults.ApplyLag)) + 1, kind: evApply, idx: i})
+		}
+	}
+	for i, s := range c.sessions {
+		c.schedule(&event{at: c.rng.Int64N(tick) + 1, kind: evTickClient, idx: i})
+		for range min(c.o.Workload.Pendings, c.o.Workload.Ops) {
+			c.schedule(&event{at: c.rng.Int64N(tick), kind: evInvoke, idx: i})
+			s.invokes++
+		}
+	}
+	if c.o.Faults.PartitionEvery > 0 {
+		c.schedule(&event{at: c.rng.Int64N(int64(c.o.Faults.PartitionEvery)), kind: evFault, idx: faultPartition})
+	}
+	deadline := int64(c.o.Deadline)
+	settling := false
+	for c.q.Len() > 0 {
+		e := c.q.pop()
+		c.now = e.at
+		if c.now > deadline {
+			return fmt.Errorf("no progress by %v of virtual time: %s", c.o.Deadline, c.progress())
+		}
+		if err := c.handle(e, settling); err != nil {
+			return err
+		}
+		if !settling && c.clientsDone() {
+			settling = true
+			c.heal()
+		}
+		if settling && c.settled() {
+			return nil
+		}
+	}
+	return fmt.Errorf("event queue ran dry: %s", c.progress())
+}
+
+func (c *Cluster) handle(e *event, settling bool) error {
+	switch e.kind {
+	case evDeliver:
+		return c.deliver(e)
+	case evTickReplica:
+		c.replicas[e.idx].Tick()
+		c.schedule(&event{at: c.now + int64(c.o.Tick), kind: evTickReplica, idx: e.idx})
+	case evTickClient:
+		c.sessions[e.idx].core.Tick()
+		c.schedule(&event{at: c.now + int64(c.o.Tick), kind: evTickClient, idx: e.idx})
+	case evInvoke:
+		c.invoke(c.sessions[e.idx])
+	case evApply:
+		c.replicas[e.idx].Apply(1 + c.rng.IntN(4))
+		c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(c.o.Faults.ApplyLag)), kind: evApply, idx: e.idx})
+	case evFault:
+		if !settling {
+			c.fault(e.idx)
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) fault(kind int) {
+	f := c.o.Faults
+	switch kind {
+	case faultPartition:
+		if c.isolated < 0 {
+			c.isolated = c.rng.IntN(c.o.N)
+			for i := range c.links {
+				c.links[c.isolated][i].epoch++
+				c.links[i][c.isolated].epoch++
+			}
+			c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(f.PartitionFor)), kind: evFault, idx: faultHeal})
+		}
+		c.schedule(&event{at: c.now + 1 + c.rng.Int64N(2*int64(f.PartitionEvery)), kind: evFault, idx: faultPartition})
+	case faultHeal:
+		c.heal()
+	}
+}
+
+func (c *Cluster) heal() { c.isolated = -1 }
+
+func (c *Cluster) clientsDone() bool {
+	for _, s := range c.sessions {
+		if s.done < c.o.Workload.Ops {
+			return false
+		}
+	}
+	return true
+}
+
+// settled reports whether every replica has applied the whole log the
+// leader holds, all of it committed: the group is quiescent.
+func (c *Cluster) settled() bool {
+	var last, leaderCommit int64 = -1, -1
+	for _, r := range c.replicas {
+		if r.IsLeader() {
+			last = int64(r.LastSlot())
+			leaderCommit = int64(r.CommitIndex())
+		}
+	}
+	if last < 0 || leaderCommit != last {
+		return false
+	}
+	for _, r := range c.replicas {
+		if int64(r.AppliedIndex()) != last || int64(r.LastSlot()) != last {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Cluster) progress() string {
+	s := ""
+	for i, r := range c.replicas {
+		s += fmt.Sprintf("r%d[%s b=%d last=%d commit=%d applied=%d] ", i, roleOf(r.IsLeader()), r.Ballot(), r.LastSlot(), r.CommitIndex(), r.AppliedIndex())
+	}
+	done := 0
+	for _, x := range c.sessions {
+		done += x.done
+	}
+	return s + fmt.Sprintf("ops done %d of %d", done, c.o.Workload.Ops*len(c.sessions))
+}
+
+func roleOf(leader bool) string {
+	if leader {
+		return "L"
+	}
+	return "F"
+}
+
+// invoke starts the session's next operation (PROTOCOL.md 8.2 mix).
+func (c *Cluster) invoke(s *session) {
+	s.invokes--
+	if s.issued >= c.o.Workload.Ops {
+		return
+	}
+	w := c.o.Workload
+	key := kvs.Key(c.rng.IntN(w.Keys))
+	level := wire.Strong
+	var write bool
+	if c.rng.IntN(100) < w.WeakRatio {
+		level = wire.Weak
+		write = c.rng.IntN(100) < w.WeakWrites
+	} else {
+		write = c.rng.IntN(100) < w.Writes
+	}
+	seq := wire.Seq(s.issued + 1)
+	op := client.Op{Level: level, Command: kvs.Command{Op: kvs.OpGet, Key: key}}
+	h := check.Op{Session: s.name, Seq: seq, Level: check.Strong, Kind: check.Get, Key: key, InvokeNS: c.now}
+	if level == wire.Weak {
+		h.Level = check.Weak
+	}
+	if write {
+		v := fmt.Sprintf("%s.%d", s.name, seq)
+		op.Command = kvs.Command{Op: kvs.OpPut, Key: key, Value: kvs.Value(v)}
+		h.Kind, h.Value = check.Put, v
+	}
+	s.hist[seq] = len(c.history)
+	c.history = append(c.history, h)
+	s.issued++
+	if got := s.core.Invoke(op); got != seq {
+		panic(fmt.Sprintf("sim: session %s issued seq %d, expected %d", s.name, got, seq))
+	}
+}
+
+func (c *Cluster) complete(s *session, r client.Result) {
+	i, ok := s.hist[r.Seq]
+	if !ok {
+		return
+	}
+	delete(s.hist, r.Seq)
+	h := &c.history[i]
+	h.ReturnNS = c.now
+	h.OK = r.Err == nil
+	if h.Kind == check.Get {
+		h.Value = string(r.Value)
+	}
+	switch r.Path {
+	case client.PathFast:
+		h.Path = "fast"
+		c.Fast++
+	case client.PathSlow:
+		h.Path = "slow"
+		c.Slow++
+	}
+	s.done++
+	if s.issued < c.o.Workload.Ops {
+		c.schedule(&event{at: c.now, kind: evInvoke, idx: s.idx})
+		s.invokes++
+	}
+}
+
+func (c *Cluster) recordExecuted(r int, e *wire.Entry, res kvs.Result) {
+	le := check.LogEntry{Slot: e.Slot, Seq: e.Cmd.Seq, Key: e.Command.Key}
+	if ep, ok := c.byClient[e.Cmd.Client]; ok {
+		le.Session = c.sessions[ep-c.o.N].name
+	} else {
+		le.Session = check.SessionID(fmt.Sprintf("%x", uint64(e.Cmd.Client)))
+	}
+	switch e.Command.Op {
+	case kvs.OpPut:
+		le.Kind, le.Value = check.Put, string(e.Command.Value)
+	case kvs.OpGet:
+		le.Kind, le.Value = check.Get, string(res.Value)
+	default:
+		le.Kind = check.Noop
+	}
+	c.executed[r] = append(c.executed[r], le)
+}

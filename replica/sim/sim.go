@@ -1,0 +1,219 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"swiftpaxos/client"
+	"swiftpaxos/client/check"
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica"
+	"swiftpaxos/replica/wire"
+)
+
+// link is one direction of a connection between two endpoints.
+type link struct {
+	from, to int
+	epoch    uint64 // bumped when the connection breaks
+	last     int64  // delivery instant of the latest message: FIFO
+}
+
+// session is one simulated client session.
+type session struct {
+	idx     int
+	name    check.SessionID
+	core    *client.Core
+	issued  int
+	done    int
+	hist    map[wire.Seq]int // Seq -> index in the history
+	invokes int              // scheduled invokes not yet run
+}
+
+// Cluster is one simulated run.
+type Cluster struct {
+	o        Options
+	rng      *rand.Rand
+	now      int64
+	seq      uint64
+	q        eventQueue
+	links    [][]*link // [from][to]; endpoints: replicas 0..n-1, then sessions
+	replicas []*replica.Core
+	sessions []*session
+	byClient map[wire.ClientID]int // endpoint of a client id
+	isolated int                   // isolated replica, -1 if none
+	deferred []bool                // replicas whose execution lags
+	healAt   int64
+
+	history  []check.Op
+	executed [][]check.LogEntry
+	// Stats
+	Fast, Slow, Messages, Dropped int
+}
+
+// Result is what a run produced.
+type Result struct {
+	History  []check.Op
+	Logs     map[string][]check.LogEntry
+	Report   check.Report
+	Fast     int
+	Slow     int
+	Messages int
+	Virtual  time.Duration
+}
+
+// Run executes one simulated run and checks it.
+func Run(o Options) (*Result, error) {
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, fmt.Errorf("sim options: %w", err)
+	}
+	c, err := newCluster(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.run(); err != nil {
+		return nil, fmt.Errorf("seed %d: %w", o.Seed, err)
+	}
+	logs := make(map[string][]check.LogEntry, o.N)
+	for i, l := range c.executed {
+		logs[fmt.Sprintf("replica%d", i)] = l
+	}
+	rep := check.Check(c.history, logs, check.Options{})
+	return &Result{
+		History: c.history, Logs: logs, Report: rep,
+		Fast: c.Fast, Slow: c.Slow, Messages: c.Messages,
+		Virtual: time.Duration(c.now),
+	}, nil
+}
+
+func newCluster(o Options) (*Cluster, error) {
+	c := &Cluster{
+		o:        o,
+		rng:      rand.New(rand.NewPCG(o.Seed, 0x5eed)),
+		byClient: make(map[wire.ClientID]int),
+		isolated: -1,
+		executed: make([][]check.LogEntry, o.N),
+	}
+	total := o.N + o.Sessions
+	c.links = make([][]*link, total)
+	for i := range total {
+		c.links[i] = make([]*link, total)
+		for j := range total {
+			c.links[i][j] = &link{from: i, to: j}
+		}
+	}
+	for i := range o.N {
+		id := i
+		// Some replicas execute on their own schedule, lagging behind
+		// commitment (as behind a separate apply goroutine).
+		deferApply := o.Faults.ApplyLag > 0 && c.rng.IntN(2) == 0
+		core, err := replica.New(replica.Options{
+			ID: wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
+			Out: outbox{c: c, from: i}, Now: c.clock,
+			Rand:       rand.New(rand.NewPCG(o.Seed, uint64(i))),
+			Mutation:   o.Mutation,
+			DeferApply: deferApply,
+			Executed:   func(e *wire.Entry, res kvs.Result) { c.recordExecuted(id, e, res) },
+		})
+		if err != nil {
+			return nil, err
+		}
+		c.replicas = append(c.replicas, core)
+		c.deferred = append(c.deferred, deferApply)
+	}
+	for i := range o.Sessions {
+		s := &session{idx: i, name: check.SessionID(fmt.Sprintf("s%d", i)), hist: make(map[wire.Seq]int)}
+		id := wire.ClientID(c.rng.Uint64() | 1)
+		ep := o.N + i
+		c.byClient[id] = ep
+		core, err := client.NewCore(client.Options{
+			ID: id, N: o.N, Leader: 0, Nearest: wire.ReplicaID(i % o.N),
+			Policy:     o.Protocol.Client(),
+			Send:       func(to wire.ReplicaID, m wire.Message) { c.send(ep, int(to), m) },
+			Complete:   func(r client.Result) { c.complete(s, r) },
+			Now:        c.clock,
+			RetryAfter: o.RetryAfter,
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.core = core
+		c.sessions = append(c.sessions, s)
+	}
+	return c, nil
+}
+
+func (c *Cluster) clock() int64 { return c.now }
+
+func (c *Cluster) schedule(e *event) {
+	c.seq++
+	e.seq = c.seq
+	c.q.push(e)
+}
+
+type outbox struct {
+	c    *Cluster
+	from int
+}
+
+func (o outbox) ToReplica(to wire.ReplicaID, m wire.Message) { o.c.send(o.from, int(to), m) }
+func (o outbox) ToClient(to wire.ClientID, m wire.Message) {
+	if ep, ok := o.c.byClient[to]; ok {
+		o.c.send(o.from, ep, m)
+	}
+}
+
+// send encodes m and schedules its delivery on the (from, to) connection.
+func (c *Cluster) send(from, to int, m wire.Message) {
+	l := c.links[from][to]
+	c.Messages++
+	if c.cut(from, to) {
+		l.epoch++
+		c.Dropped++
+		return
+	}
+	f := c.o.Faults
+	if f.DropProb > 0 && c.rng.Float64() < f.DropProb {
+		l.epoch++
+		c.Dropped++
+		return
+	}
+	d := f.MinDelay
+	if f.MaxDelay > f.MinDelay {
+		d += time.Duration(c.rng.Int64N(int64(f.MaxDelay - f.MinDelay)))
+	}
+	if f.LongDelayProb > 0 && f.LongDelay > 0 && c.rng.Float64() < f.LongDelayProb {
+		d = time.Duration(c.rng.Int64N(int64(f.LongDelay)))
+	}
+	at := max(c.now+int64(d), l.last)
+	l.last = at
+	c.schedule(&event{at: at, kind: evDeliver, link: l, epoch: l.epoch, frame: wire.AppendFrame(nil, m)})
+}
+
+// cut reports whether a partition separates two endpoints.
+func (c *Cluster) cut(a, b int) bool {
+	return c.isolated >= 0 && (a == c.isolated) != (b == c.isolated)
+}
+
+func (c *Cluster) deliver(e *event) error {
+	l := e.link
+	if e.epoch != l.epoch || c.cut(l.from, l.to) {
+		c.Dropped++
+		return nil
+	}
+	m, err := wire.Decode(wire.MsgType(e.frame[4]), e.frame[5:])
+	if err != nil {
+		return fmt.Errorf("decoding a frame from %d to %d: %w", l.from, l.to, err)
+	}
+	n := c.o.N
+	switch {
+	case l.to < n && l.from < n:
+		c.replicas[l.to].StepReplica(wire.ReplicaID(l.from), m)
+	case l.to < n:
+		c.replicas[l.to].StepClient(c.sessions[l.from-n].core.ID(), m)
+	default:
+		c.sessions[l.to-n].core.Step(wire.ReplicaID(l.from), m)
+	}
+	return nil
+}

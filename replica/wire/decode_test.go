@@ -1,0 +1,173 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/kvs"
+)
+
+// cat concatenates byte strings, to spell out bodies field by field.
+func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+func uv(v uint64) []byte { return binary.AppendUvarint(nil, v) }
+func sv(v int64) []byte  { return binary.AppendVarint(nil, v) }
+
+var cmd11 = cat(uv(1), uv(1)) // CmdID{1, 1}
+
+func TestDecodeValidHandWritten(t *testing.T) {
+	// The hand-written spelling of doc.go agrees with the encoder.
+	body := cat([]byte{byte(kvs.OpPut)}, sv(-3), sv(0), uv(2), []byte("ab"))
+	m, err := Decode(TypePropose, cat(cmd11, body, uv(0), uv(9)))
+	require.NoError(t, err)
+	require.Equal(t, &Propose{Cmd: CmdID{1, 1}, Command: kvs.Command{Op: kvs.OpPut, Key: -3,
+		Value: kvs.Value("ab")}, WeakDep: 9}, m)
+}
+
+func TestDecodeRejects(t *testing.T) {
+	get := cat([]byte{byte(kvs.OpGet)}, sv(0), sv(0), uv(0))
+	entry := cat(uv(1), uv(0), cmd11, get, []byte{byte(Strong)}, uv(0))
+	cases := []struct {
+		name   string
+		typ    MsgType
+		body   []byte
+		detail string
+	}{
+		{"type zero", 0, nil, "unknown message type 0"},
+		{"type end", typeEnd, nil, "unknown message type"},
+		{"type 255", 255, cat(uv(1)), "unknown message type 255"},
+		{"empty body", TypeCommit, nil, "truncated varint"},
+		{"truncated varint", TypeCollect, []byte{0x80}, "truncated varint"},
+		{"varint of 11 bytes", TypeCollect, bytes.Repeat([]byte{0xff}, 11), "overflows"},
+		{"non-minimal varint", TypeCollect, []byte{0x81, 0x00}, "non-minimal"},
+		{"non-minimal zero", TypeCollect, []byte{0x80, 0x00}, "non-minimal"},
+		{"ballot over 32 bits", TypeCollect, uv(math.MaxUint32 + 1), "ballot exceeds 32 bits"},
+		{"replica over 32 bits", TypeNewView, cat(uv(1), sv(math.MaxInt32+1), uv(1), []byte{0}),
+			"replica id exceeds"},
+		{"replica under 32 bits", TypeNewView, cat(uv(1), sv(math.MinInt32-1), uv(1), []byte{0}),
+			"replica id exceeds"},
+		{"bool 2", TypeNewView, cat(uv(1), sv(0), uv(1), []byte{2}), "bool not 0 or 1"},
+		{"trailing byte", TypeCommit, cat(uv(1), uv(2), []byte{0}), "1 trailing bytes"},
+		{"peer kind 0", TypeHello, cat([]byte{0}, sv(0), uv(0)), "invalid PeerKind 0"},
+		{"peer kind 3", TypeHello, cat([]byte{3}, sv(0), uv(0)), "invalid PeerKind 3"},
+		{"op 0 in propose", TypePropose, cat(cmd11, []byte{0}, sv(0), sv(0), uv(0), uv(0), uv(0)),
+			"invalid Op 0"},
+		{"op 5 in propose", TypePropose, cat(cmd11, []byte{5}, sv(0), sv(0), uv(0), uv(0), uv(0)),
+			"invalid Op 5"},
+		{"value too long", TypePropose, cat(cmd11, []byte{byte(kvs.OpPut)}, sv(0), sv(0),
+			uv(kvs.MaxValueLen), make([]byte, kvs.MaxValueLen), uv(0), uv(0)), "not below 65536"},
+		{"value past end", TypePropose, cat(cmd11, []byte{byte(kvs.OpPut)}, sv(0), sv(0), uv(10),
+			[]byte("short")), "exceeds the 5 bytes left"},
+		{"value length huge", TypeSyncReply, cat(sv(0), uv(0), cmd11, uv(math.MaxUint64)), "not below"},
+		{"readdep kind 3", TypeLeaderReply, cat(sv(0), uv(0), cmd11, []byte{0, 0}, uv(0), uv(0), uv(0),
+			[]byte{3}), "invalid ReadDepKind 3"},
+		{"readdep one without cmd", TypeLeaderReply, cat(sv(0), uv(0), cmd11, []byte{0, 0}, uv(0), uv(0),
+			uv(0), []byte{byte(DepOne)}), "truncated"},
+		{"readdep none with cmd", TypeLeaderReply, cat(sv(0), uv(0), cmd11, []byte{0, 0}, uv(0), uv(0),
+			uv(0), []byte{byte(DepNone)}, cmd11), "2 trailing bytes"},
+		{"level 0", TypeAccept, cat(uv(1), sv(0), uv(0), uv(0), uv(1),
+			cat(uv(1), uv(0), cmd11, get, []byte{0}, uv(0)), uv(0)), "invalid Level 0"},
+		{"level 3", TypeWitnessSync, cat(uv(1), cmd11, get, []byte{3}, []byte{1}, uv(0), uv(0), uv(0)),
+			"invalid Level 3"},
+		{"entry count over remaining", TypeAccept, cat(uv(1), sv(0), uv(0), uv(0), uv(2), entry, uv(0)),
+			"list of 2 elements cannot fit in 11 bytes"},
+		{"entry count huge", TypeAccept, cat(uv(1), sv(0), uv(0), uv(0), uv(math.MaxUint64)),
+			"list of 18446744073709551615 elements"},
+		{"record count huge", TypeCollectReply, cat(uv(1), sv(0), uv(1<<40)), "cannot fit"},
+		{"causal deps count", TypeRecordAck, cat(sv(0), uv(0), cmd11, []byte{1}, uv(3), cmd11, cmd11),
+			"list of 3 elements cannot fit in 4 bytes"},
+		{"slotof count", TypeWeakCommit, cat(uv(0), uv(2), cmd11, uv(1)), "list of 2 elements"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := Decode(c.typ, c.body)
+			require.ErrorIs(t, err, ErrMalformed)
+			require.ErrorContains(t, err, c.detail)
+			require.Nil(t, m)
+		})
+	}
+}
+
+// TestForgedCountsAllocateLittle: a tiny body claiming a huge list is
+// rejected before any slice is made.
+func TestForgedCountsAllocateLittle(t *testing.T) {
+	body := cat(uv(1), sv(0), uv(0), uv(0), uv(1<<40))
+	allocs := testing.AllocsPerRun(50, func() {
+		_, _ = Decode(TypeAccept, body)
+	})
+	require.LessOrEqual(t, allocs, 6.0, "error path only formats the error")
+}
+
+func TestDecodeAllocations(t *testing.T) {
+	// One allocation for the message, one per byte string outside lists,
+	// and per list one for its elements and one for all their values.
+	cases := []struct {
+		msg    Message
+		allocs float64
+	}{
+		{&Commit{Ballot: 1, CommitIndex: 2}, 1},
+		{&Propose{Cmd: cmdA, Command: putCmd}, 2},
+		{&LeaderReply{Cmd: cmdA, Result: binValue}, 2},
+		{&Accept{Entries: sampleEntries()}, 1 + 1 + 1},
+		{&WitnessSync{Records: sampleRecords()}, 1 + 1 + 1},
+		{&Accept{Entries: []Entry{{Command: getCmd, Level: Weak}}}, 1 + 1},
+	}
+	for _, c := range cases {
+		typ, body := frameOf(t, c.msg)
+		got := testing.AllocsPerRun(100, func() {
+			if _, err := Decode(typ, body); err != nil {
+				panic(err)
+			}
+		})
+		require.Equal(t, c.allocs, got, "%v", typ)
+	}
+}
+
+// TestListValuesDoNotOverlap: the values of one list share an array, but
+// appending to one must not overwrite the next.
+func TestListValuesDoNotOverlap(t *testing.T) {
+	typ, body := frameOf(t, &Accept{Entries: sampleEntries()})
+	m, err := Decode(typ, body)
+	require.NoError(t, err)
+	es := m.(*Accept).Entries
+	require.Equal(t, len(es[0].Command.Value), cap(es[0].Command.Value))
+	_ = append(es[0].Command.Value, 'X')
+	require.Equal(t, binValue, es[1].Command.Value)
+	require.Nil(t, es[2].Command.Value)
+}
+
+// TestDecodeMemoryBound: the worst case for allocation per input byte is a
+// list of minimal elements; decoding stays within doc.go's bound of about
+// eleven bytes allocated per input byte (a 10-byte Entry fills 104 bytes).
+func TestDecodeMemoryBound(t *testing.T) {
+	const n = 100_000
+	cases := map[MsgType]Message{
+		TypeAccept:      &Accept{Entries: make([]Entry, n)},
+		TypeWitnessSync: &WitnessSync{Records: make([]Record, n)},
+		TypeRecordAck:   &RecordAck{CausalDeps: make([]CmdID, n)},
+		TypeWeakCommit:  &WeakCommit{Commits: make([]SlotOf, n)},
+	}
+	smallest := kvs.Command{Op: kvs.OpGet}
+	for i := range n {
+		cases[TypeAccept].(*Accept).Entries[i] = Entry{Command: smallest, Level: Strong}
+		cases[TypeWitnessSync].(*WitnessSync).Records[i] = Record{Command: smallest, Level: Weak}
+	}
+	for typ, m := range cases {
+		_, body := frameOf(t, m)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, err := Decode(typ, body)
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err)
+		require.Equal(t, m, got)
+		perByte := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(body))
+		t.Logf("%v: %d body bytes, %.1f bytes allocated per byte (%d allocs)", typ, len(body), perByte,
+			after.Mallocs-before.Mallocs)
+		require.Less(t, perByte, 11.0, "%v", typ)
+	}
+}

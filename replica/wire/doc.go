@@ -1,0 +1,136 @@
+// Package wire owns the messages that replicas and clients exchange and their
+// binary encoding: the typed identifiers (ids.go), the message structs
+// (messages.go, one per message of PROTOCOL.md sections 3.8, 4.2, 5.2 and 6),
+// and the codec that turns them into frames and back (encode.go, decode.go,
+// reader.go). It does no networking beyond reading frames from an io.Reader
+// and knows nothing about protocol state.
+//
+// PROTOCOL.md section 3.8 leaves the encoding to the implementation. This
+// comment is the specification of the one used here.
+//
+// # Frames
+//
+// A connection carries a sequence of frames, with no other header or padding:
+//
+//	offset 0..3  body length n, uint32 little-endian (the type byte not counted)
+//	offset 4     message type, one byte (the MsgType constants; 0 is invalid)
+//	offset 5..   body, exactly n bytes, laid out as below for that type
+//
+// n must not exceed MaxFrame (a Reader may be given a smaller limit). The
+// first frame on every connection is a Hello.
+//
+// # Primitives
+//
+//	uvarint  unsigned LEB128 as written by binary.AppendUvarint, at most 10
+//	         bytes, in its shortest form (a multi-byte varint whose last byte
+//	         is 0x00 is rejected)
+//	varint   a signed integer as written by binary.AppendVarint: zigzag, then
+//	         uvarint (so shortest form too)
+//	u8       one byte
+//	bool     u8: 0 = false, 1 = true; anything else is malformed
+//	bytes    uvarint length m with m < kvs.MaxValueLen, then m bytes
+//	list(T)  uvarint count k, then k encodings of T
+//
+// Typed fields map onto primitives as follows:
+//
+//	ClientID, Seq, kvs.Slot, Arrival   uvarint
+//	Ballot                             uvarint, at most 2^32-1
+//	ReplicaID                          varint, within int32 (NoReplica is -1)
+//	kvs.Key, Command.Count             varint
+//	kvs.Value                          bytes
+//	kvs.Op                             u8, 1..4 (GET, PUT, SCAN, NOOP)
+//	Level                              u8, 1 (Strong) or 2 (Weak)
+//	PeerKind                           u8, 1 (replica) or 2 (client)
+//	ReadDepKind                        u8, 0 (NONE), 1 (ONE) or 2 (MULTI)
+//
+// Composite fields, each field in order (minimum sizes in brackets; a
+// decoder rejects a list count larger than the remaining bytes divided by the
+// element's minimum size before allocating):
+//
+//	CmdID    [2]  Client uvarint, Seq uvarint
+//	Command  [4]  Op u8, Key varint, Count varint, Value bytes
+//	              (every field is sent whatever the Op)
+//	ReadDep  [1]  Kind u8, then Cmd CmdID only if Kind is ONE
+//	              (for NONE and MULTI the Cmd is not sent and decodes as zero)
+//	Entry   [10]  Slot uvarint, Ballot, Cmd CmdID, Command, Level u8,
+//	              CausalDep uvarint
+//	Record  [11]  Cmd CmdID, Command, Level u8, Accepted bool, Ballot,
+//	              Arrival uvarint, CausalDep uvarint
+//	SlotOf   [3]  Cmd CmdID, Slot uvarint
+//
+// # Bodies
+//
+// Each body is its struct's fields in declaration order:
+//
+//	 1 Hello             Kind u8, Replica varint, Client uvarint
+//	                     (both ids are sent whatever the Kind)
+//	 2 Propose           Cmd, Command, AckUpTo, WeakDep
+//	 3 LeaderReply       Replica, Ballot, Cmd, Ok bool, Retry bool,
+//	                     Result bytes, Version, Slot, ReadDep
+//	 4 RecordAck         Replica, Ballot, Cmd, Ok bool,
+//	                     CausalDeps list(CmdID), DepCommittedSeq, ReadDep
+//	 5 SyncReply         Replica, Ballot, Cmd, Result bytes, Version, Slot,
+//	                     WeakCommittedSeq
+//	 6 Sync              Cmd
+//	 7 Accept            Ballot, Leader, PrevSlot, PrevBallot,
+//	                     Entries list(Entry), LeaderCommit
+//	 8 AcceptAck         Ballot, Replica, Success bool, MatchSlot
+//	 9 Commit            Ballot, CommitIndex
+//	10 NotLeader         Ballot, Leader, Cmd
+//	11 WitnessSync       Records list(Record)
+//	12 WeakPropose       Cmd, Command, CausalDep, AckUpTo
+//	13 WeakReply         Replica, Ballot, Cmd, Slot, Committed bool
+//	14 WeakCommit        Ballot, Commits list(SlotOf)
+//	15 WeakRead          Cmd, Command, MinSlot, Ballot
+//	16 WeakReadReply     Replica, Ballot, Cmd, Retry bool, Result bytes,
+//	                     Version, AppliedIndex
+//	17 CausalPropose     Cmd, Command, CausalDep, Bound, AckUpTo
+//	18 CausalReply       Replica, Ballot, Cmd
+//	19 RequestVote       Ballot, Candidate, LastSlot, LastBallot
+//	20 RequestVoteReply  Ballot, Replica, Granted bool
+//	21 Collect           Ballot
+//	22 CollectReply      Ballot, Replica, Records list(Record), LastSlot,
+//	                     LastBallot
+//	23 NewView           Ballot, Leader, ViewStart, Committed bool
+//
+// For example a Sync for CmdID{Client: 5, Seq: 300} is the 8 bytes
+// 03 00 00 00 06 05 ac 02.
+//
+// # Invariants
+//
+//   - Canonical: Decode accepts exactly the byte strings AppendFrame produces,
+//     so a decoded message re-encodes to the same bytes. Trailing bytes after
+//     a body, truncated input, non-shortest varints, out-of-range ids, an
+//     unknown type byte and an invalid Op, Level, PeerKind, ReadDepKind or
+//     bool are all errors wrapping ErrMalformed.
+//   - Nil and empty are the same: an empty kvs.Value and an empty list are
+//     encoded like nil ones and always decode as nil. (kvs.Value says the
+//     empty value means absent, so nothing is lost.)
+//   - No aliasing: decoded messages copy every byte string out of the input,
+//     so they may be kept after the input buffer is reused. The values of one
+//     list (Accept.Entries, Records) share one new array, one allocation per
+//     list; each has capacity equal to its length, so appending to one
+//     cannot clobber another.
+//   - Bounded decoding: no input, however crafted, makes the decoder panic or
+//     allocate more than the message struct (under 128 bytes) plus 11 bytes
+//     per input byte. The worst case is a list of minimal 10-byte Entries,
+//     each decoding into a 104-byte struct; list counts are checked against
+//     the minimum sizes above before any slice is made. A Reader never
+//     allocates for a frame longer than its limit, and grows its buffer only
+//     as body bytes actually arrive.
+//   - AppendFrame does not validate. Sending an invalid Op, Level, PeerKind
+//     or ReadDepKind, a value of kvs.MaxValueLen bytes or more, or a body
+//     larger than MaxFrame is a bug of the sender; the receiver rejects the
+//     frame. In particular no-op log entries must carry a Level.
+//   - Type numbers and field order are the wire format: append new types
+//     before typeEnd and never reorder; TestEveryTypeHasACase and the golden
+//     seed corpus (testdata/fuzz/FuzzDecode/seed-*) catch accidental changes.
+//
+// # Thread safety
+//
+// AppendFrame and Decode are pure functions of their arguments and may be
+// called from any number of goroutines at once (AppendFrame writes only into
+// the dst it is given, and the message must not be modified concurrently).
+// A Reader belongs to one goroutine, the one that drains its connection;
+// that goroutine delivers messages in order (PROTOCOL.md section 1.1 FIFO).
+package wire

@@ -1,0 +1,148 @@
+package wire
+
+import (
+	"bytes"
+	"math"
+
+	"swiftpaxos/kvs"
+)
+
+// example is one message for the round-trip, golden-corpus and allocation
+// tests. want is what decoding its encoding must give: nil means msg itself.
+// It differs only where the message holds empty (non-nil) slices, which
+// decode as nil (doc.go).
+type example struct {
+	name string
+	msg  Message
+	want Message
+}
+
+func (e example) expected() Message {
+	if e.want != nil {
+		return e.want
+	}
+	return e.msg
+}
+
+var (
+	bigClient = ClientID(math.MaxUint64)
+	cmdA      = CmdID{Client: 0x9e3779b97f4a7c15, Seq: 1}
+	cmdB      = CmdID{Client: bigClient, Seq: math.MaxUint64}
+	cmdC      = CmdID{Client: 7, Seq: 300}
+	// binValue has every byte value, including 0x00 and 0xff.
+	binValue = func() kvs.Value {
+		v := make(kvs.Value, 256)
+		for i := range v {
+			v[i] = byte(i)
+		}
+		return v
+	}()
+	maxValue = kvs.Value(bytes.Repeat([]byte{0xa5}, kvs.MaxValueLen-1))
+
+	putCmd  = kvs.Command{Op: kvs.OpPut, Key: -42, Value: kvs.Value("hello, world")}
+	getCmd  = kvs.Command{Op: kvs.OpGet, Key: math.MaxInt64}
+	scanCmd = kvs.Command{Op: kvs.OpScan, Key: math.MinInt64, Count: 1000}
+	noopCmd = kvs.Command{Op: kvs.OpNoop}
+)
+
+func sampleEntries() []Entry {
+	return []Entry{
+		{Slot: 1, Ballot: 0, Cmd: cmdA, Command: putCmd, Level: Strong},
+		{Slot: 2, Ballot: 3, Cmd: cmdB, Command: kvs.Command{Op: kvs.OpPut, Key: 9, Value: binValue},
+			Level: Weak, CausalDep: 17},
+		{Slot: math.MaxUint64, Ballot: math.MaxUint32, Command: noopCmd, Level: Strong},
+	}
+}
+
+func sampleRecords() []Record {
+	return []Record{
+		{Cmd: cmdA, Command: putCmd, Level: Strong, Accepted: true, Ballot: 4, Arrival: 1},
+		{Cmd: cmdB, Command: getCmd, Level: Strong, Accepted: false, Ballot: math.MaxUint32,
+			Arrival: math.MaxUint64},
+		{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: 5, Value: binValue}, Level: Weak,
+			Accepted: true, Ballot: 0, Arrival: 99, CausalDep: 299},
+	}
+}
+
+// examples covers every message type, most more than once: large and
+// negative values, nil and empty slices, and each ReadDep kind.
+func examples() []example {
+	return []example{
+		{name: "hello-replica", msg: &Hello{Kind: PeerReplica, Replica: 4}},
+		{name: "hello-client", msg: &Hello{Kind: PeerClient, Replica: NoReplica, Client: bigClient}},
+
+		{name: "propose-put", msg: &Propose{Cmd: cmdA, Command: putCmd, AckUpTo: 0, WeakDep: 0}},
+		{name: "propose-get-ho", msg: &Propose{Cmd: cmdB, Command: getCmd, AckUpTo: math.MaxUint64 - 1,
+			WeakDep: 12}},
+		{name: "propose-empty-value",
+			msg:  &Propose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: kvs.Value{}}},
+			want: &Propose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: 1}}},
+		{name: "propose-max-value", msg: &Propose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: 2,
+			Value: maxValue}}},
+
+		{name: "leaderreply-ok", msg: &LeaderReply{Replica: 0, Ballot: 9, Cmd: cmdA, Ok: true,
+			Result: binValue, Version: 77, Slot: 78, ReadDep: ReadDep{Kind: DepOne, Cmd: cmdB}}},
+		{name: "leaderreply-retry", msg: &LeaderReply{Replica: math.MaxInt32, Ballot: math.MaxUint32,
+			Cmd: cmdC, Retry: true, ReadDep: ReadDep{Kind: DepMulti}}},
+
+		{name: "recordack-ht", msg: &RecordAck{Replica: 2, Ballot: 1, Cmd: cmdA, Ok: true}},
+		{name: "recordack-ho", msg: &RecordAck{Replica: math.MinInt32, Ballot: 5, Cmd: cmdB,
+			CausalDeps: []CmdID{cmdA, cmdB, cmdC}, DepCommittedSeq: 41,
+			ReadDep: ReadDep{Kind: DepOne, Cmd: cmdC}}},
+		{name: "recordack-empty-deps",
+			msg:  &RecordAck{Replica: 1, Cmd: cmdC, CausalDeps: []CmdID{}, ReadDep: ReadDep{Kind: DepMulti}},
+			want: &RecordAck{Replica: 1, Cmd: cmdC, ReadDep: ReadDep{Kind: DepMulti}}},
+
+		{name: "syncreply", msg: &SyncReply{Replica: 1, Ballot: 2, Cmd: cmdA, Result: kvs.Value("v"),
+			Version: 3, Slot: 4, WeakCommittedSeq: 5}},
+		{name: "sync", msg: &Sync{Cmd: cmdC}},
+
+		{name: "accept", msg: &Accept{Ballot: 3, Leader: 1, PrevSlot: 10, PrevBallot: 2,
+			Entries: sampleEntries(), LeaderCommit: 9}},
+		{name: "accept-heartbeat", msg: &Accept{Ballot: 3, Leader: 1, PrevSlot: 12, PrevBallot: 3,
+			LeaderCommit: 12}},
+		{name: "accept-empty-entries",
+			msg:  &Accept{Ballot: 1, Entries: []Entry{}},
+			want: &Accept{Ballot: 1}},
+
+		{name: "acceptack", msg: &AcceptAck{Ballot: 3, Replica: 2, Success: true, MatchSlot: 1 << 40}},
+		{name: "acceptack-fail", msg: &AcceptAck{Ballot: math.MaxUint32, Replica: 4}},
+		{name: "commit", msg: &Commit{Ballot: 8, CommitIndex: 123456789}},
+		{name: "notleader", msg: &NotLeader{Ballot: 2, Leader: NoReplica, Cmd: cmdB}},
+
+		{name: "witnesssync", msg: &WitnessSync{Records: sampleRecords()}},
+		{name: "witnesssync-nil", msg: &WitnessSync{}},
+
+		{name: "weakpropose", msg: &WeakPropose{Cmd: cmdA, Command: putCmd, CausalDep: 0, AckUpTo: 0}},
+		{name: "weakpropose-chain", msg: &WeakPropose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut,
+			Key: -1, Value: binValue}, CausalDep: 299, AckUpTo: 250}},
+		{name: "weakreply", msg: &WeakReply{Replica: 0, Ballot: 6, Cmd: cmdB, Slot: 600, Committed: true}},
+
+		{name: "weakcommit", msg: &WeakCommit{Ballot: 6, Commits: []SlotOf{{Cmd: cmdA, Slot: 1},
+			{Cmd: cmdB, Slot: math.MaxUint64}}}},
+		{name: "weakcommit-empty",
+			msg:  &WeakCommit{Ballot: 6, Commits: []SlotOf{}},
+			want: &WeakCommit{Ballot: 6}},
+
+		{name: "weakread-get", msg: &WeakRead{Cmd: cmdA, Command: getCmd, MinSlot: 55, Ballot: 2}},
+		{name: "weakread-scan", msg: &WeakRead{Cmd: cmdC, Command: scanCmd}},
+		{name: "weakreadreply", msg: &WeakReadReply{Replica: 3, Ballot: 2, Cmd: cmdA, Result: binValue,
+			Version: 54, AppliedIndex: 56}},
+		{name: "weakreadreply-retry", msg: &WeakReadReply{Replica: 3, Ballot: 2, Cmd: cmdA, Retry: true}},
+
+		{name: "causalpropose", msg: &CausalPropose{Cmd: cmdC, Command: putCmd, CausalDep: 298, Bound: 2,
+			AckUpTo: 100}},
+		{name: "causalreply", msg: &CausalReply{Replica: 2, Ballot: 0, Cmd: cmdC}},
+
+		{name: "requestvote", msg: &RequestVote{Ballot: 11, Candidate: 3, LastSlot: 1000, LastBallot: 10}},
+		{name: "requestvotereply", msg: &RequestVoteReply{Ballot: 11, Replica: 1, Granted: true}},
+		{name: "collect", msg: &Collect{Ballot: 11}},
+		{name: "collectreply", msg: &CollectReply{Ballot: 11, Replica: 4, Records: sampleRecords(),
+			LastSlot: 1000, LastBallot: 10}},
+		{name: "collectreply-empty",
+			msg:  &CollectReply{Ballot: 11, Replica: 0, Records: []Record{}},
+			want: &CollectReply{Ballot: 11, Replica: 0}},
+		{name: "newview", msg: &NewView{Ballot: 11, Leader: 3, ViewStart: 1004}},
+		{name: "newview-committed", msg: &NewView{Ballot: 11, Leader: 3, ViewStart: 1004, Committed: true}},
+	}
+}
