@@ -1,0 +1,23 @@
+package check
+
+// Check verifies history h, and the replicas' applied logs when logs is not
+// empty (replica name -> log in applied order), against the rules listed
+// in doc.go. It never modifies its arguments and is safe to call
+// concurrently.
+func Check(h []Op, logs map[string][]LogEntry, opts Options) Report {
+	opts = opts.withDefaults()
+	c := newCollector(opts.MaxPerRule)
+	x := newHistory(h, c)
+	var l *logIndex
+	if len(logs) > 0 {
+		l = checkLogs(x, logs, c)
+	}
+	checkReadSources(x, c)
+	checkLinearizability(x, opts, c)
+	checkSessions(x, l, c)
+	if l != nil {
+		checkStrongWriteOrder(x, l, c)
+		checkDurability(x, l, c)
+	}
+	return c.report(len(h))
+}

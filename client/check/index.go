@@ -1,0 +1,169 @@
+package check
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"swiftpaxos/kvs"
+)
+
+const (
+	// srcNil marks a read of NIL: it reads from the virtual initial write
+	// w0 (PROTOCOL.md section 2.1).
+	srcNil int32 = -1
+	// srcNone marks a get without a known source: not completed, or no put
+	// to its key wrote the value it returned.
+	srcNone int32 = -2
+
+	inf    = math.MaxInt64
+	negInf = math.MinInt64
+)
+
+type sessKey struct {
+	session SessionID
+	key     kvs.Key
+}
+
+// history is the indexed, read-only view of a history that every rule
+// works from. Operations are referred to by their int32 index in ops.
+type history struct {
+	ops []Op
+	// end is the response instant, +inf when the operation is pending
+	// (PROTOCOL.md section 2.1: resp = infinity).
+	end []int64
+	// src is, for a completed get, the put it read from (by value), srcNil
+	// or srcNone; srcNone for everything else.
+	src []int32
+	// readers lists, per put, the completed gets reading from it.
+	readers map[int32][]int32
+	byID    map[OpID]int32
+	// writer maps a written value to the first put that wrote it.
+	writer    map[string]int32
+	byKey     map[kvs.Key][]int32
+	keys      []kvs.Key // sorted
+	bySessKey map[sessKey][]int32
+}
+
+func (x *history) completed(i int32) bool { return x.end[i] != inf }
+
+func (x *history) isRead(i int32) bool { return x.ops[i].Kind == Get }
+
+func (x *history) isPut(i int32) bool { return x.ops[i].Kind == Put }
+
+func (x *history) strong(i int32) bool { return x.ops[i].Level == Strong }
+
+// newHistory indexes h, reporting malformed records to c
+// (RuleHistoryInvalid). Bad records are still indexed as well as possible.
+func newHistory(h []Op, c *collector) *history {
+	n := len(h)
+	x := &history{
+		ops:       h,
+		end:       make([]int64, n),
+		src:       make([]int32, n),
+		readers:   map[int32][]int32{},
+		byID:      make(map[OpID]int32, n),
+		writer:    map[string]int32{},
+		byKey:     map[kvs.Key][]int32{},
+		bySessKey: map[sessKey][]int32{},
+	}
+	invalid := func(i int32, format string, args ...any) {
+		c.add(Violation{
+			Rule:    RuleHistoryInvalid,
+			Ops:     []OpID{h[i].ID()},
+			Message: fmt.Sprintf("record %d, %s: ", i+1, x.describe(i)) + fmt.Sprintf(format, args...),
+		})
+	}
+	for i := int32(0); int(i) < n; i++ {
+		o := &h[i]
+		x.end[i] = inf
+		if o.OK && o.ReturnNS >= o.InvokeNS {
+			x.end[i] = o.ReturnNS
+		}
+		x.src[i] = srcNone
+		if err := validateOp(*o); err != nil {
+			invalid(i, "%v", err)
+		}
+		if j, dup := x.byID[o.ID()]; dup {
+			invalid(i, "reuses the (session, seq) of record %d; every operation needs its own seq", j+1)
+		} else {
+			x.byID[o.ID()] = i
+		}
+		if o.Kind == Put && o.Value != "" {
+			if j, dup := x.writer[o.Value]; dup {
+				invalid(i, "writes the value %q already written by %v; written values must be unique (PROTOCOL.md 2.6)",
+					o.Value, h[j].ID())
+			} else {
+				x.writer[o.Value] = i
+			}
+		}
+		if _, seen := x.byKey[o.Key]; !seen {
+			x.keys = append(x.keys, o.Key)
+		}
+		x.byKey[o.Key] = append(x.byKey[o.Key], i)
+		sk := sessKey{o.Session, o.Key}
+		x.bySessKey[sk] = append(x.bySessKey[sk], i)
+	}
+	slices.Sort(x.keys)
+	for i := int32(0); int(i) < n; i++ {
+		o := &h[i]
+		if o.Kind != Get || !x.completed(i) {
+			continue
+		}
+		if o.Value == "" {
+			x.src[i] = srcNil
+			continue
+		}
+		if w, ok := x.writer[o.Value]; ok && h[w].Key == o.Key {
+			x.src[i] = w
+			x.readers[w] = append(x.readers[w], i)
+		}
+	}
+	return x
+}
+
+// describe names operation i for a message: id, level, kind, key, value and
+// instants.
+func (x *history) describe(i int32) string {
+	o := &x.ops[i]
+	var what string
+	switch {
+	case o.Kind == Put:
+		what = fmt.Sprintf("%v put of %q to key %d", o.Level, o.Value, o.Key)
+	case x.completed(i) && o.Value == "":
+		what = fmt.Sprintf("%v get of key %d returning NIL", o.Level, o.Key)
+	case x.completed(i):
+		what = fmt.Sprintf("%v get of key %d returning %q", o.Level, o.Key, o.Value)
+	default:
+		what = fmt.Sprintf("%v get of key %d", o.Level, o.Key)
+	}
+	var when string
+	switch {
+	case x.completed(i):
+		when = fmt.Sprintf("invoked at %d, returned at %d", o.InvokeNS, o.ReturnNS)
+	case o.ReturnNS != 0:
+		when = fmt.Sprintf("invoked at %d, failed at %d with unknown outcome", o.InvokeNS, o.ReturnNS)
+	default:
+		when = fmt.Sprintf("invoked at %d, never returned", o.InvokeNS)
+	}
+	return fmt.Sprintf("%v (%s, %s)", o.ID(), what, when)
+}
+
+// describeSrc names the write a read read from: a put or the initial NIL.
+func (x *history) describeSrc(w int32) string {
+	if w == srcNil {
+		return "the initial NIL (no write)"
+	}
+	return x.describe(w)
+}
+
+// ids returns the OpIDs of the given operations, skipping the virtual w0.
+func (x *history) ids(is ...int32) []OpID {
+	out := make([]OpID, 0, len(is))
+	for _, i := range is {
+		if i >= 0 {
+			out = append(out, x.ops[i].ID())
+		}
+	}
+	return out
+}

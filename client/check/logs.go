@@ -1,0 +1,218 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// logIndex is the arbitration order <A of PROTOCOL.md section 2.1: the
+// reference log is the longest replica log, and an operation's position is
+// the slot of its first occurrence there.
+type logIndex struct {
+	ref     string
+	entries []LogEntry
+	pos     map[OpID]int64
+}
+
+// posOf returns the arbitration position of write w (srcNil for w0, which
+// precedes every slot) and whether w is in the reference log at all.
+func (l *logIndex) posOf(x *history, w int32) (int64, bool) {
+	if w == srcNil {
+		return -1, true
+	}
+	p, ok := l.pos[x.ops[w].ID()]
+	return p, ok
+}
+
+func describeEntry(e LogEntry) string {
+	switch e.Kind {
+	case Noop:
+		return fmt.Sprintf("slot %d: noop", e.Slot)
+	case Put:
+		return fmt.Sprintf("slot %d: %v put of %q to key %d", e.Slot, e.ID(), e.Value, e.Key)
+	}
+	return fmt.Sprintf("slot %d: %v %v of key %d", e.Slot, e.ID(), e.Kind, e.Key)
+}
+
+// checkLogs runs the rules on the logs alone (slot order, at-most-once,
+// agreement) and against the history (log-mismatch), and returns the
+// arbitration order taken from the reference log.
+func checkLogs(x *history, logs map[string][]LogEntry, c *collector) *logIndex {
+	names := make([]string, 0, len(logs))
+	for name := range logs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	l := &logIndex{ref: names[0], pos: map[OpID]int64{}}
+	for _, name := range names {
+		if len(logs[name]) > len(logs[l.ref]) {
+			l.ref = name
+		}
+	}
+	l.entries = logs[l.ref]
+
+	for _, name := range names {
+		checkOneLog(name, logs[name], c)
+	}
+	for _, name := range names {
+		if name != l.ref {
+			checkAgreement(l.ref, l.entries, name, logs[name], c)
+		}
+	}
+	for _, e := range l.entries {
+		if e.Kind == Noop {
+			continue
+		}
+		if _, dup := l.pos[e.ID()]; !dup {
+			l.pos[e.ID()] = int64(e.Slot)
+			checkEntryMatchesHistory(x, l.ref, e, c)
+		}
+	}
+	return l
+}
+
+// checkOneLog checks that slots increase and that no command is applied
+// twice (PROTOCOL.md sections 2.6 item 7 and 6.7).
+func checkOneLog(name string, entries []LogEntry, c *collector) {
+	first := make(map[OpID]LogEntry, len(entries))
+	badOrder := false
+	for i, e := range entries {
+		if i > 0 && e.Slot <= entries[i-1].Slot && !badOrder {
+			badOrder = true
+			c.add(Violation{
+				Rule:    RuleLogInvalid,
+				Replica: name,
+				Message: fmt.Sprintf("replica %s: applied log entry %d (%s) does not follow entry %d (%s); slots must strictly increase",
+					name, i+1, describeEntry(e), i, describeEntry(entries[i-1])),
+			})
+		}
+		if e.Kind == Noop {
+			continue
+		}
+		if prev, dup := first[e.ID()]; dup {
+			c.add(Violation{
+				Rule:    RuleAtMostOnce,
+				Ops:     []OpID{e.ID()},
+				Replica: name,
+				Message: fmt.Sprintf("replica %s applied %v twice: %s and %s; a command must execute at most once (PROTOCOL.md 6.7)",
+					name, e.ID(), describeEntry(prev), describeEntry(e)),
+			})
+			continue
+		}
+		first[e.ID()] = e
+	}
+}
+
+// checkAgreement reports the first index at which log b is not a prefix of
+// the longer reference log a (PROTOCOL.md section 2.6 item 1).
+func checkAgreement(aName string, a []LogEntry, bName string, b []LogEntry, c *collector) {
+	for i, e := range b {
+		if i < len(a) && e == a[i] {
+			continue
+		}
+		ref := "nothing"
+		if i < len(a) {
+			ref = describeEntry(a[i])
+		}
+		c.add(Violation{
+			Rule:    RuleLogAgreement,
+			Replica: bName,
+			Ops:     []OpID{e.ID()},
+			Message: fmt.Sprintf("applied logs diverge at entry %d: replica %s has %s where replica %s has %s; "+
+				"the applied logs of correct replicas must be prefixes of one another (PROTOCOL.md 2.6 item 1)",
+				i+1, bName, describeEntry(e), aName, ref),
+		})
+		return
+	}
+}
+
+// checkEntryMatchesHistory reports an applied command that differs from
+// the recorded operation with the same CmdId, or that nobody invoked.
+func checkEntryMatchesHistory(x *history, replica string, e LogEntry, c *collector) {
+	i, ok := x.byID[e.ID()]
+	if !ok {
+		c.add(Violation{
+			Rule:    RuleLogMismatch,
+			Ops:     []OpID{e.ID()},
+			Replica: replica,
+			Message: fmt.Sprintf("replica %s applied %s, but the history has no operation %v; every applied command must have been invoked by a client",
+				replica, describeEntry(e), e.ID()),
+		})
+		return
+	}
+	o := &x.ops[i]
+	if o.Kind == e.Kind && o.Key == e.Key && (o.Kind != Put || o.Value == e.Value) {
+		return
+	}
+	c.add(Violation{
+		Rule:    RuleLogMismatch,
+		Ops:     []OpID{e.ID()},
+		Replica: replica,
+		Message: fmt.Sprintf("replica %s applied %s, but the client issued %s under that CmdId; the log must apply the command the client sent",
+			replica, describeEntry(e), x.describe(i)),
+	})
+}
+
+// checkDurability reports acknowledged puts missing from the reference log
+// (PROTOCOL.md sections 2.6 item 2 and 6.8).
+func checkDurability(x *history, l *logIndex, c *collector) {
+	last := "no entries"
+	if n := len(l.entries); n > 0 {
+		last = fmt.Sprintf("%d entries up to slot %d", n, l.entries[n-1].Slot)
+	}
+	for i := int32(0); int(i) < len(x.ops); i++ {
+		if !x.isPut(i) || !x.completed(i) {
+			continue
+		}
+		if _, ok := l.pos[x.ops[i].ID()]; ok {
+			continue
+		}
+		c.add(Violation{
+			Rule: RuleDurability,
+			Ops:  x.ids(i),
+			Message: fmt.Sprintf("%s was acknowledged but is missing from the longest applied log (replica %s, %s); "+
+				"an acknowledged write must never be lost (PROTOCOL.md 6.8)", x.describe(i), l.ref, last),
+		})
+	}
+}
+
+// checkStrongWriteOrder checks PROTOCOL.md section 2.6 item 3 over all
+// keys: for completed strong puts, s1 rt s2 implies pos(s1) < pos(s2).
+// Puts sorted by response are swept against puts sorted by invocation,
+// keeping the latest-positioned put that completed before the current one
+// was invoked: O(n log n).
+func checkStrongWriteOrder(x *history, l *logIndex, c *collector) {
+	var byEnd []int32
+	for i := int32(0); int(i) < len(x.ops); i++ {
+		if x.isPut(i) && x.strong(i) && x.completed(i) {
+			if _, ok := l.posOf(x, i); ok {
+				byEnd = append(byEnd, i)
+			}
+		}
+	}
+	byInv := slices.Clone(byEnd)
+	slices.SortFunc(byEnd, func(a, b int32) int { return cmp.Compare(x.end[a], x.end[b]) })
+	slices.SortFunc(byInv, func(a, b int32) int { return cmp.Compare(x.ops[a].InvokeNS, x.ops[b].InvokeNS) })
+	best, bestPos := int32(-1), int64(-1)
+	next := 0
+	for _, s2 := range byInv {
+		for next < len(byEnd) && x.end[byEnd[next]] < x.ops[s2].InvokeNS {
+			if p, _ := l.posOf(x, byEnd[next]); p > bestPos {
+				best, bestPos = byEnd[next], p
+			}
+			next++
+		}
+		p2, _ := l.posOf(x, s2)
+		if best < 0 || bestPos < p2 {
+			continue
+		}
+		c.add(Violation{
+			Rule: RuleStrongWriteOrder,
+			Ops:  x.ids(s2, best),
+			Message: fmt.Sprintf("%s is at slot %d of the applied log (replica %s), before %s at slot %d, although the latter completed before the former was invoked; "+
+				"strong writes must be applied in real-time order (PROTOCOL.md 2.6 item 3)",
+				x.describe(s2), p2, l.ref, x.describe(best), bestPos),
+		})
+	}
+}

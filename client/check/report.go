@@ -1,0 +1,186 @@
+package check
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"swiftpaxos/kvs"
+)
+
+// Rule names a property the checker verifies. doc.go explains each one.
+type Rule string
+
+// The rules, in the order a Report lists them.
+const (
+	RuleHistoryInvalid   Rule = "history-invalid"
+	RuleLogInvalid       Rule = "log-invalid"
+	RuleReadNeverWritten Rule = "read-never-written"
+	RuleReadFromFuture   Rule = "read-from-future"
+	RuleLinearizability  Rule = "linearizability"
+	RuleStrongWriteOrder Rule = "strong-write-order"
+	RuleReadYourWrites   Rule = "read-your-writes"
+	RuleMonotonicReads   Rule = "monotonic-reads"
+	RuleLogAgreement     Rule = "log-agreement"
+	RuleLogMismatch      Rule = "log-mismatch"
+	RuleAtMostOnce       Rule = "at-most-once"
+	RuleDurability       Rule = "durability"
+)
+
+var ruleRank = map[Rule]int{}
+
+func init() {
+	for i, r := range []Rule{
+		RuleHistoryInvalid, RuleLogInvalid, RuleReadNeverWritten, RuleReadFromFuture,
+		RuleLinearizability, RuleStrongWriteOrder, RuleReadYourWrites, RuleMonotonicReads,
+		RuleLogAgreement, RuleLogMismatch, RuleAtMostOnce, RuleDurability,
+	} {
+		ruleRank[r] = i
+	}
+}
+
+// Violation is one broken rule.
+type Violation struct {
+	Rule Rule
+	// Ops are the operations involved, most relevant first.
+	Ops []OpID
+	// Replica names the replica log involved, for log rules.
+	Replica string
+	// Message says what happened, naming operations, keys, values and
+	// instants, and which guarantee that breaks.
+	Message string
+	// Visualization is the path of porcupine's HTML rendering of the
+	// offending key, when Options.VisualizeDir was set.
+	Visualization string
+}
+
+func (v Violation) String() string { return fmt.Sprintf("[%s] %s", v.Rule, v.Message) }
+
+// Unknown is a check that could not decide within its time budget. It is
+// neither a pass nor a violation.
+type Unknown struct {
+	Rule    Rule
+	Key     kvs.Key
+	Message string
+}
+
+func (u Unknown) String() string { return fmt.Sprintf("[%s unknown] %s", u.Rule, u.Message) }
+
+// Report is the outcome of Check.
+type Report struct {
+	Violations []Violation
+	// Unknown lists checks that timed out (see Options.LinTimeout).
+	Unknown []Unknown
+	// Omitted counts violations per rule beyond Options.MaxPerRule.
+	Omitted map[Rule]int
+	// Checked is the number of history records examined.
+	Checked int
+}
+
+// OK reports whether every check passed: no violation and nothing unknown.
+func (r Report) OK() bool {
+	return len(r.Violations) == 0 && len(r.Unknown) == 0 && len(r.Omitted) == 0
+}
+
+// String renders the report for humans, one finding per line.
+func (r Report) String() string {
+	var b strings.Builder
+	switch {
+	case r.OK():
+		fmt.Fprintf(&b, "OK: %d operations checked\n", r.Checked)
+	case len(r.Violations) == 0:
+		fmt.Fprintf(&b, "UNKNOWN: %d operations checked, %d undecided check(s)\n", r.Checked, len(r.Unknown))
+	default:
+		n := len(r.Violations)
+		for _, c := range r.Omitted {
+			n += c
+		}
+		fmt.Fprintf(&b, "VIOLATED: %d operations checked, %d violation(s)\n", r.Checked, n)
+	}
+	for _, v := range r.Violations {
+		b.WriteString(v.String())
+		b.WriteByte('\n')
+	}
+	for _, u := range r.Unknown {
+		b.WriteString(u.String())
+		b.WriteByte('\n')
+	}
+	rules := make([]Rule, 0, len(r.Omitted))
+	for rule := range r.Omitted {
+		rules = append(rules, rule)
+	}
+	sort.Slice(rules, func(i, j int) bool { return ruleRank[rules[i]] < ruleRank[rules[j]] })
+	for _, rule := range rules {
+		fmt.Fprintf(&b, "[%s] ... %d more not shown\n", rule, r.Omitted[rule])
+	}
+	return b.String()
+}
+
+// DefaultLinTimeout is the per-key linearizability budget used when
+// Options.LinTimeout is zero.
+const DefaultLinTimeout = 10 * time.Second
+
+// Options tune Check. The zero value is ready to use.
+type Options struct {
+	// LinTimeout bounds porcupine's search on one key. A key that runs out
+	// of time is reported in Report.Unknown. Zero means DefaultLinTimeout;
+	// a negative value means no limit.
+	LinTimeout time.Duration
+	// VisualizeDir, when not empty, receives porcupine's HTML rendering of
+	// every key that fails linearizability (created if missing).
+	VisualizeDir string
+	// Parallelism is the number of keys checked at once; zero means
+	// GOMAXPROCS.
+	Parallelism int
+	// MaxPerRule caps the violations kept per rule (the rest are counted in
+	// Report.Omitted); zero means no cap.
+	MaxPerRule int
+}
+
+func (o Options) withDefaults() Options {
+	switch {
+	case o.LinTimeout == 0:
+		o.LinTimeout = DefaultLinTimeout
+	case o.LinTimeout < 0:
+		o.LinTimeout = 0 // porcupine: no limit
+	}
+	if o.Parallelism <= 0 {
+		o.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
+// collector accumulates findings. It is used by one goroutine.
+type collector struct {
+	max        int
+	violations []Violation
+	unknown    []Unknown
+	perRule    map[Rule]int
+	omitted    map[Rule]int
+}
+
+func newCollector(maxPerRule int) *collector {
+	return &collector{max: maxPerRule, perRule: map[Rule]int{}, omitted: map[Rule]int{}}
+}
+
+func (c *collector) add(v Violation) {
+	if c.max > 0 && c.perRule[v.Rule] >= c.max {
+		c.omitted[v.Rule]++
+		return
+	}
+	c.perRule[v.Rule]++
+	c.violations = append(c.violations, v)
+}
+
+func (c *collector) report(checked int) Report {
+	sort.SliceStable(c.violations, func(i, j int) bool {
+		return ruleRank[c.violations[i].Rule] < ruleRank[c.violations[j].Rule]
+	})
+	r := Report{Violations: c.violations, Unknown: c.unknown, Checked: checked}
+	if len(c.omitted) > 0 {
+		r.Omitted = c.omitted
+	}
+	return r
+}

@@ -1,0 +1,140 @@
+package kvs
+
+import "fmt"
+
+// Result is the outcome of a command (PROTOCOL.md section 1.2).
+//
+// For a GET, Value is the key's value (nil when absent) and Version the slot
+// of the last PUT to the key (0 if never written). For a SCAN, Value is the
+// concatenation of the present values in key order and Version the largest
+// version in the range. A PUT yields a nil Value and its own slot as Version,
+// a NOOP the zero Result.
+type Result struct {
+	Value   Value
+	Version Slot
+}
+
+// entry is what the store keeps per key: the value (nil when absent) and the
+// slot of the last PUT (the keyVersion of PROTOCOL.md section 3.1).
+type entry struct {
+	value   Value
+	version Slot
+}
+
+// Store is the versioned key-value store a replica applies committed log
+// entries to. The zero Store is not usable; call NewStore. See the package
+// documentation for its invariants; it is not safe for concurrent use.
+type Store struct {
+	data        map[Key]entry // every key ever written, absent values included
+	present     int           // keys in data with a non-empty value
+	lastApplied Slot
+}
+
+// NewStore returns an empty store with nothing applied.
+func NewStore() *Store {
+	return &Store{data: make(map[Key]entry)}
+}
+
+// Apply executes c as the entry at slot and returns its result (PROTOCOL.md
+// section 3.3). slot must be greater than every slot applied before; a
+// violation means the replica's execution loop is broken, and Apply panics
+// rather than silently reorder history.
+//
+// Apply does not call Validate: it is total (see Command.KeyRange), so a bad
+// entry in the log gives every replica the same outcome. A PUT copies its
+// value; the caller may reuse c.Value afterwards.
+func (s *Store) Apply(slot Slot, c Command) Result {
+	if slot <= s.lastApplied {
+		panic(fmt.Sprintf("kvs: Apply(%d, %v) after slot %d: slots must be strictly increasing",
+			slot, c, s.lastApplied))
+	}
+	s.lastApplied = slot
+	switch c.Op {
+	case OpPut:
+		s.put(slot, c.Key, c.Value)
+		return Result{Version: slot}
+	case OpGet, OpScan:
+		return s.ReadOver(c, nil)
+	}
+	return Result{}
+}
+
+func (s *Store) put(slot Slot, k Key, v Value) {
+	old := s.data[k]
+	var stored Value
+	if len(v) > 0 {
+		// An exact-size copy: the caller's buffer may be reused, and
+		// cap == len keeps appends to a returned value out of the store.
+		stored = make(Value, len(v))
+		copy(stored, v)
+	}
+	switch {
+	case len(old.value) == 0 && stored != nil:
+		s.present++
+	case len(old.value) != 0 && stored == nil:
+		s.present--
+	}
+	s.data[k] = entry{value: stored, version: slot}
+}
+
+// Read evaluates a GET or SCAN against the applied state without applying
+// it (the weak read of PROTOCOL.md section 4.6). For a PUT, NOOP or unknown
+// operation it returns the zero Result: it never writes.
+func (s *Store) Read(c Command) Result { return s.ReadOver(c, nil) }
+
+// Overlay shadows the store for reads: when ok is true, (v, version) is
+// used for key k instead of the applied entry. The leader passes its
+// lastWrite map this way to compute speculative results against the log
+// prefix rather than the applied state (PROTOCOL.md section 3.5).
+type Overlay func(k Key) (v Value, version Slot, ok bool)
+
+// ReadOver is Read with an overlay consulted before the store for every key;
+// a nil overlay reads the store alone. Like Read it never writes.
+func (s *Store) ReadOver(c Command, over Overlay) Result {
+	switch c.Op {
+	case OpGet:
+		v, ver := s.lookup(c.Key, over)
+		return Result{Value: v, Version: ver}
+	case OpScan:
+		lo, hi := c.KeyRange()
+		var r Result
+		// A SCAN's range is never empty. The loop breaks at hi instead of
+		// testing k <= hi because hi may be math.MaxInt64.
+		for k := lo; ; k++ {
+			v, ver := s.lookup(k, over)
+			r.Value = append(r.Value, v...)
+			r.Version = max(r.Version, ver)
+			if k+1 == hi {
+				break
+			}
+		}
+		return r
+	}
+	return Result{}
+}
+
+func (s *Store) lookup(k Key, over Overlay) (Value, Slot) {
+	if over != nil {
+		if v, ver, ok := over(k); ok {
+			return v, ver
+		}
+	}
+	e := s.data[k]
+	return e.value, e.version
+}
+
+// Get returns the value of k (nil when absent) and its version (0 if never
+// written). The value shares memory with the store and is read-only.
+func (s *Store) Get(k Key) (Value, Slot) {
+	e := s.data[k]
+	return e.value, e.version
+}
+
+// Version returns the slot of the last PUT applied to k, 0 if none.
+func (s *Store) Version(k Key) Slot { return s.data[k].version }
+
+// Len returns the number of keys holding a present (non-empty) value.
+func (s *Store) Len() int { return s.present }
+
+// LastApplied returns the last slot passed to Apply, 0 if none.
+func (s *Store) LastApplied() Slot { return s.lastApplied }
