@@ -1,0 +1,39 @@
+// Package replica is the CURP core both protocols share (PROTOCOL.md
+// section 3): the log with prefix commitment and ballots, replication
+// (batched Accept / AcceptAck / Commit), execution strictly in slot order,
+// the witness record store, the client table with de-duplication, leader
+// speculation over the log prefix, weak reads under the read frontier, and
+// the TCP server that runs a Core.
+//
+// # Shape
+//
+// Core is a deterministic state machine: it changes only in StepClient,
+// StepReplica, Tick and Apply, reads time from an injected clock, and puts
+// every output into an Outbox. It spawns no goroutine and is not safe for
+// concurrent use. The server (server.go, conn.go) owns one Core on one
+// event-loop goroutine; one reader goroutine per connection decodes frames
+// and hands them to the loop in arrival order, and one batcher per
+// connection encodes and writes. The simulator in replica/sim drives the
+// same Core over a simulated network.
+//
+// Protocols plug in through Policy: curp-ht and curp-ho implement only
+// what they change (weak-write paths, the CURP-HO barrier, witness
+// reports, the leader's read rule).
+//
+// # Invariants
+//
+//   - commitIndex is prefix-closed and never decreases; a follower never
+//     commits past the slot it knows matches the leader's log.
+//   - appliedIndex <= commitIndex; entries are applied one at a time in slot
+//     order; an entry whose CmdID was already applied is skipped, so every
+//     command executes at most once (PROTOCOL.md 6.7). The skip decision is
+//     derived from the log alone (the AckUpTo stamped on entries), so all
+//     replicas skip the same entries.
+//   - Witness records are keyed and removed by CmdID, never counted.
+//   - The leader's speculative result and Ok are computed over the log
+//     prefix, before the new entry is appended (PROTOCOL.md 3.5).
+//
+// Leader election and witness recovery (PROTOCOL.md section 6) are not
+// implemented yet: ballot 0's leader is fixed. Every message carries its
+// ballot so that they can be added without reshaping the core.
+package replica
