@@ -61,8 +61,10 @@ func fuzzBody(t *testing.T, typ MsgType, body []byte) {
 	scratch := bytes.Clone(body)
 	m, err := Decode(typ, scratch)
 	if err != nil {
-		require.ErrorIs(t, err, ErrMalformed)
-		require.Nil(t, m)
+		// Plain checks: most inputs take this path, and require is slow.
+		if !errors.Is(err, ErrMalformed) || m != nil {
+			t.Fatalf("Decode(%v) = %v, %v; want nil and ErrMalformed", typ, m, err)
+		}
 		return
 	}
 	for i := range scratch {
