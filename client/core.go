@@ -36,6 +36,7 @@ type Pending struct {
 	leaderReply   *wire.LeaderReply
 	acks          []*wire.RecordAck // by replica
 	target        wire.ReplicaID    // weak reads: where the read went
+	deferred      bool              // held back by the policy
 }
 
 // cacheEntry is a value the session wrote or read, with the slot of its
@@ -139,17 +140,39 @@ func (s *Core) Invoke(op Op) wire.Seq {
 	case op.Level == wire.Strong:
 		p.WeakDep = s.o.Policy.StrongWeakDep(s)
 		p.acks = make([]*wire.RecordAck, s.o.N)
-		s.sendStrong(p)
 	case op.Command.IsWrite():
 		p.CausalDep = s.LastWeakWrite
 		s.LastWeakWrite = p.Seq
-		s.o.Policy.SendWeakWrite(s, p)
 	default:
 		p.target = s.o.Policy.WeakReadTarget(s)
-		s.sendWeakRead(p)
+	}
+	if !s.o.Policy.Defer(s, p) {
+		s.Dispatch(p)
 	}
 	return p.Seq
 }
+
+// Dispatch sends p for the first time (or again, after a view change).
+func (s *Core) Dispatch(p *Pending) {
+	p.sent = s.o.Now()
+	switch {
+	case p.Op.Level == wire.Strong:
+		s.sendStrong(p)
+	case p.Op.Command.IsWrite():
+		s.o.Policy.SendWeakWrite(s, p)
+	default:
+		s.sendWeakRead(p)
+	}
+}
+
+// Deferred reports whether p is waiting for the policy to dispatch it.
+func (p *Pending) Deferred() bool { return p.deferred }
+
+// SetDeferred marks p as held back by the policy (or released).
+func (p *Pending) SetDeferred(d bool) { p.deferred = d }
+
+// LeaderReply is the leader's reply p completed with, if any.
+func (p *Pending) LeaderReply() *wire.LeaderReply { return p.leaderReply }
 
 // CmdID returns the command id of a Seq of this session.
 func (s *Core) CmdID(seq wire.Seq) wire.CmdID { return wire.CmdID{Client: s.o.ID, Seq: seq} }
@@ -190,7 +213,7 @@ func (s *Core) Step(from wire.ReplicaID, m wire.Message) {
 		s.onWeakReadReply(m)
 	case *wire.NotLeader:
 		s.noteBallot(m.Ballot, m.Leader)
-		if p := s.Lookup(m.Cmd); p != nil {
+		if p := s.Lookup(m.Cmd); p != nil && !p.deferred {
 			s.resend(p)
 		}
 	default:
@@ -291,7 +314,7 @@ func (s *Core) completeStrong(p *Pending, r Result) {
 	default:
 		s.frontier = max(s.frontier, r.Version)
 	}
-	s.o.Policy.StrongCompleted(s, p)
+	s.o.Policy.StrongCompleted(s, p, r)
 	s.Complete(p, r)
 }
 
@@ -411,7 +434,7 @@ func (s *Core) Tick() {
 			continue
 		}
 		keep = append(keep, seq)
-		if now-p.sent >= int64(s.o.RetryAfter) {
+		if !p.deferred && now-p.sent >= int64(s.o.RetryAfter) {
 			s.resend(p)
 		}
 	}

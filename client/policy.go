@@ -20,6 +20,11 @@ type Policy interface {
 	// FastPathAck reports whether a witness ack, already checked for
 	// ballot and Ok, also meets the protocol's own fast-path conditions.
 	FastPathAck(s *Core, p *Pending, leader *wire.LeaderReply, ack *wire.RecordAck) bool
-	// StrongCompleted is called when a strong operation completes.
-	StrongCompleted(s *Core, p *Pending)
+	// StrongCompleted is called when a strong operation completes, with
+	// its result (Path says fast or slow).
+	StrongCompleted(s *Core, p *Pending, r Result)
+	// Defer reports whether p must not be sent yet (CURP-HO: writes wait
+	// while the session is tainted, PROTOCOL.md 5.7); the policy sends it
+	// later with Core.Dispatch.
+	Defer(s *Core, p *Pending) bool
 }

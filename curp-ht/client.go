@@ -48,4 +48,7 @@ func (clientPolicy) FastPathAck(*client.Core, *client.Pending, *wire.LeaderReply
 }
 
 // StrongCompleted does nothing beyond the shared cache update.
-func (clientPolicy) StrongCompleted(*client.Core, *client.Pending) {}
+func (clientPolicy) StrongCompleted(*client.Core, *client.Pending, client.Result) {}
+
+// Defer never holds an operation back.
+func (clientPolicy) Defer(*client.Core, *client.Pending) bool { return false }

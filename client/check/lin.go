@@ -58,41 +58,62 @@ func describeValue(v string) string {
 }
 
 // linOp is one operation of a key's linearizability check with its window
-// [call, ret]; ret is +inf for pending strong puts and for weak puts.
+// [call, ret] (see doc.go, "Linearizability windows"). callBy and retBy
+// name the operation whose instant defines each end: op itself, or for a
+// put without a strong window, one of its strong readers.
 type linOp struct {
-	op        int32
-	call, ret int64
+	op            int32
+	call, ret     int64
+	callBy, retBy int32
 }
 
-// linOps selects the operations of key k that take part, or nil if the key
-// has no strong read (a register with only writes is always linearizable).
+// linOps selects the operations of key k that take part, with their
+// windows, or nil if the key has no strong read (a register with only
+// writes is always linearizable).
+//
+//   - A completed strong operation has its real window [inv, resp].
+//   - A put that did not complete as a strong put (a weak put, or a strong
+//     put that never returned) takes part only if a completed strong get
+//     read it; an unread one could always be ordered last and is left
+//     out. Its window is [min(inv(w), inv(r)), min(resp(r))] over its
+//     strong readers r: it must precede each reader, and need not follow
+//     anything a reader does not. doc.go shows why these windows only
+//     impose orderings that every valid order has.
 func (x *history) linOps(k kvs.Key) []linOp {
 	var out []linOp
-	weakCall := map[int32]int64{}
 	reads := 0
+	readOnly := map[int32]linOp{} // puts without a strong window
 	for _, i := range x.byKey[k] {
-		switch {
-		case !x.strong(i):
-		case x.isPut(i):
-			out = append(out, linOp{i, x.ops[i].InvokeNS, x.end[i]})
-		case x.completed(i) && x.src[i] != srcNone:
-			out = append(out, linOp{i, x.ops[i].InvokeNS, x.end[i]})
-			reads++
-			if w := x.src[i]; w >= 0 && !x.strong(w) {
-				call, ok := weakCall[w]
-				if !ok {
-					call = x.ops[w].InvokeNS
-				}
-				weakCall[w] = min(call, x.ops[i].InvokeNS)
-			}
+		if !x.strong(i) || !x.completed(i) || (x.isRead(i) && x.src[i] == srcNone) {
+			continue
 		}
+		out = append(out, linOp{i, x.ops[i].InvokeNS, x.end[i], i, i})
+		if x.isPut(i) {
+			continue
+		}
+		reads++
+		w := x.src[i]
+		if w < 0 || (x.strong(w) && x.completed(w)) {
+			continue
+		}
+		lo, ok := readOnly[w]
+		if !ok {
+			lo = linOp{w, x.ops[w].InvokeNS, inf, w, -1}
+		}
+		if inv := x.ops[i].InvokeNS; inv < lo.call {
+			lo.call, lo.callBy = inv, i
+		}
+		if x.end[i] < lo.ret {
+			lo.ret, lo.retBy = x.end[i], i
+		}
+		readOnly[w] = lo
 	}
 	if reads == 0 {
 		return nil
 	}
 	for _, i := range x.byKey[k] { // history order keeps the output deterministic
-		if call, ok := weakCall[i]; ok {
-			out = append(out, linOp{i, call, inf})
+		if lo, ok := readOnly[i]; ok {
+			out = append(out, lo)
 		}
 	}
 	return out
@@ -238,8 +259,7 @@ func (x *history) explainPartial(info porcupine.LinearizationInfo, lops []linOp)
 			state = in.value
 		}
 	}
-	stuck := int32(-1)
-	stuckRet := int64(inf)
+	stuck, stuckRet := int32(-1), int64(inf)
 	for _, lop := range lops {
 		if !placed[lop.op] && (stuck < 0 || lop.ret < stuckRet) {
 			stuck, stuckRet = lop.op, lop.ret

@@ -9,11 +9,11 @@ import (
 // explainLin looks for two simple patterns that make a key's operations
 // non-linearizable, in terms of the same windows porcupine was given, so
 // that a failure can be reported in words (and so that such a failure is
-// still reported when the search itself times out). Both are sound: each
-// instance on its own forbids every legal order.
+// still reported when the search itself times out). Each instance on its
+// own rules out every legal order:
 //
-//   - Stale read: get r reads w, and a put s satisfies ret(w) < call(s)
-//     and ret(s) < call(r), so s sits between w and r in every order
+//   - Stale read: get r reads w, and a put s has ret(w) < call(s) and
+//     ret(s) < call(r), so s sits between w and r in every order
 //     (PROTOCOL.md 2.6 item 4, first clause).
 //   - Reads going back: gets r1, r2 with ret(r1) < call(r2) read w1 and w2,
 //     and ret(w2) < call(w1): every order has w2 < w1 < r1 < r2, so r2
@@ -34,7 +34,7 @@ func (x *history) explainLin(lops []linOp) ([]string, []OpID) {
 			reads = append(reads, lo)
 		}
 	}
-	// srcRet is ret(w) for the source of read r; negInf for w0.
+	// srcRet is ret(w) for the source w of read r; negInf for w0.
 	srcRet := func(r linOp) int64 {
 		if w := x.src[r.op]; w >= 0 {
 			return win[w].ret
@@ -55,7 +55,7 @@ func (x *history) explainLin(lops []linOp) ([]string, []OpID) {
 		}
 		msgs = append(msgs, msg)
 	}
-	lastPut, lastSrc := noLatest, noLatest // max call(s); max call(src(r1))
+	lastPut, lastSrc := noLatest, noLatest // max call(s) with its s; max call(src(r1)) with its r1
 	nextPut, nextRead := 0, 0
 	for _, r := range reads {
 		for ; nextPut < len(puts) && puts[nextPut].ret < r.call; nextPut++ {
@@ -69,33 +69,49 @@ func (x *history) explainLin(lops []linOp) ([]string, []OpID) {
 		}
 		wRet := srcRet(r)
 		if wRet == inf {
-			continue // a pending or weak source has no upper bound
+			continue // a source without an upper bound can move past anything
 		}
 		w := x.src[r.op]
 		if lastPut.op >= 0 && lastPut.rank > wRet {
-			s := lastPut.op
-			when := "was invoked after that put completed and "
-			if w == srcNil {
-				when = ""
+			s := win[lastPut.op]
+			why := x.endPhrase(s) + " before the get was invoked"
+			if w >= 0 {
+				why = fmt.Sprintf("%s before %s, and %s", x.endPhrase(win[w]), x.startPhrase(s), why)
 			}
-			note(fmt.Sprintf("%s read from %s, but %s %scompleted before the get was invoked, so the get must return its value or a later one",
-				x.describe(r.op), x.describeSrc(w), x.describe(s), when), x.ids(r.op, s, w))
+			note(fmt.Sprintf("%s read from %s, but %s must be ordered between that write and the get because %s",
+				x.describe(r.op), x.describeSrc(w), x.describe(s.op), why),
+				x.ids(r.op, s.op, w))
 		}
 		if lastSrc.op >= 0 && lastSrc.rank > wRet {
 			r1 := lastSrc.op
-			w1 := x.src[r1]
-			order := ""
-			switch {
-			case w == srcNil:
-			case x.strong(w1):
-				order = fmt.Sprintf(", which was invoked after %v completed", x.ops[w].ID())
-			default:
-				order = fmt.Sprintf(", which was invoked (as were all strong gets of it) after %v completed", x.ops[w].ID())
+			w1 := win[x.src[r1]]
+			why := ""
+			if w >= 0 {
+				why = fmt.Sprintf(", which must be ordered after %v because %s before %s",
+					x.ops[w].ID(), x.endPhrase(win[w]), x.startPhrase(w1))
 			}
 			note(fmt.Sprintf("%s read from %s, but %s, which completed before that get was invoked, had already read from %s%s; reads cannot go back to an older value",
-				x.describe(r.op), x.describeSrc(w), x.describe(r1), x.describe(w1), order),
-				x.ids(r.op, r1, w, w1))
+				x.describe(r.op), x.describeSrc(w), x.describe(r1), x.describe(w1.op), why),
+				x.ids(r.op, r1, w, w1.op))
 		}
 	}
 	return msgs, first
+}
+
+// endPhrase says why a put is ordered before ret(lo): it completed, or a
+// strong get read it and completed.
+func (x *history) endPhrase(lo linOp) string {
+	if lo.retBy == lo.op {
+		return fmt.Sprintf("%v completed at %d", x.ops[lo.op].ID(), lo.ret)
+	}
+	return fmt.Sprintf("%v was read by %v, which completed at %d", x.ops[lo.op].ID(), x.ops[lo.retBy].ID(), lo.ret)
+}
+
+// startPhrase says why a put need not be ordered before call(lo): it, or
+// its earliest strong reader, was invoked then.
+func (x *history) startPhrase(lo linOp) string {
+	if lo.callBy == lo.op {
+		return fmt.Sprintf("%v was invoked at %d", x.ops[lo.op].ID(), lo.call)
+	}
+	return fmt.Sprintf("%v and all strong gets of it were invoked at or after %d", x.ops[lo.op].ID(), lo.call)
 }

@@ -323,7 +323,7 @@ func (d *decoder) entries() []Entry {
 	d.alias = true
 	for i := range es {
 		es[i] = Entry{Slot: d.slot(), Ballot: d.ballot(), Cmd: d.cmdID(), Command: d.command(),
-			Level: d.level(), CausalDep: d.seq()}
+			Level: d.level(), CausalDep: d.seq(), AckUpTo: d.seq()}
 	}
 	d.alias = false
 	detach(n, func(i int) *kvs.Value { return &es[i].Command.Value })

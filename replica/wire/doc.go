@@ -52,8 +52,8 @@
 //	              (every field is sent whatever the Op)
 //	ReadDep  [1]  Kind u8, then Cmd CmdID only if Kind is ONE
 //	              (for NONE and MULTI the Cmd is not sent and decodes as zero)
-//	Entry   [10]  Slot uvarint, Ballot, Cmd CmdID, Command, Level u8,
-//	              CausalDep uvarint
+//	Entry   [11]  Slot uvarint, Ballot, Cmd CmdID, Command, Level u8,
+//	              CausalDep uvarint, AckUpTo uvarint
 //	Record  [11]  Cmd CmdID, Command, Level u8, Accepted bool, Ballot,
 //	              Arrival uvarint, CausalDep uvarint
 //	SlotOf   [3]  Cmd CmdID, Slot uvarint

@@ -19,7 +19,7 @@ const frameHeader = 5
 const (
 	minCmdID   = 2
 	minCommand = 4
-	minEntry   = 1 + 1 + minCmdID + minCommand + 1 + 1
+	minEntry   = 1 + 1 + minCmdID + minCommand + 1 + 1 + 1
 	minRecord  = minCmdID + minCommand + 1 + 1 + 1 + 1 + 1
 	minSlotOf  = minCmdID + 1
 )
@@ -253,7 +253,8 @@ func appendEntry(b []byte, e *Entry) []byte {
 	b = appendCmdID(b, e.Cmd)
 	b = appendCommand(b, &e.Command)
 	b = append(b, byte(e.Level))
-	return binary.AppendUvarint(b, uint64(e.CausalDep))
+	b = binary.AppendUvarint(b, uint64(e.CausalDep))
+	return binary.AppendUvarint(b, uint64(e.AckUpTo))
 }
 
 func appendRecords(b []byte, rs []Record) []byte {

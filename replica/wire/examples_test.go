@@ -49,7 +49,7 @@ func sampleEntries() []Entry {
 	return []Entry{
 		{Slot: 1, Ballot: 0, Cmd: cmdA, Command: putCmd, Level: Strong},
 		{Slot: 2, Ballot: 3, Cmd: cmdB, Command: kvs.Command{Op: kvs.OpPut, Key: 9, Value: binValue},
-			Level: Weak, CausalDep: 17},
+			Level: Weak, CausalDep: 17, AckUpTo: 12},
 		{Slot: math.MaxUint64, Ballot: math.MaxUint32, Command: noopCmd, Level: Strong},
 	}
 }

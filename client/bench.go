@@ -1,0 +1,214 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
+
+	"swiftpaxos/config"
+)
+
+// BenchOptions configures one benchmark client process.
+type BenchOptions struct {
+	Config *config.Config
+	// Alias is the process's alias; it must be a client of Config.
+	Alias string
+	// Policy makes the protocol policy of one session.
+	Policy func() Policy
+	Log    *zap.Logger
+	// Out receives the human summary (PROTOCOL.md 8.3); nil discards it.
+	Out io.Writer
+	// Progress receives a one-line report each second once the run has
+	// lasted two seconds; nil discards it.
+	Progress io.Writer
+	// ResultsPath, when set, is where the JSON ProcessResults go.
+	ResultsPath string
+	// Seed, when non-zero, seeds thread i with Seed+i; otherwise seeds
+	// come from the clock. Seeds are logged and stored in the results.
+	Seed uint64
+}
+
+// RunBenchmark runs the benchmark client process o.Alias (PROTOCOL.md 8):
+// clientThreads sessions, each a closed loop of reqs operations after one
+// warm-up, then prints the summary and writes the results. A run that
+// stops early (reply timeout, ctx ended, session failure) still prints and
+// writes what was measured, marked incomplete, and returns an error.
+func RunBenchmark(ctx context.Context, o BenchOptions) error {
+	if o.Config == nil || o.Policy == nil {
+		return fmt.Errorf("benchmark %s: a config and a policy are required", o.Alias)
+	}
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	cfg := o.Config.For(o.Alias)
+	host, found := cfg.Lookup(o.Alias)
+	proc := slices.IndexFunc(cfg.Clients, func(c config.Host) bool { return c.Alias == host.Alias })
+	if !found || proc < 0 {
+		return fmt.Errorf("benchmark: %q is not a client of the configuration", o.Alias)
+	}
+	threads, window := cfg.ClientThreads, 1
+	if cfg.Pipeline {
+		window = max(cfg.Pendings, 1)
+	}
+	if threads < 1 {
+		return fmt.Errorf("benchmark %s: clientThreads is %d", o.Alias, threads)
+	}
+	wl, err := NewWorkload(WorkloadParamsFrom(&cfg.Params))
+	if err != nil {
+		return fmt.Errorf("benchmark %s: %w", o.Alias, err)
+	}
+
+	sessions, err := dialAll(ctx, cfg, o, threads, window)
+	defer func() {
+		for _, s := range sessions {
+			if s != nil {
+				_ = s.Close()
+			}
+		}
+	}()
+	if err != nil {
+		return fmt.Errorf("client %s: cannot reach the cluster: %w", o.Alias, err)
+	}
+
+	seeds := make([]uint64, threads)
+	base := o.Seed
+	if base == 0 {
+		base = uint64(time.Now().UnixNano())
+	}
+	for i := range seeds {
+		seeds[i] = base + uint64(i)
+		o.Log.Info("benchmark thread", zap.Int("thread", i), zap.Uint64("seed", seeds[i]),
+			zap.Int("reqs", cfg.Reqs), zap.Int("window", window))
+	}
+
+	start := time.Now()
+	now := func() int64 { return int64(time.Since(start)) }
+	var done atomic.Int64
+	stats := make([]*threadStats, threads)
+	errs := make([]error, threads)
+	var wg sync.WaitGroup
+	for i := range threads {
+		wg.Go(func() {
+			stats[i], errs[i] = runThread(ctx, sessions[i], loopOptions{
+				Thread: i, Reqs: cfg.Reqs, Window: window, ReplyTimeout: cfg.ReplyTimeout,
+				Ops: wl.Generator(ThreadID{Alias: o.Alias, Process: proc, Thread: i}, seeds[i]),
+				Now: now, StartUnix: start.Unix(), Progress: &done, Log: o.Log,
+			})
+		})
+	}
+	stop := make(chan struct{})
+	var reporter sync.WaitGroup
+	reporter.Go(func() { reportProgress(o.Progress, o.Alias, int64(threads*cfg.Reqs), &done, stop) })
+	wg.Wait()
+	close(stop)
+	reporter.Wait()
+
+	runErr := errors.Join(errs...)
+	res, err := processResults(stats, seeds, runErr)
+	if err != nil {
+		return fmt.Errorf("benchmark %s: %w", o.Alias, err)
+	}
+	res.Alias, res.Protocol, res.Threads, res.Pendings, res.Reqs = o.Alias, string(cfg.Protocol), threads, window, cfg.Reqs
+	res.StartUnixMs = start.UnixMilli()
+	sum, err := MergeResults([]ProcessResults{res})
+	if err != nil {
+		return fmt.Errorf("benchmark %s: %w", o.Alias, err)
+	}
+	var outErrs []error
+	if err := sum.WriteText(o.Out); err != nil {
+		outErrs = append(outErrs, fmt.Errorf("summary: %w", err))
+	}
+	if o.ResultsPath != "" {
+		outErrs = append(outErrs, WriteResults(o.ResultsPath, &res))
+	}
+	if err := errors.Join(append([]error{runErr}, outErrs...)...); err != nil {
+		return fmt.Errorf("client %s: %w", o.Alias, err)
+	}
+	return nil
+}
+
+// dialAll opens one session per thread, concurrently. On an error the
+// sessions already open are returned too, for the caller to close.
+func dialAll(ctx context.Context, cfg *config.Config, o BenchOptions, threads, window int) ([]*Session, error) {
+	sessions := make([]*Session, threads)
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range threads {
+		g.Go(func() error {
+			s, err := Dial(gctx, SessionOptions{Config: cfg, Alias: o.Alias, Policy: o.Policy(),
+				Log: o.Log.With(zap.Int("thread", i)), Window: window})
+			if err != nil {
+				return fmt.Errorf("thread %d: %w", i, err)
+			}
+			sessions[i] = s
+			return nil
+		})
+	}
+	return sessions, g.Wait()
+}
+
+// processResults aggregates the threads of a process (PROTOCOL.md 8.3):
+// counts add, histograms merge, the duration is the longest thread's, and
+// throughput is the total over that duration.
+func processResults(stats []*threadStats, seeds []uint64, runErr error) (ProcessResults, error) {
+	r := ProcessResults{Seeds: seeds, Complete: runErr == nil}
+	if runErr != nil {
+		r.Error = runErr.Error()
+	}
+	var longest time.Duration
+	for _, st := range stats {
+		if err := r.Latency.Merge(&st.lat); err != nil {
+			return r, err
+		}
+		r.Ops += st.ops
+		r.Errors += st.errors
+		r.Timeouts += st.timeouts
+		r.FastPath += st.fast
+		r.SlowPath += st.slow
+		longest = max(longest, st.duration())
+		for i, n := range st.timeline {
+			for len(r.Timeline) <= i {
+				r.Timeline = append(r.Timeline, 0)
+			}
+			r.Timeline[i] += n
+		}
+	}
+	r.DurationS = longest.Seconds()
+	if longest > 0 {
+		r.ThroughputOps = float64(r.Ops) / longest.Seconds()
+	}
+	return r, nil
+}
+
+// reportProgress writes one line per second (operations done, current
+// rate) from the second second on, until stop is closed.
+func reportProgress(w io.Writer, alias string, total int64, done *atomic.Int64, stop <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var prev int64
+	for sec := 1; ; sec++ {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			n := done.Load()
+			if sec >= 2 {
+				fmt.Fprintf(w, "%s: %3ds  %d/%d ops  %d ops/s\n", alias, sec, n, total, n-prev)
+			}
+			prev = n
+		}
+	}
+}

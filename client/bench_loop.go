@@ -1,0 +1,232 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"swiftpaxos/replica/wire"
+)
+
+// ErrReplyTimeout: a benchmark thread received no completion for
+// replyTimeout and stopped (PROTOCOL.md 8.1).
+var ErrReplyTimeout = errors.New("no reply within replyTimeout")
+
+// opSession is the part of a Session the benchmark loop drives. The loop
+// relies on Session numbering operations 1, 2, ... in Submit order (the
+// Seq of their Result), which is how it matches a completion to its send
+// instant.
+type opSession interface {
+	Submit(op Op) error
+	Completions() <-chan Result
+}
+
+// opSource draws a thread's operations; *Generator is one.
+type opSource interface {
+	WarmUp() Op
+	Next() Op
+}
+
+// loopOptions configures one benchmark thread.
+type loopOptions struct {
+	Thread       int
+	Reqs         int // measured operations, after the warm-up
+	Window       int // most operations in flight
+	ReplyTimeout time.Duration
+	Ops          opSource
+	// Now is the run's clock: nanoseconds since the run started, shared
+	// by all threads so that their timelines line up.
+	Now       func() int64
+	StartUnix int64         // wall-clock second of Now() == 0, for TPUT lines
+	Progress  *atomic.Int64 // completed operations of the process; may be nil
+	Log       *zap.Logger
+}
+
+// threadStats is what one thread measured. Warm-ups are not in it.
+type threadStats struct {
+	lat                   ClassHistograms
+	ops, errors, timeouts int64
+	fast, slow            int64
+	timeline              []int64 // successful completions per second of the run
+	first, last           int64   // run clock: send of operation 1, last completion
+	started               bool    // operation 1 was sent
+	maxInFlight           int
+}
+
+// duration is the thread's measured duration (PROTOCOL.md 8.3).
+func (st *threadStats) duration() time.Duration {
+	if !st.started || st.last <= st.first {
+		return 0
+	}
+	return time.Duration(st.last - st.first)
+}
+
+type sentOp struct {
+	op Op
+	at int64 // run clock at Submit
+}
+
+// loop is one benchmark thread: a closed loop over Reqs+1 operations with
+// at most Window in flight (PROTOCOL.md 8.1).
+type loop struct {
+	o        loopOptions
+	s        opSession
+	st       *threadStats
+	inflight map[wire.Seq]sentOp
+	seq      wire.Seq // Seq of the last submitted operation
+	timer    *time.Timer
+	logged   int // seconds of the timeline already logged as TPUT
+}
+
+// runThread runs one thread to the end, or until ctx ends, a reply
+// timeout, or a session failure. The stats hold everything measured up to
+// that point; a non-nil error means the thread stopped early.
+func runThread(ctx context.Context, s opSession, o loopOptions) (*threadStats, error) {
+	o.Window = max(o.Window, 1)
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+	l := &loop{o: o, s: s, st: &threadStats{}, inflight: make(map[wire.Seq]sentOp, o.Window)}
+	err := l.run(ctx)
+	if err != nil {
+		err = fmt.Errorf("thread %d: %w", o.Thread, err)
+	}
+	return l.st, err
+}
+
+func (l *loop) run(ctx context.Context) error {
+	l.timer = time.NewTimer(l.o.ReplyTimeout)
+	defer l.timer.Stop()
+	defer l.logThroughput(true)
+
+	if err := l.submit(l.o.Ops.WarmUp()); err != nil {
+		return err
+	}
+	r, _, _, err := l.await(ctx)
+	if err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	if r.Err != nil {
+		return fmt.Errorf("warm-up %s: %w", r.Op, r.Err)
+	}
+
+	issued := 0
+	for issued < l.o.Reqs && len(l.inflight) < l.o.Window {
+		if err := l.submit(l.o.Ops.Next()); err != nil {
+			return err
+		}
+		issued++
+	}
+	for len(l.inflight) > 0 {
+		r, sent, now, err := l.await(ctx)
+		if err != nil {
+			return err
+		}
+		l.record(r, sent, now)
+		if issued < l.o.Reqs {
+			if err := l.submit(l.o.Ops.Next()); err != nil {
+				return err
+			}
+			issued++
+		}
+	}
+	return nil
+}
+
+func (l *loop) submit(op Op) error {
+	at := l.o.Now()
+	if err := l.s.Submit(op); err != nil {
+		return fmt.Errorf("submit %s: %w", op, err)
+	}
+	l.seq++
+	l.inflight[l.seq] = sentOp{op: op, at: at}
+	l.st.maxInFlight = max(l.st.maxInFlight, len(l.inflight))
+	if l.seq == 2 { // operation 1: the first measured one
+		l.st.first, l.st.started = at, true
+	}
+	return nil
+}
+
+// await waits for the next completion.
+func (l *loop) await(ctx context.Context) (Result, sentOp, int64, error) {
+	select {
+	case <-ctx.Done():
+		return Result{}, sentOp{}, 0, ctx.Err()
+	case <-l.timer.C:
+		n := len(l.inflight)
+		l.st.timeouts += int64(n)
+		l.o.Log.Warn("reply timeout: thread stops",
+			zap.Int("thread", l.o.Thread), zap.Duration("reply_timeout", l.o.ReplyTimeout),
+			zap.Int64("completed", l.st.ops), zap.Int64("errors", l.st.errors),
+			zap.Int("in_flight", n), zap.Uint64("submitted", uint64(l.seq)))
+		return Result{}, sentOp{}, 0, fmt.Errorf("%w (%v) with %d operations in flight, %d completed",
+			ErrReplyTimeout, l.o.ReplyTimeout, n, l.st.ops)
+	case r, ok := <-l.s.Completions():
+		now := l.o.Now()
+		if !ok {
+			return Result{}, sentOp{}, 0, ErrClosed
+		}
+		sent, found := l.inflight[r.Seq]
+		if !found {
+			return Result{}, sentOp{}, 0, fmt.Errorf("completion of seq %d, which is not in flight", r.Seq)
+		}
+		delete(l.inflight, r.Seq)
+		l.timer.Reset(l.o.ReplyTimeout)
+		return r, sent, now, nil
+	}
+}
+
+// record accounts for one measured completion.
+func (l *loop) record(r Result, sent sentOp, now int64) {
+	st := l.st
+	st.last = now
+	if r.Err != nil {
+		if errors.Is(r.Err, ErrTimeout) {
+			st.timeouts++
+		} else {
+			st.errors++
+		}
+		if ce := l.o.Log.Check(zap.DebugLevel, "operation failed"); ce != nil {
+			ce.Write(zap.Int("thread", l.o.Thread), zap.Stringer("op", sent.op), zap.Error(r.Err))
+		}
+		return
+	}
+	st.ops++
+	st.lat.Of(ClassOf(sent.op)).Record(time.Duration(now - sent.at))
+	if sent.op.Level == wire.Strong {
+		switch r.Path {
+		case PathFast:
+			st.fast++
+		case PathSlow:
+			st.slow++
+		}
+	}
+	sec := int(now / int64(time.Second))
+	for len(st.timeline) <= sec {
+		st.timeline = append(st.timeline, 0)
+	}
+	st.timeline[sec]++
+	if l.o.Progress != nil {
+		l.o.Progress.Add(1)
+	}
+	if sec > l.logged {
+		l.logThroughput(false)
+	}
+}
+
+// logThroughput logs a TPUT line for every finished second of the
+// timeline (PROTOCOL.md 8.3), and at the end for the last, partial one.
+func (l *loop) logThroughput(final bool) {
+	upTo := len(l.st.timeline) - 1 // the current second is not finished
+	if final {
+		upTo = len(l.st.timeline)
+	}
+	for ; l.logged < upTo; l.logged++ {
+		l.o.Log.Info("TPUT", zap.Int("thread", l.o.Thread), zap.Int64("unix", l.o.StartUnix+int64(l.logged)),
+			zap.Int("second", l.logged), zap.Int64("ops", l.st.timeline[l.logged]))
+	}
+}

@@ -1,0 +1,251 @@
+package client
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// ProcessResults is what one benchmark client process measured. It is
+// written as JSON (WriteResults) so that a launcher can merge the
+// processes of a run exactly (MergeResults).
+type ProcessResults struct {
+	Alias    string `json:"alias"`
+	Protocol string `json:"protocol"`
+	Threads  int    `json:"threads"`
+	// Pendings is the window of operations in flight per thread (1
+	// without pipelining).
+	Pendings int `json:"pendings"`
+	// Reqs is the number of measured operations each thread was to run.
+	Reqs int `json:"reqs"`
+	// Seeds are the threads' random seeds, by thread.
+	Seeds []uint64 `json:"seeds"`
+	// StartUnixMs is the wall-clock start of the measured run; it aligns
+	// the timelines of several processes.
+	StartUnixMs int64 `json:"start_unix_ms"`
+	// Ops counts the operations that completed without error, warm-ups
+	// excluded.
+	Ops      int64 `json:"ops"`
+	Errors   int64 `json:"errors"`
+	Timeouts int64 `json:"timeouts"`
+	// DurationS is the longest thread duration: completion of its last
+	// operation minus the send of its operation 1 (PROTOCOL.md 8.3).
+	DurationS     float64 `json:"duration_s"`
+	ThroughputOps float64 `json:"throughput_ops"`
+	FastPath      int64   `json:"fast_path"`
+	SlowPath      int64   `json:"slow_path"`
+	// Timeline[i] is the number of operations completed in second i since
+	// StartUnixMs.
+	Timeline []int64 `json:"timeline"`
+	// Complete is false when a thread stopped early (reply timeout,
+	// interruption, session failure); Error then says why.
+	Complete bool            `json:"complete"`
+	Error    string          `json:"error,omitempty"`
+	Latency  ClassHistograms `json:"latency_us"`
+}
+
+// WriteResults writes r as indented JSON to path, atomically (a
+// temporary file renamed over path).
+func WriteResults(path string, r *ProcessResults) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("results %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("results %s: %w", path, err)
+	}
+	_, err = tmp.Write(append(b, '\n'))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("results %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadResults reads a file written by WriteResults.
+func ReadResults(path string) (ProcessResults, error) {
+	var r ProcessResults
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return r, fmt.Errorf("results: %w", err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("results %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// ClassSummary is one consistency level: all its operations, and its
+// writes and reads separately.
+type ClassSummary struct {
+	Count  int64        `json:"count"`
+	Share  float64      `json:"share"` // of all operations, in [0, 1]
+	All    LatencyStats `json:"all"`
+	Writes LatencyStats `json:"writes"`
+	Reads  LatencyStats `json:"reads"`
+}
+
+// ProcessLine is one process's line of a merged summary.
+type ProcessLine struct {
+	Alias         string  `json:"alias"`
+	Ops           int64   `json:"ops"`
+	DurationS     float64 `json:"duration_s"`
+	ThroughputOps float64 `json:"throughput_ops"`
+	Complete      bool    `json:"complete"`
+	Error         string  `json:"error,omitempty"`
+}
+
+// Summary is the merged view of one or more processes. Latency
+// percentiles are true global percentiles over every sample of every
+// process, not averages of per-process percentiles.
+type Summary struct {
+	Protocol      string        `json:"protocol"`
+	Processes     []ProcessLine `json:"processes"`
+	Threads       int           `json:"threads"`
+	Ops           int64         `json:"ops"`
+	Errors        int64         `json:"errors"`
+	Timeouts      int64         `json:"timeouts"`
+	DurationS     float64       `json:"duration_s"`     // the longest process duration
+	ThroughputOps float64       `json:"throughput_ops"` // the sum of the processes' throughputs
+	FastPath      int64         `json:"fast_path"`
+	SlowPath      int64         `json:"slow_path"`
+	Strong        ClassSummary  `json:"strong"`
+	Weak          ClassSummary  `json:"weak"`
+	// Timeline[i] is the number of operations completed by all processes
+	// in second i since the earliest start.
+	Timeline []int64 `json:"timeline"`
+	// Complete is false when any process stopped early.
+	Complete bool `json:"complete"`
+}
+
+// MergeResults combines the results of the processes of a run: counts and
+// throughputs add, the duration is the longest, histograms merge bucket by
+// bucket, and timelines are aligned on their start second.
+func MergeResults(rs []ProcessResults) (Summary, error) {
+	s := Summary{Complete: true}
+	var lat ClassHistograms
+	var start int64
+	for i, r := range rs {
+		if i == 0 || r.StartUnixMs < start {
+			start = r.StartUnixMs
+		}
+	}
+	var protocols []string
+	for _, r := range rs {
+		if err := lat.Merge(&r.Latency); err != nil {
+			return Summary{}, fmt.Errorf("merge results of %s: %w", r.Alias, err)
+		}
+		if !slices.Contains(protocols, r.Protocol) {
+			protocols = append(protocols, r.Protocol)
+		}
+		s.Processes = append(s.Processes, ProcessLine{Alias: r.Alias, Ops: r.Ops, DurationS: r.DurationS,
+			ThroughputOps: r.ThroughputOps, Complete: r.Complete, Error: r.Error})
+		s.Threads += r.Threads
+		s.Ops += r.Ops
+		s.Errors += r.Errors
+		s.Timeouts += r.Timeouts
+		s.DurationS = max(s.DurationS, r.DurationS)
+		s.ThroughputOps += r.ThroughputOps
+		s.FastPath += r.FastPath
+		s.SlowPath += r.SlowPath
+		s.Complete = s.Complete && r.Complete
+		off := int((r.StartUnixMs - start + 500) / 1000)
+		for j, n := range r.Timeline {
+			for len(s.Timeline) <= off+j {
+				s.Timeline = append(s.Timeline, 0)
+			}
+			s.Timeline[off+j] += n
+		}
+	}
+	s.Protocol = strings.Join(protocols, ",")
+	s.Strong = classSummary(&lat.StrongWrite, &lat.StrongRead, s.Ops)
+	s.Weak = classSummary(&lat.WeakWrite, &lat.WeakRead, s.Ops)
+	return s, nil
+}
+
+func classSummary(writes, reads *LatencyHistogram, total int64) ClassSummary {
+	var all LatencyHistogram
+	// Same geometry: these merges cannot drop samples.
+	_ = all.Merge(writes)
+	_ = all.Merge(reads)
+	c := ClassSummary{Count: all.Count(), All: all.Stats(), Writes: writes.Stats(), Reads: reads.Stats()}
+	if total > 0 {
+		c.Share = float64(c.Count) / float64(total)
+	}
+	return c
+}
+
+// WriteText prints the summary in the shape of PROTOCOL.md 8.3: totals,
+// then for strong and weak operations their count and share, the split
+// into writes and reads, and mean, median, P99 and P99.9 latency in ms.
+// A merged summary ends with the per-process throughputs.
+func (s Summary) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	names := make([]string, len(s.Processes))
+	for i, p := range s.Processes {
+		names[i] = p.Alias
+	}
+	for _, p := range s.Processes {
+		if !p.Complete {
+			ew.printf("INCOMPLETE RUN: %s stopped early: %s\n", p.Alias, p.Error)
+		}
+	}
+	ew.printf("=== swiftpaxos benchmark: %s, protocol %s, %d threads ===\n", strings.Join(names, " + "), s.Protocol, s.Threads)
+	ew.printf("Total operations: %d\n", s.Ops)
+	ew.printf("Duration:         %.3f s\n", s.DurationS)
+	ew.printf("Throughput:       %.1f ops/s\n", s.ThroughputOps)
+	if s.Errors > 0 || s.Timeouts > 0 {
+		ew.printf("Errors:           %d (timeouts %d)\n", s.Errors, s.Timeouts)
+	}
+	for _, c := range []struct {
+		name string
+		c    ClassSummary
+	}{{"Strong", s.Strong}, {"Weak", s.Weak}} {
+		ew.printf("\n%s operations: %d (%.1f%%)\n", c.name, c.c.Count, 100*c.c.Share)
+		ew.printf("  writes: %d, reads: %d\n", c.c.Writes.Count, c.c.Reads.Count)
+		ew.printf("  latency ms   %10s %10s %10s %10s\n", "mean", "median", "P99", "P99.9")
+		for _, l := range []struct {
+			name string
+			l    LatencyStats
+		}{{"all", c.c.All}, {"writes", c.c.Writes}, {"reads", c.c.Reads}} {
+			ew.printf("  %-10s   %10.3f %10.3f %10.3f %10.3f\n", l.name, l.l.MeanMs, l.l.P50Ms, l.l.P99Ms, l.l.P999Ms)
+		}
+		if c.name == "Strong" {
+			share := 0.0
+			if n := s.FastPath + s.SlowPath; n > 0 {
+				share = 100 * float64(s.FastPath) / float64(n)
+			}
+			ew.printf("  fast path: %d, slow path: %d (fast-path share %.1f%%)\n", s.FastPath, s.SlowPath, share)
+		}
+	}
+	if len(s.Processes) > 1 {
+		ew.printf("\nPer process:\n")
+		for _, p := range s.Processes {
+			ew.printf("  %-12s %10d ops %9.3f s %12.1f ops/s\n", p.Alias, p.Ops, p.DurationS, p.ThroughputOps)
+		}
+	}
+	return ew.err
+}
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

@@ -1,0 +1,245 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"swiftpaxos/config"
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// WorkloadParams are the knobs of the benchmark's operation mix
+// (PROTOCOL.md 8.2). Percentages are integers in [0, 100]: 0 means never,
+// 100 means always.
+type WorkloadParams struct {
+	WeakRatio   int     // % of operations that are weak
+	WeakWrites  int     // % of weak operations that are writes
+	Writes      int     // % of strong operations that are writes
+	Conflicts   int     // % of operations on the hot key
+	HotKey      int64   // the hot ("conflict") key
+	KeySpace    int64   // keys are drawn from [0, KeySpace); 0: private sequential keys per thread
+	ZipfSkew    float64 // Zipf exponent; < MinZipfSkew means uniform
+	ScanRatio   int     // % of weak reads issued as SCAN
+	ScanCount   int     // maximum SCAN length
+	CommandSize int     // bytes per written value
+	// Unique makes every written value unique in the run (checker mode,
+	// PROTOCOL.md 2.6): it embeds alias, thread and a per-thread sequence
+	// number, padded to CommandSize.
+	Unique bool
+}
+
+// MinZipfSkew is the smallest exponent that selects the Zipf distribution;
+// below it keys are uniform (PROTOCOL.md 7.2).
+const MinZipfSkew = 0.01
+
+// MaxZipfKeys bounds KeySpace under a Zipf distribution: the shared CDF
+// table costs 8 bytes per key (512 MiB at this bound).
+const MaxZipfKeys = 1 << 26
+
+// WorkloadParamsFrom takes the workload knobs from a process's settings.
+func WorkloadParamsFrom(p *config.Params) WorkloadParams {
+	return WorkloadParams{
+		WeakRatio: p.WeakRatio, WeakWrites: p.WeakWrites, Writes: p.Writes, Conflicts: p.Conflicts,
+		HotKey: p.Key, KeySpace: p.KeySpace, ZipfSkew: p.ZipfSkew,
+		ScanRatio: p.ScanRatio, ScanCount: p.ScanCount, CommandSize: p.CommandSize,
+		Unique: p.CheckerMode,
+	}
+}
+
+// Workload is what every benchmark thread of a process shares: the
+// parameters and the read-only Zipf table. It is safe for concurrent use;
+// each thread draws operations from its own Generator.
+type Workload struct {
+	p    WorkloadParams
+	zipf *ZipfTable // nil unless keys are Zipf-distributed
+}
+
+// NewWorkload checks p and builds the shared key table it needs.
+func NewWorkload(p WorkloadParams) (*Workload, error) {
+	var errs []error
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"weakRatio", p.WeakRatio}, {"weakWrites", p.WeakWrites}, {"writes", p.Writes},
+		{"conflicts", p.Conflicts}, {"scanRatio", p.ScanRatio}} {
+		if c.v < 0 || c.v > 100 {
+			errs = append(errs, fmt.Errorf("%s: %d is not a percentage in [0, 100]", c.name, c.v))
+		}
+	}
+	if p.KeySpace < 0 {
+		errs = append(errs, fmt.Errorf("keySpace: %d is negative", p.KeySpace))
+	}
+	if p.ZipfSkew < 0 || math.IsNaN(p.ZipfSkew) || math.IsInf(p.ZipfSkew, 0) {
+		errs = append(errs, fmt.Errorf("zipfSkew: %v is not a non-negative number", p.ZipfSkew))
+	}
+	if p.CommandSize < 1 || p.CommandSize >= kvs.MaxValueLen {
+		errs = append(errs, fmt.Errorf("commandSize: %d is not in [1, %d]", p.CommandSize, kvs.MaxValueLen-1))
+	}
+	if p.ScanRatio > 0 && (p.ScanCount < 1 || p.ScanCount > kvs.MaxScanCount) {
+		errs = append(errs, fmt.Errorf("scanCount: %d is not in [1, %d] (scanRatio is %d)", p.ScanCount, kvs.MaxScanCount, p.ScanRatio))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	w := &Workload{p: p}
+	if p.KeySpace > 0 && p.ZipfSkew >= MinZipfSkew {
+		t, err := NewZipfTable(p.KeySpace, p.ZipfSkew)
+		if err != nil {
+			return nil, fmt.Errorf("workload: %w", err)
+		}
+		w.zipf = t
+	}
+	return w, nil
+}
+
+// Params returns the workload's parameters.
+func (w *Workload) Params() WorkloadParams { return w.p }
+
+// ThreadID names one benchmark thread: the client process's alias, its
+// index among the configuration's clients, and the thread's index in it.
+type ThreadID struct {
+	Alias   string
+	Process int
+	Thread  int
+}
+
+// privateKeyBase is the first private key of a thread when KeySpace is 0:
+// each thread owns 2^32 consecutive keys, disjoint across the threads and
+// processes of a run (up to 2^19 processes of 2^12 threads).
+func privateKeyBase(id ThreadID) int64 {
+	return int64(id.Process+1)<<44 | int64(id.Thread&(1<<12-1))<<32
+}
+
+// Generator draws the operations of one thread. It is not safe for
+// concurrent use.
+type Generator struct {
+	w       *Workload
+	id      ThreadID
+	rng     *rand.Rand
+	keys    keySource
+	value   kvs.Value // the thread's value when values need not be unique
+	prefix  string    // "alias/thread/" for unique values
+	written uint64    // unique values produced so far
+	logScan float64   // ln(ScanCount+1)
+}
+
+// Generator returns the operation source of thread id, seeded with seed.
+func (w *Workload) Generator(id ThreadID, seed uint64) *Generator {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	g := &Generator{w: w, id: id, rng: rng, prefix: id.Alias + "/" + strconv.Itoa(id.Thread) + "/"}
+	switch {
+	case w.p.KeySpace == 0:
+		g.keys = &privateKeys{cur: privateKeyBase(id)}
+	case w.zipf != nil:
+		g.keys = zipfKeys{w.zipf}
+	default:
+		g.keys = uniformKeys{w.p.KeySpace}
+	}
+	if !w.p.Unique {
+		// The reference reuses one random value per thread; the session
+		// keeps written values in its cache, so the slice is never mutated.
+		g.value = make(kvs.Value, w.p.CommandSize)
+		for i := range g.value {
+			g.value[i] = byte(rng.Uint32())
+		}
+	}
+	if w.p.ScanCount > 0 {
+		g.logScan = math.Log(float64(w.p.ScanCount) + 1)
+	}
+	return g
+}
+
+// percent is true with probability p%: rand(100) < p, so 0 never and 100
+// always (PROTOCOL.md 8.2 corrects the reference's <=).
+func percent(rng *rand.Rand, p int) bool { return rng.IntN(100) < p }
+
+// WarmUp is operation 0 of a thread: a strong read of the hot key, which
+// also establishes reply routing at the replicas (PROTOCOL.md 8.1).
+func (g *Generator) WarmUp() Op {
+	return Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: kvs.Key(g.w.p.HotKey)}}
+}
+
+// Next draws the next operation (PROTOCOL.md 8.2).
+func (g *Generator) Next() Op {
+	p := &g.w.p
+	var op Op
+	if percent(g.rng, p.WeakRatio) {
+		op.Level = wire.Weak
+		switch {
+		case percent(g.rng, p.WeakWrites):
+			op.Command.Op = kvs.OpPut
+		case percent(g.rng, p.ScanRatio):
+			op.Command.Op = kvs.OpScan
+			op.Command.Count = g.scanLength()
+		default:
+			op.Command.Op = kvs.OpGet
+		}
+	} else {
+		op.Level = wire.Strong
+		op.Command.Op = kvs.OpGet
+		if percent(g.rng, p.Writes) {
+			op.Command.Op = kvs.OpPut
+		}
+	}
+	if percent(g.rng, p.Conflicts) {
+		op.Command.Key = kvs.Key(p.HotKey)
+	} else {
+		op.Command.Key = g.keys.next(g.rng)
+	}
+	if op.Command.Op == kvs.OpPut {
+		op.Command.Value = g.nextValue()
+	}
+	return op
+}
+
+// scanLength draws a SCAN length log-uniformly from [1, ScanCount]:
+// P(L = l) = ln((l+1)/l) / ln(ScanCount+1). As in the reference, the
+// length is the command's Count, so the SCAN reads keys k..k+L.
+func (g *Generator) scanLength() int64 {
+	l := int64(math.Exp(g.rng.Float64() * g.logScan))
+	return min(max(l, 1), int64(g.w.p.ScanCount))
+}
+
+// nextValue returns the value of the next write: the thread's value, or a
+// unique one "alias/thread/n" padded with '.' to CommandSize. A unique
+// value longer than CommandSize is kept whole: uniqueness wins.
+func (g *Generator) nextValue() kvs.Value {
+	if !g.w.p.Unique {
+		return g.value
+	}
+	g.written++
+	v := make(kvs.Value, 0, max(g.w.p.CommandSize, len(g.prefix)+20))
+	v = append(v, g.prefix...)
+	v = strconv.AppendUint(v, g.written, 10)
+	for len(v) < g.w.p.CommandSize {
+		v = append(v, '.')
+	}
+	return v
+}
+
+// keySource draws keys that are not the hot key.
+type keySource interface {
+	next(rng *rand.Rand) kvs.Key
+}
+
+type uniformKeys struct{ n int64 }
+
+func (u uniformKeys) next(rng *rand.Rand) kvs.Key { return kvs.Key(rng.Int64N(u.n)) }
+
+type zipfKeys struct{ t *ZipfTable }
+
+func (z zipfKeys) next(rng *rand.Rand) kvs.Key { return kvs.Key(z.t.Key(rng.Float64())) }
+
+// privateKeys is a thread's own sequence of keys (KeySpace 0): no other
+// thread touches them, so there is no contention (PROTOCOL.md 7.2).
+type privateKeys struct{ cur int64 }
+
+func (p *privateKeys) next(*rand.Rand) kvs.Key {
+	k := p.cur
+	p.cur++
+	return kvs.Key(k)
+}

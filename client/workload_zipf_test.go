@@ -1,0 +1,101 @@
+package client
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// zipfProb is P(k) ∝ 1/(k+1)^s over [0, n), computed independently.
+func zipfProb(n int, s float64, k int) float64 {
+	var h float64
+	for i := 1; i <= n; i++ {
+		h += math.Pow(float64(i), -s)
+	}
+	return math.Pow(float64(k+1), -s) / h
+}
+
+func TestZipfTableProbabilities(t *testing.T) {
+	for _, s := range []float64{0, 0.5, 0.99, 1.2} {
+		tab, err := NewZipfTable(1000, s)
+		require.NoError(t, err)
+		var sum float64
+		for k := range int64(1000) {
+			sum += tab.Prob(k)
+		}
+		assert.InDelta(t, 1, sum, 1e-9, "s=%v", s)
+		for _, k := range []int{0, 1, 9, 99, 999} {
+			assert.InDelta(t, zipfProb(1000, s, k), tab.Prob(int64(k)), 1e-12, "s=%v k=%d", s, k)
+		}
+	}
+}
+
+func TestZipfDrawsMatchDistribution(t *testing.T) {
+	const keys, n = 1000, 1_000_000
+	for _, s := range []float64{0.99, 0.5} {
+		g := newGen(t, WorkloadParams{KeySpace: keys, ZipfSkew: s, HotKey: -1}, 0, 99)
+		counts := make([]int, keys)
+		for range n {
+			k := g.Next().Command.Key
+			require.True(t, k >= 0 && k < keys, "key %d", k)
+			counts[k]++
+		}
+		for _, k := range []int{0, 1, 2, 3, 4, 9, 99} {
+			p := zipfProb(keys, s, k)
+			sigma := math.Sqrt(p * (1 - p) / n)
+			assert.InDelta(t, p, share(counts[k], n), 5*sigma, "s=%v key %d", s, k)
+		}
+		// The head of the distribution: the ten hottest keys together.
+		var head, want float64
+		for k := range 10 {
+			head += share(counts[k], n)
+			want += zipfProb(keys, s, k)
+		}
+		assert.InDelta(t, want, head, 0.003, "s=%v top-10 mass", s)
+	}
+}
+
+func TestZipfZeroSkewIsUniform(t *testing.T) {
+	tab, err := NewZipfTable(100, 0)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 200_000
+	counts := make([]int, 100)
+	for range n {
+		counts[tab.Key(rng.Float64())]++
+	}
+	for k, c := range counts {
+		assert.InDelta(t, 0.01, share(c, n), 0.0015, "key %d", k)
+	}
+	// Below MinZipfSkew the generator does not build a table at all.
+	w, err := NewWorkload(WorkloadParams{KeySpace: 100, ZipfSkew: 0.005, CommandSize: 1})
+	require.NoError(t, err)
+	assert.Nil(t, w.zipf)
+}
+
+func TestZipfKeyEdges(t *testing.T) {
+	tab, err := NewZipfTable(10, 1)
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), tab.Key(0))
+	assert.Equal(t, int64(9), tab.Key(math.Nextafter(1, 0)))
+	one, err := NewZipfTable(1, 0.99)
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), one.Key(0.7))
+}
+
+// TestZipfTableShared: the threads of a process share one read-only table.
+func TestZipfTableShared(t *testing.T) {
+	w, err := NewWorkload(WorkloadParams{KeySpace: 1_000_000, ZipfSkew: 0.99, CommandSize: 1})
+	require.NoError(t, err)
+	a := w.Generator(ThreadID{Alias: "c", Thread: 0}, 1)
+	b := w.Generator(ThreadID{Alias: "c", Thread: 1}, 2)
+	za, ok := a.keys.(zipfKeys)
+	require.True(t, ok, "keys are %T", a.keys)
+	zb := b.keys.(zipfKeys)
+	assert.Same(t, w.zipf, za.t)
+	assert.Same(t, za.t, zb.t)
+	assert.Equal(t, int64(1_000_000), za.t.Keys())
+}
