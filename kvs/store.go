@@ -104,7 +104,7 @@ func (s *Store) ReadOver(c Command, over Overlay) Result {
 			v, ver := s.lookup(k, over)
 			r.Value = append(r.Value, v...)
 			r.Version = max(r.Version, ver)
-			if k+1 == hi {
+			if k == hi {
 				break
 			}
 		}
