@@ -108,8 +108,15 @@ func (s *Core) Ballot() wire.Ballot { return s.ballot }
 // Nearest is the nearest (or bound) replica.
 func (s *Core) Nearest() wire.ReplicaID { return s.o.Nearest }
 
-// AckUpTo is the largest Seq up to which every operation completed.
-func (s *Core) AckUpTo() wire.Seq { return s.ackUpTo }
+// AckUpTo is the largest Seq up to which every operation completed and is
+// known durable: replicas ignore requests at or below it (PROTOCOL.md 1.5),
+// so it must stay below a weak write the session may still re-send.
+func (s *Core) AckUpTo() wire.Seq {
+	if u := s.o.Policy.OldestUnconfirmed(); u > 0 && u <= s.ackUpTo {
+		return u - 1
+	}
+	return s.ackUpTo
+}
 
 // InFlight is the number of operations not yet completed.
 func (s *Core) InFlight() int { return len(s.pending) }
@@ -178,7 +185,7 @@ func (p *Pending) LeaderReply() *wire.LeaderReply { return p.leaderReply }
 func (s *Core) CmdID(seq wire.Seq) wire.CmdID { return wire.CmdID{Client: s.o.ID, Seq: seq} }
 
 func (s *Core) sendStrong(p *Pending) {
-	s.Broadcast(s.leader, &wire.Propose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, AckUpTo: s.ackUpTo, WeakDep: p.WeakDep})
+	s.Broadcast(s.leader, &wire.Propose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, AckUpTo: s.AckUpTo(), WeakDep: p.WeakDep})
 }
 
 func (s *Core) sendWeakRead(p *Pending) {
@@ -309,7 +316,14 @@ func (s *Core) completeStrong(p *Pending, r Result) {
 		s.setOwn(cmd.Key, cmd.Value, r.Slot, p.Seq)
 		r.Value = nil
 	case cmd.Op == kvs.OpGet:
-		s.setCache(cmd.Key, cacheEntry{value: r.Value, version: r.Version})
+		// The leader ordered the read after the session's earlier weak
+		// writes (the CURP-HO barrier), so its value is at least as new
+		// as any own pending write issued before it.
+		if old, ok := s.cache[cmd.Key]; ok && old.pending && old.src < p.Seq {
+			s.put(cmd.Key, cacheEntry{value: r.Value, version: r.Version})
+		} else {
+			s.setCache(cmd.Key, cacheEntry{value: r.Value, version: r.Version})
+		}
 		s.frontier = max(s.frontier, r.Version)
 	default:
 		s.frontier = max(s.frontier, r.Version)
@@ -426,6 +440,7 @@ func (s *Core) Complete(p *Pending, r Result) {
 // Tick re-sends, with the same CmdID, every operation that has waited
 // RetryAfter since it was last sent.
 func (s *Core) Tick() {
+	s.o.Policy.Tick(s, s.o.RetryAfter)
 	now := s.o.Now()
 	keep := s.order[:0]
 	for _, seq := range s.order {
@@ -454,3 +469,6 @@ func (s *Core) resend(p *Pending) {
 		s.sendWeakRead(p)
 	}
 }
+
+// Now is the session's clock.
+func (s *Core) Now() int64 { return s.o.Now() }

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"time"
+
 	"swiftpaxos/replica/wire"
 )
 
@@ -27,4 +29,11 @@ type Policy interface {
 	// while the session is tainted, PROTOCOL.md 5.7); the policy sends it
 	// later with Core.Dispatch.
 	Defer(s *Core, p *Pending) bool
+	// Tick runs the policy's own timers; retry is the session's retry
+	// period.
+	Tick(s *Core, retry time.Duration)
+	// OldestUnconfirmed is the Seq of the session's oldest write that
+	// completed but is not known durable (0: none). AckUpTo stays below
+	// it, so that replicas never ignore its re-sends.
+	OldestUnconfirmed() wire.Seq
 }

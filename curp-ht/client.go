@@ -1,6 +1,8 @@
 package curpht
 
 import (
+	"time"
+
 	"swiftpaxos/client"
 	"swiftpaxos/replica/wire"
 )
@@ -49,6 +51,12 @@ func (clientPolicy) FastPathAck(*client.Core, *client.Pending, *wire.LeaderReply
 
 // StrongCompleted does nothing beyond the shared cache update.
 func (clientPolicy) StrongCompleted(*client.Core, *client.Pending, client.Result) {}
+
+// OldestUnconfirmed: CURP-HT weak writes complete only once committed.
+func (clientPolicy) OldestUnconfirmed() wire.Seq { return 0 }
+
+// Tick has no timers of its own.
+func (clientPolicy) Tick(*client.Core, time.Duration) {}
 
 // Defer never holds an operation back.
 func (clientPolicy) Defer(*client.Core, *client.Pending) bool { return false }

@@ -120,7 +120,7 @@ func (c *Cluster) settled() bool {
 		return false
 	}
 	for _, r := range c.replicas {
-		if int64(r.AppliedIndex()) != last || int64(r.LastSlot()) != last {
+		if int64(r.AppliedIndex()) != last || int64(r.LastSlot()) != last || r.HeldRecords() > 0 {
 			return false
 		}
 	}
@@ -130,7 +130,10 @@ func (c *Cluster) settled() bool {
 func (c *Cluster) progress() string {
 	s := ""
 	for i, r := range c.replicas {
-		s += fmt.Sprintf("r%d[%s b=%d last=%d commit=%d applied=%d] ", i, roleOf(r.IsLeader()), r.Ballot(), r.LastSlot(), r.CommitIndex(), r.AppliedIndex())
+		s += fmt.Sprintf("r%d[%s b=%d last=%d commit=%d applied=%d held=%d] ", i, roleOf(r.IsLeader()), r.Ballot(), r.LastSlot(), r.CommitIndex(), r.AppliedIndex(), r.HeldRecords())
+		if h := r.Held(); len(h) > 0 {
+			s += fmt.Sprintf("(first held: %v %v %s) ", h[0].Cmd, h[0].Level, h[0].Command)
+		}
 	}
 	done := 0
 	for _, x := range c.sessions {

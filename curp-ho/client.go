@@ -1,0 +1,195 @@
+package curpho
+
+import (
+	"slices"
+	"time"
+
+	"swiftpaxos/client"
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// pendingWrite is an entry of the write set: a weak write of this session
+// not yet known durable (PROTOCOL.md 5.6).
+type pendingWrite struct {
+	seq       wire.Seq
+	cmd       kvs.Command
+	causalDep wire.Seq
+	sent      int64
+}
+
+// clientPolicy is the CURP-HO session side. One per session.
+type clientPolicy struct {
+	m        Mutation
+	writeSet []pendingWrite // in Seq order
+	// tainted is the strong read that completed through a ONE(w) fast path
+	// on a foreign weak write and is not known committed yet; while it is
+	// set, new operations are held back (PROTOCOL.md 5.7).
+	tainted      wire.CmdID
+	taintedSince int64
+	held         []*client.Pending
+}
+
+// NewClientPolicy returns a CURP-HO client policy for one session.
+func NewClientPolicy() client.Policy { return NewClientPolicyWith(Mutation{}) }
+
+// NewClientPolicyWith returns a client policy with a deliberate mutation.
+func NewClientPolicyWith(m Mutation) client.Policy { return &clientPolicy{m: m} }
+
+// SendWeakWrite broadcasts a weak write, bound replica first; p == nil
+// re-sends the whole write set in Seq order (after a barrier retry).
+func (c *clientPolicy) SendWeakWrite(s *client.Core, p *client.Pending) {
+	if p == nil {
+		for i := range c.writeSet {
+			c.broadcast(s, &c.writeSet[i])
+		}
+		return
+	}
+	i, found := c.find(p.Seq)
+	if !found {
+		c.writeSet = slices.Insert(c.writeSet, i, pendingWrite{seq: p.Seq, cmd: p.Op.Command, causalDep: p.CausalDep})
+		s.SetPendingCache(p.Op.Command.Key, p.Op.Command.Value, p.Seq)
+	}
+	c.broadcast(s, &c.writeSet[i])
+}
+
+func (c *clientPolicy) broadcast(s *client.Core, w *pendingWrite) {
+	w.sent = s.Now()
+	s.Broadcast(s.Nearest(), &wire.CausalPropose{
+		Cmd: s.CmdID(w.seq), Command: w.cmd, CausalDep: w.causalDep, Bound: s.Nearest(), AckUpTo: s.AckUpTo(),
+	})
+}
+
+func (c *clientPolicy) find(seq wire.Seq) (int, bool) {
+	return slices.BinarySearchFunc(c.writeSet, seq, func(w pendingWrite, s wire.Seq) int {
+		switch {
+		case w.seq < s:
+			return -1
+		case w.seq > s:
+			return 1
+		}
+		return 0
+	})
+}
+
+// dropBelow removes the write-set entries with Seq < seq.
+func (c *clientPolicy) dropBelow(seq wire.Seq) {
+	i, _ := c.find(seq)
+	c.writeSet = slices.Delete(c.writeSet, 0, i)
+}
+
+// Handle completes weak writes (CausalReply from the bound replica, or
+// their commit) and tracks durability (WeakCommit, SyncReply).
+func (c *clientPolicy) Handle(s *client.Core, from wire.ReplicaID, m wire.Message) bool {
+	switch m := m.(type) {
+	case *wire.CausalReply:
+		if p := s.Lookup(m.Cmd); p != nil && p.Op.Level == wire.Weak && m.Replica == s.Nearest() {
+			s.Complete(p, client.Result{Path: client.PathWeak})
+		}
+	case *wire.WeakCommit:
+		for _, sc := range m.Commits {
+			if sc.Cmd.Client != s.ID() {
+				continue
+			}
+			if i, found := c.find(sc.Cmd.Seq); found {
+				if sc.Slot > 0 {
+					s.SettleCache(c.writeSet[i].cmd.Key, sc.Cmd.Seq, sc.Slot)
+				}
+				c.writeSet = slices.Delete(c.writeSet, i, i+1)
+			}
+			if p := s.Lookup(sc.Cmd); p != nil && p.Op.Level == wire.Weak {
+				s.Complete(p, client.Result{Version: sc.Slot, Slot: sc.Slot, Path: client.PathWeak})
+			}
+		}
+	case *wire.SyncReply:
+		c.dropBelow(m.WeakCommittedSeq + 1)
+		if m.Cmd == c.tainted {
+			c.tainted = wire.CmdID{}
+			c.release(s)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// OldestUnconfirmed is the oldest write-set entry.
+func (c *clientPolicy) OldestUnconfirmed() wire.Seq {
+	if len(c.writeSet) == 0 {
+		return 0
+	}
+	return c.writeSet[0].seq
+}
+
+// WeakReadTarget is the bound replica.
+func (c *clientPolicy) WeakReadTarget(s *client.Core) wire.ReplicaID { return s.Nearest() }
+
+// StrongWeakDep names the session's latest weak write for the barrier.
+func (c *clientPolicy) StrongWeakDep(s *client.Core) wire.Seq { return s.LastWeakWrite }
+
+// FastPathAck checks conditions 2 and 3 of PROTOCOL.md 5.8 for one ack.
+func (c *clientPolicy) FastPathAck(s *client.Core, p *client.Pending, lr *wire.LeaderReply, a *wire.RecordAck) bool {
+	if !c.m.NoCausalDeps {
+		for _, w := range c.writeSet {
+			if w.seq >= p.Seq {
+				break
+			}
+			if w.seq > a.DepCommittedSeq && !slices.Contains(a.CausalDeps, s.CmdID(w.seq)) {
+				return false
+			}
+		}
+	}
+	if p.Op.Command.IsRead() && !c.m.NoReadDep && !a.ReadDep.Matches(lr.ReadDep) {
+		return false
+	}
+	return true
+}
+
+// StrongCompleted drops the write-set entries the operation made durable
+// and sets the tainted rule after a ONE(w) fast path on a foreign write.
+func (c *clientPolicy) StrongCompleted(s *client.Core, p *client.Pending, r client.Result) {
+	c.dropBelow(p.Seq)
+	lr := p.LeaderReply()
+	if r.Path == client.PathFast && p.Op.Command.IsRead() && lr != nil &&
+		lr.ReadDep.Kind == wire.DepOne && lr.ReadDep.Cmd.Client != s.ID() {
+		c.tainted = s.CmdID(p.Seq)
+		c.taintedSince = s.Now()
+	}
+}
+
+// Defer holds every new operation back while the session is tainted or
+// has held operations, so that held writes keep their session order.
+func (c *clientPolicy) Defer(s *client.Core, p *client.Pending) bool {
+	if c.tainted.IsZero() && len(c.held) == 0 {
+		return false
+	}
+	p.SetDeferred(true)
+	c.held = append(c.held, p)
+	return true
+}
+
+// Tick re-sends write-set entries that are not known durable after a
+// retry period (an acknowledged weak write is lost only if the client and
+// the leader both crash, PROTOCOL.md 6.8), and asks the leader again for
+// the tainted read's result if its SyncReply is overdue.
+func (c *clientPolicy) Tick(s *client.Core, retry time.Duration) {
+	now := s.Now()
+	for i := range c.writeSet {
+		if now-c.writeSet[i].sent >= int64(retry) {
+			c.broadcast(s, &c.writeSet[i])
+		}
+	}
+	if !c.tainted.IsZero() && now-c.taintedSince >= int64(retry) {
+		c.taintedSince = now
+		s.Send(s.Leader(), &wire.Sync{Cmd: c.tainted})
+	}
+}
+
+func (c *clientPolicy) release(s *client.Core) {
+	held := c.held
+	c.held = nil
+	for _, p := range held {
+		p.SetDeferred(false)
+		s.Dispatch(p)
+	}
+}

@@ -1,0 +1,120 @@
+package curpho
+
+import (
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica"
+	"swiftpaxos/replica/wire"
+)
+
+// Name is the protocol's name in the configuration and on the command line.
+const Name = "curpho"
+
+// Mutation deliberately breaks one of CURP-HO's rules, so that tests can
+// prove the checker catches it. Never set outside tests.
+type Mutation struct {
+	// NoBarrier: the leader does not wait for a session's weak writes
+	// before ordering its strong operation (PROTOCOL.md 5.4).
+	NoBarrier bool
+	// NoCausalDeps: the client ignores condition 2 of PROTOCOL.md 5.8.
+	NoCausalDeps bool
+	// NoReadDep: the client ignores condition 3 of PROTOCOL.md 5.8.
+	NoReadDep bool
+}
+
+// replicaPolicy is the CURP-HO replica side.
+type replicaPolicy struct {
+	replica.BasePolicy
+	m Mutation
+	// commits batches WeakCommit notifications per client until Flush.
+	commits map[wire.ClientID][]wire.SlotOf
+	order   []wire.ClientID
+}
+
+// NewReplicaPolicy returns the CURP-HO replica policy.
+func NewReplicaPolicy() replica.Policy { return NewReplicaPolicyWith(Mutation{}) }
+
+// NewReplicaPolicyWith returns a replica policy with a deliberate mutation.
+func NewReplicaPolicyWith(m Mutation) replica.Policy {
+	return &replicaPolicy{m: m, commits: make(map[wire.ClientID][]wire.SlotOf)}
+}
+
+// HandleClient records a weak write at every replica, acknowledges it at
+// the bound replica, and hands it to the leader's causal chain
+// (PROTOCOL.md 5.7, weak write steps 2-3).
+func (p *replicaPolicy) HandleClient(c *replica.Core, from wire.ClientID, m wire.Message) bool {
+	w, ok := m.(*wire.CausalPropose)
+	if !ok {
+		return false
+	}
+	if c.Admit(w.Cmd, w.AckUpTo) {
+		c.RecordWeak(w.Cmd, w.Command, w.CausalDep)
+		if c.IsLeader() {
+			c.ProposeWeak(replica.WeakWrite{From: from, Cmd: w.Cmd, Command: w.Command, CausalDep: w.CausalDep, AckUpTo: w.AckUpTo})
+		}
+	}
+	if c.IsLeader() {
+		// A re-sent write that already committed: its WeakCommit was
+		// lost, so announce it again (slot 0 if it is forgotten).
+		if slot, committed := c.CommitState(w.Cmd); committed {
+			p.queueCommit(w.Cmd, slot)
+		}
+	}
+	if w.Bound == c.ID() {
+		c.ToClient(from, &wire.CausalReply{Replica: c.ID(), Ballot: c.Ballot(), Cmd: w.Cmd})
+	}
+	return true
+}
+
+// StrongDep is the barrier: a strong proposal waits for the session's
+// latest earlier weak write to have a slot (PROTOCOL.md 5.4).
+func (p *replicaPolicy) StrongDep(pr *wire.Propose) (wire.CmdID, bool) {
+	if pr.WeakDep == 0 || p.m.NoBarrier {
+		return wire.CmdID{}, false
+	}
+	return wire.CmdID{Client: pr.Cmd.Client, Seq: pr.WeakDep}, true
+}
+
+// ReadRule lets a strong read through when its only uncommitted earlier
+// write is one weak write, naming it in ReadDep (PROTOCOL.md 5.7).
+func (p *replicaPolicy) ReadRule(pending []*wire.Entry) (bool, wire.ReadDep) {
+	switch {
+	case len(pending) == 0:
+		return true, wire.ReadDep{Kind: wire.DepNone}
+	case len(pending) == 1 && pending[0].Level == wire.Weak:
+		return true, wire.ReadDep{Kind: wire.DepOne, Cmd: pending[0].Cmd}
+	}
+	return false, wire.ReadDep{Kind: wire.DepMulti}
+}
+
+// WitnessReport adds the session's pending weak writes and, for reads,
+// the read dependency (PROTOCOL.md 5.5).
+func (p *replicaPolicy) WitnessReport(c *replica.Core, pr *wire.Propose, ack *wire.RecordAck) {
+	ack.CausalDeps = c.SessionWeak(pr.Cmd.Client)
+	ack.DepCommittedSeq = c.WeakCommittedSeq(pr.Cmd.Client)
+	if pr.Command.IsRead() {
+		ack.ReadDep = c.ReadDep(pr.Command)
+	}
+}
+
+// Committed batches a WeakCommit for every committed weak write.
+func (p *replicaPolicy) Committed(c *replica.Core, e *wire.Entry) {
+	if e.Level == wire.Weak && e.Command.IsWrite() {
+		p.queueCommit(e.Cmd, e.Slot)
+	}
+}
+
+func (p *replicaPolicy) queueCommit(id wire.CmdID, slot kvs.Slot) {
+	if _, ok := p.commits[id.Client]; !ok {
+		p.order = append(p.order, id.Client)
+	}
+	p.commits[id.Client] = append(p.commits[id.Client], wire.SlotOf{Cmd: id, Slot: slot})
+}
+
+// Flush sends the batched WeakCommits, one message per client.
+func (p *replicaPolicy) Flush(c *replica.Core) {
+	for _, id := range p.order {
+		c.ToClient(id, &wire.WeakCommit{Ballot: c.Ballot(), Commits: p.commits[id]})
+		delete(p.commits, id)
+	}
+	p.order = p.order[:0]
+}

@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"flag"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// Flags shared by the protocol packages' simulation tests:
+// go test ./curp-ht -sim.seeds 1000, or -sim.seed 17 to replay one seed.
+var (
+	flagSeeds = flag.Int("sim.seeds", 300, "simulation seeds per cluster size")
+	flagSeed  = flag.Uint64("sim.seed", 0, "replay only this simulation seed")
+)
+
+// FaultMix is the core fault mix: reordering across connections, long
+// delays, dropped connections, healing partitions and execution lag.
+var FaultMix = Faults{
+	MinDelay: 100 * time.Microsecond, MaxDelay: 3 * time.Millisecond,
+	LongDelayProb: 0.01, LongDelay: 40 * time.Millisecond,
+	DropProb:       0.002,
+	PartitionEvery: 400 * time.Millisecond, PartitionFor: 300 * time.Millisecond,
+	ApplyLag: 2 * time.Millisecond,
+}
+
+// Seeds returns the seeds a test runs: 1..sim.seeds, or only sim.seed.
+func Seeds() []uint64 {
+	if *flagSeed != 0 {
+		return []uint64{*flagSeed}
+	}
+	l := make([]uint64, *flagSeeds)
+	for i := range l {
+		l[i] = uint64(i + 1)
+	}
+	return l
+}
+
+// CheckSeeds runs every seed for each cluster size in parallel subtests and
+// requires each run to finish and pass the checker. A failure names the
+// seed and how to replay it. It also requires both strong paths to occur.
+func CheckSeeds(t *testing.T, ns []int, mk func(seed uint64, n int) Options) {
+	for _, n := range ns {
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			t.Parallel()
+			fast, slow := 0, 0
+			for _, seed := range Seeds() {
+				res, err := Run(mk(seed, n))
+				if err != nil {
+					t.Fatalf("%v (replay: go test -run '%s' -sim.seed %d)", err, t.Name(), seed)
+				}
+				if v := res.Report.Violations; len(v) > 0 {
+					t.Fatalf("seed %d: %d violations, first: %v (replay: go test -run '%s' -sim.seed %d)", seed, len(v), v[0], t.Name(), seed)
+				}
+				fast += res.Fast
+				slow += res.Slow
+			}
+			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d", n, len(Seeds()), fast, slow)
+			if fast == 0 || slow == 0 {
+				t.Fatalf("fast path %d, slow path %d: the workload must exercise both", fast, slow)
+			}
+		})
+	}
+}
+
+// RequireViolation runs seeds 1..maxSeeds of a deliberately broken build
+// until the checker reports a violation, and fails if none does.
+func RequireViolation(t *testing.T, maxSeeds int, mk func(seed uint64) Options) {
+	t.Helper()
+	for seed := uint64(1); seed <= uint64(maxSeeds); seed++ {
+		res, err := Run(mk(seed))
+		if err != nil {
+			t.Logf("seed %d: %v", seed, err)
+			continue
+		}
+		if len(res.Report.Violations) > 0 {
+			t.Logf("seed %d caught it: %v", seed, res.Report.Violations[0])
+			return
+		}
+	}
+	t.Fatalf("no violation in %d seeds", maxSeeds)
+}
+
+// RequireReplay runs one seed twice and requires identical runs.
+func RequireReplay(t *testing.T, o Options) {
+	t.Helper()
+	a, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(a.History) != fmt.Sprint(b.History) || fmt.Sprint(a.Logs) != fmt.Sprint(b.Logs) || a.Messages != b.Messages {
+		t.Fatalf("seed %d did not replay identically", o.Seed)
+	}
+}

@@ -1,0 +1,77 @@
+package replica
+
+import (
+	"cmp"
+	"slices"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// Admit notes the request's AckUpTo and reports whether a request for id
+// must be processed: false when the client has declared it complete
+// (PROTOCOL.md 1.5) or it was already applied here.
+func (c *Core) Admit(id wire.CmdID, ackUpTo wire.Seq) bool {
+	c.sessions.noteAck(id.Client, ackUpTo)
+	return !c.sessions.ignorable(id) && !c.sessions.wasApplied(id)
+}
+
+// RecordWeak keeps a CURP-HO weak-write witness record unless id is held
+// already (PROTOCOL.md 5.3). Weak records never make a witness reject.
+func (c *Core) RecordWeak(id wire.CmdID, cmd kvs.Command, causalDep wire.Seq) {
+	if _, held := c.wit.get(id); held {
+		return
+	}
+	c.wit.add(wire.Record{Cmd: id, Command: cmd, Level: wire.Weak, Accepted: true, Ballot: c.ballot, CausalDep: causalDep}, c.o.Now())
+}
+
+// SessionWeak lists the session's held weak records (CURP-HO CausalDeps).
+func (c *Core) SessionWeak(client wire.ClientID) []wire.CmdID { return c.wit.sessionWeak(client) }
+
+// WeakCommittedSeq is the largest Seq of the session's weak writes applied
+// here; by the causal chain every earlier weak write is applied too.
+func (c *Core) WeakCommittedSeq(client wire.ClientID) wire.Seq {
+	if s := c.sessions.peek(client); s != nil {
+		return s.weakCommittedSeq
+	}
+	return 0
+}
+
+// ReadDep classifies the held write records overlapping a read (PROTOCOL.md
+// 5.5 item 3): none, exactly one weak write, or anything else.
+func (c *Core) ReadDep(cmd kvs.Command) wire.ReadDep {
+	var buf [2]*witnessRecord
+	ws := c.wit.writesOn(cmd, buf[:0])
+	switch {
+	case len(ws) == 0:
+		return wire.ReadDep{Kind: wire.DepNone}
+	case len(ws) == 1 && ws[0].Level == wire.Weak:
+		return wire.ReadDep{Kind: wire.DepOne, Cmd: ws[0].Cmd}
+	}
+	return wire.ReadDep{Kind: wire.DepMulti}
+}
+
+// CommitState tells what this replica knows of id's commitment: its slot
+// (0 when forgotten below the session's floor) and whether it committed.
+func (c *Core) CommitState(id wire.CmdID) (kvs.Slot, bool) {
+	if s, ok := c.cmdIndex[id]; ok {
+		return s, s <= c.commitIndex
+	}
+	if a, ok := c.sessions.appliedResult(id); ok {
+		return a.slot, true
+	}
+	return 0, c.sessions.wasApplied(id)
+}
+
+// HeldRecords is the number of witness records held.
+func (c *Core) HeldRecords() int { return len(c.wit.byCmd) }
+
+// Held lists the held witness records in arrival order, for diagnostics.
+func (c *Core) Held() []wire.Record {
+	out := make([]wire.Record, 0, len(c.wit.byCmd))
+	for _, r := range c.wit.byCmd {
+		out = append(out, r.Record)
+	}
+	slices.SortFunc(out, func(a, b wire.Record) int { return cmp.Compare(a.Arrival, b.Arrival) })
+	return out
+}
