@@ -70,3 +70,38 @@ func TestDelayConcurrentSendersFIFO(t *testing.T) {
 		require.GreaterOrEqual(t, a.at.Sub(sent[s][i]), delay, "sender %d message %d released early", s, i)
 	}
 }
+
+// A message whose release time has not come when the writer finds it in the
+// queue is not written early and not reordered: it opens the next batch.
+func TestDelayUnreleasedMessageWaitsForNextBatch(t *testing.T) {
+	const delay = 300 * time.Millisecond
+	cli, srv := pipePair(t)
+	b := newTestBatcher(t, cli, Options{Delay: delay})
+
+	// m0 goes out after Delay and blocks the writer: nobody reads yet.
+	require.NoError(t, b.Send(testMsg{Seq: 0}))
+	require.Equal(t, 1, nextWrite(t, cli).msgs)
+	require.NoError(t, b.Send(testMsg{Seq: 1}))
+
+	// Let m1 age past its release time: a probe through another batcher with the
+	// same Delay arrives no earlier than Delay after it was sent.
+	probeCli, probeSrv := pipePair(t)
+	probe := newTestBatcher(t, probeCli, Options{Delay: delay})
+	probeReader := startReader(probeSrv)
+	require.NoError(t, probe.Send(testMsg{Seq: 99}))
+	probeReader.recv(t, 1)
+
+	sent2 := time.Now()
+	require.NoError(t, b.Send(testMsg{Seq: 2}))
+
+	// Unblocked, the writer finds m1 released and m2 not: m1 goes alone, m2
+	// follows in its own batch once released.
+	r := startReader(srv)
+	got := r.recv(t, 3)
+	for i, a := range got {
+		require.EqualValues(t, i, a.msg.Seq, "FIFO")
+	}
+	assert.GreaterOrEqual(t, got[2].at.Sub(sent2), delay)
+	assert.Equal(t, 1, nextWrite(t, cli).msgs, "m1 is not held back for m2")
+	assert.Equal(t, 1, nextWrite(t, cli).msgs)
+}

@@ -1,0 +1,201 @@
+// Command swiftpaxos runs a replica or a benchmark client of the hybrid
+// consistency CURP protocols, or checks a recorded history. This file only
+// parses flags, picks the role and the protocol, and wires the logger and
+// signals; everything else lives in the packages.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"syscall"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"swiftpaxos/client"
+	"swiftpaxos/config"
+	curpho "swiftpaxos/curp-ho"
+	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/replica"
+)
+
+// protocols is the registry of protocol implementations.
+var protocols = map[string]struct {
+	replica func() replica.Policy
+	client  func() client.Policy
+}{
+	curpht.Name: {curpht.NewReplicaPolicy, curpht.NewClientPolicy},
+	curpho.Name: {curpho.NewReplicaPolicy, curpho.NewClientPolicy},
+}
+
+const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-log FILE] [-loglevel L]
+       swiftpaxos -run hosts -config FILE
+
+Runs one process of a swiftpaxos deployment described by FILE (see
+multi-client.conf): a replica (-run server) or a benchmark client process
+(-run client). ALIAS names the process in FILE. -protocol overrides the
+file's protocol. -run hosts lists the processes of FILE (used by
+run-multi-client.sh).
+
+Flags:
+`
+
+// exitUsage is the exit status of a command-line mistake.
+const exitUsage = 2
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("swiftpaxos", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	role := fs.String("run", "", "role: server or client")
+	confPath := fs.String("config", "multi-client.conf", "configuration file")
+	alias := fs.String("alias", "", "alias of this process in the configuration")
+	proto := fs.String("protocol", "", "protocol, overriding the configuration: "+strings.Join(protocolNames(), ", "))
+	logFile := fs.String("log", "", "log file (default: stderr)")
+	logLevel := fs.String("loglevel", "info", "log level: debug, info, warn, error")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return 0
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "swiftpaxos: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return exitUsage
+	}
+	if *role != "server" && *role != "client" && *role != "hosts" {
+		fmt.Fprintf(stderr, "swiftpaxos: -run must be server or client, not %q\n", *role)
+		fs.Usage()
+		return exitUsage
+	}
+	if *proto != "" {
+		if _, ok := protocols[*proto]; !ok {
+			fmt.Fprintf(stderr, "swiftpaxos: unknown protocol %q (known: %s)\n", *proto, strings.Join(protocolNames(), ", "))
+			fs.Usage()
+			return exitUsage
+		}
+	}
+	if *alias == "" && *role != "hosts" {
+		fmt.Fprintln(stderr, "swiftpaxos: -alias is required")
+		fs.Usage()
+		return exitUsage
+	}
+	level, err := zapcore.ParseLevel(*logLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "swiftpaxos: -loglevel: %v\n", err)
+		return exitUsage
+	}
+
+	cfg, err := config.Load(*confPath)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	if *role == "hosts" {
+		printHosts(stdout, cfg)
+		return 0
+	}
+	name := string(cfg.Protocol)
+	if *proto != "" {
+		name = *proto
+	}
+	cfg.Protocol = config.Protocol(name)
+	p, ok := protocols[name]
+	if !ok {
+		fmt.Fprintf(stderr, "swiftpaxos: protocol %q is not implemented in this build (known: %s)\n", name, strings.Join(protocolNames(), ", "))
+		return exitUsage
+	}
+
+	log, closeLog, err := newLogger(*logFile, level, *alias)
+	if err != nil {
+		fmt.Fprintf(stderr, "swiftpaxos: %v\n", err)
+		return 1
+	}
+	defer closeLog()
+
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "swiftpaxos: -cpuprofile: %v\n", err)
+			return 1
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "swiftpaxos: -cpuprofile: %v\n", err)
+			return 1
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	switch *role {
+	case "server":
+		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log})
+	case "client":
+		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr})
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "swiftpaxos: %s %s: %v\n", *role, *alias, err)
+		return 1
+	}
+	return 0
+}
+
+// printHosts lists the processes of cfg, one per line ("replica ALIAS
+// IP:PORT" or "client ALIAS IP"), for run-multi-client.sh.
+func printHosts(w io.Writer, cfg *config.Config) {
+	for _, h := range cfg.Replicas {
+		fmt.Fprintf(w, "replica %s %s\n", h.Alias, h.Addr())
+	}
+	for _, h := range cfg.Clients {
+		fmt.Fprintf(w, "client %s %s\n", h.Alias, h.IP)
+	}
+}
+
+func protocolNames() []string {
+	names := make([]string, 0, len(protocols))
+	for n := range protocols {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func newLogger(path string, level zapcore.Level, alias string) (*zap.Logger, func(), error) {
+	zc := zap.NewProductionConfig()
+	zc.Level = zap.NewAtomicLevelAt(level)
+	zc.Encoding = "console"
+	zc.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
+	zc.Sampling = nil
+	if path != "" {
+		zc.OutputPaths = []string{path}
+		zc.ErrorOutputPaths = []string{path}
+	}
+	log, err := zc.Build()
+	if err != nil {
+		return nil, nil, fmt.Errorf("logger: %w", err)
+	}
+	log = log.With(zap.String("alias", alias))
+	return log, func() { _ = log.Sync() }, nil
+}
