@@ -22,6 +22,15 @@ type Options struct {
 	// RetryAfter is how long an operation waits for replies before the
 	// same request (same CmdID) is sent again (PROTOCOL.md 3.7).
 	RetryAfter time.Duration
+	// Mutation deliberately breaks a client rule, for checker tests only.
+	Mutation Mutation
+}
+
+// Mutation lists the client rules a test may break on purpose.
+type Mutation struct {
+	// IgnoreCache returns a weak read's replica answer without the cache
+	// merge of PROTOCOL.md 4.6.
+	IgnoreCache bool
 }
 
 // Pending is an operation in flight. All reply state is per operation
@@ -409,7 +418,7 @@ func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
 	r := Result{Value: m.Result, Version: m.Version, Path: PathWeak}
 	cmd := p.Op.Command
 	if cmd.Op == kvs.OpGet {
-		if e, ok := s.cache[cmd.Key]; ok && (e.pending || e.version > m.Version) {
+		if e, ok := s.cache[cmd.Key]; ok && !s.o.Mutation.IgnoreCache && (e.pending || e.version > m.Version) {
 			r.Value, r.Version = e.value, e.version
 		} else if m.Version > 0 {
 			s.setCache(cmd.Key, cacheEntry{value: m.Result, version: m.Version})

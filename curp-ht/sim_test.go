@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"swiftpaxos/client"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/sim"
@@ -38,6 +39,17 @@ func TestMutationSpeculateFromStoreIsCaught(t *testing.T) {
 		o.Sessions = 6
 		o.Workload = sim.Workload{Ops: 60, Pendings: 4, Keys: 2, WeakRatio: 50, WeakWrites: 80, Writes: 20}
 		o.Faults = sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 3 * time.Millisecond, ApplyLag: 5 * time.Millisecond}
+		return o
+	})
+}
+
+// TestMutationIgnoreCacheIsCaught: weak reads answered by a replica that
+// has not applied the session's own committed write, without the cache
+// merge (PROTOCOL.md 4.6), break read-your-writes.
+func TestMutationIgnoreCacheIsCaught(t *testing.T) {
+	sim.RequireViolation(t, 200, func(seed uint64) sim.Options {
+		o := options(seed, 3)
+		o.ClientMutation = client.Mutation{IgnoreCache: true}
 		return o
 	})
 }

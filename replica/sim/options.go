@@ -65,8 +65,10 @@ type Options struct {
 	// Deadline bounds the virtual duration of the run; a run that has not
 	// finished and settled by then failed to make progress.
 	Deadline time.Duration
-	// Mutation is passed to every replica (tests of the checker only).
-	Mutation replica.Mutation
+	// Mutation is passed to every replica, ClientMutation to every
+	// session (tests of the checker only).
+	Mutation       replica.Mutation
+	ClientMutation client.Mutation
 }
 
 func (o Options) withDefaults() Options {

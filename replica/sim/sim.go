@@ -134,6 +134,7 @@ func newCluster(o Options) (*Cluster, error) {
 			Complete:   func(r client.Result) { c.complete(s, r) },
 			Now:        c.clock,
 			RetryAfter: o.RetryAfter,
+			Mutation:   o.ClientMutation,
 		})
 		if err != nil {
 			return nil, err
