@@ -1,10 +1,17 @@
 package batcher
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 )
+
+// background is the context of encoder-slot waits: the writer never
+// abandons a message it has taken from the queue.
+var background = context.Background()
 
 // Default values used by Options for every field left at zero (BatchDelay and
 // Delay have no default: zero means "no batching delay" and "no injected latency").
@@ -52,6 +59,12 @@ type Options struct {
 	// section 7.3): no message is written before Send time + Delay. Zero (the
 	// default) injects nothing.
 	Delay time.Duration
+
+	// Encoders, when set, is shared by several batchers and bounds how
+	// many of their writers encode at the same time (each holds one unit
+	// while it encodes a message). A replica sizes it with maxDescRoutines
+	// (PROTOCOL.md 9.2); nil means no bound.
+	Encoders *semaphore.Weighted
 }
 
 // Validate reports every negative field; the message names the field and value.

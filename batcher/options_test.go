@@ -1,8 +1,14 @@
 package batcher
 
 import (
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,4 +56,44 @@ func TestOptionsDefaultsFillOnlyZeroFields(t *testing.T) {
 		WriteTimeout:   DefaultWriteTimeout,
 		EnqueueTimeout: DefaultEnqueueTimeout,
 	}, got)
+}
+
+// TestEncodersBoundsConcurrentEncoding: with a one-unit semaphore shared by
+// several batchers, no two writers ever encode at the same time, and every
+// message still arrives.
+func TestEncodersBoundsConcurrentEncoding(t *testing.T) {
+	sem := semaphore.NewWeighted(1)
+	var inside, worst atomic.Int32
+	encode := func(dst []byte, m []byte) []byte {
+		n := inside.Add(1)
+		for {
+			w := worst.Load()
+			if n <= w || worst.CompareAndSwap(w, n) {
+				break
+			}
+		}
+		dst = append(dst, m...)
+		inside.Add(-1)
+		return dst
+	}
+	const batchers, msgs = 4, 200
+	var wg sync.WaitGroup
+	for range batchers {
+		a, b := net.Pipe()
+		bt := New[[]byte](a, encode, Options{Encoders: sem}, nil)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, msgs)
+			_, err := io.ReadFull(b, buf)
+			assert.NoError(t, err)
+			b.Close()
+		}()
+		for range msgs {
+			require.NoError(t, bt.Send([]byte{1}))
+		}
+		defer bt.Close()
+	}
+	wg.Wait()
+	require.Equal(t, int32(1), worst.Load(), "two writers encoded at once")
 }

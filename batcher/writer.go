@@ -184,7 +184,13 @@ func (w *writer[M]) hold(it item[M]) {
 // add encodes it into the batch. If the batch already has a message and it
 // would exceed MaxBatchBytes, its bytes stay after the batch as the carry.
 func (w *writer[M]) add(it item[M]) {
-	w.buf = w.b.encode(w.buf, it.m)
+	if e := w.b.opts.Encoders; e != nil {
+		_ = e.Acquire(background, 1) // cannot fail: the context never ends
+		w.buf = w.b.encode(w.buf, it.m)
+		e.Release(1)
+	} else {
+		w.buf = w.b.encode(w.buf, it.m)
+	}
 	if w.batchN > 0 && len(w.buf) > w.b.opts.MaxBatchBytes {
 		w.carry = true
 		return

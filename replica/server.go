@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"swiftpaxos/batcher"
 	"swiftpaxos/config"
@@ -80,7 +81,10 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		inbox:   make(chan inbound, 1<<14),
 		peers:   make([]*batcher.Batcher[wire.Message], cfg.N()),
 		clients: make(map[wire.ClientID]*batcher.Batcher[wire.Message]),
-		bopts:   batcher.Options{BatchDelay: cfg.BatchDelay, EnqueueTimeout: 200 * time.Millisecond},
+		bopts: batcher.Options{
+			BatchDelay: cfg.BatchDelay, EnqueueTimeout: 200 * time.Millisecond,
+			Encoders: semaphore.NewWeighted(int64(max(1, cfg.MaxDescRoutines))),
+		},
 	}
 	start := time.Now()
 	s.core, err = New(Options{
