@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// writeConf writes the repository's multi-client.conf with some lines
+// replaced (by 1-based line number) and returns its path.
+func writeConf(t *testing.T, replace map[int]string) string {
+	t.Helper()
+	b, err := os.ReadFile("multi-client.conf")
+	require.NoError(t, err)
+	lines := strings.Split(string(b), "\n")
+	for n, l := range replace {
+		lines[n-1] = l
+	}
+	p := filepath.Join(t.TempDir(), "F.conf")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644))
+	return p
+}
+
+func runMain(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestBadConfigNamesEveryLine(t *testing.T) {
+	p := writeConf(t, map[int]string{7: "pendingz: 15", 24: "pendings: -3", 32: "zipfSkew: abc", 28: "weakRatio: 150"})
+	code, _, stderr := runMain("-run", "server", "-config", p, "-alias", "replica0")
+	require.Equal(t, 1, code)
+	for _, want := range []string{
+		p + `:7: unknown key "pendingz"`,
+		p + ":24: pendings: -3",
+		p + `:32: zipfSkew: "abc"`,
+		p + ":28: weakRatio: 150",
+	} {
+		require.Contains(t, stderr, want)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-run", "replica", "-alias", "replica0"},
+		{"-run", "server", "-protocol", "raft", "-alias", "replica0"},
+		{"-run", "server"},
+		{"-run", "server", "-alias", "replica0", "extra"},
+	} {
+		code, _, stderr := runMain(args...)
+		require.Equal(t, exitUsage, code, "%v", args)
+		require.Contains(t, stderr, "usage:", "%v", args)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, stdout, _ := runMain("-h")
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, "-run server|client")
+}
+
+func TestHostsListsTheDefaultDeployment(t *testing.T) {
+	code, stdout, stderr := runMain("-run", "hosts", "-config", "multi-client.conf")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "replica replica0 127.0.0.1:7070\nreplica replica1 127.0.0.2:7071\nreplica replica2 127.0.0.3:7072\n"+
+		"client client0 127.0.0.4\nclient client1 127.0.0.5\n", stdout)
+}
+
+func TestUnknownAliasFails(t *testing.T) {
+	code, _, stderr := runMain("-run", "server", "-config", "multi-client.conf", "-alias", "replica9")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "replica9")
+}
