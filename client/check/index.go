@@ -34,10 +34,8 @@ type history struct {
 	end []int64
 	// src is, for a completed get, the put it read from (by value), srcNil
 	// or srcNone; srcNone for everything else.
-	src []int32
-	// readers lists, per put, the completed gets reading from it.
-	readers map[int32][]int32
-	byID    map[OpID]int32
+	src  []int32
+	byID map[OpID]int32
 	// writer maps a written value to the first put that wrote it.
 	writer    map[string]int32
 	byKey     map[kvs.Key][]int32
@@ -61,7 +59,6 @@ func newHistory(h []Op, c *collector) *history {
 		ops:       h,
 		end:       make([]int64, n),
 		src:       make([]int32, n),
-		readers:   map[int32][]int32{},
 		byID:      make(map[OpID]int32, n),
 		writer:    map[string]int32{},
 		byKey:     map[kvs.Key][]int32{},
@@ -116,7 +113,6 @@ func newHistory(h []Op, c *collector) *history {
 		}
 		if w, ok := x.writer[o.Value]; ok && h[w].Key == o.Key {
 			x.src[i] = w
-			x.readers[w] = append(x.readers[w], i)
 		}
 	}
 	return x

@@ -58,7 +58,7 @@ func describeValue(v string) string {
 }
 
 // linOp is one operation of a key's linearizability check with its window
-// [call, ret] (see doc.go, "Linearizability windows"). callBy and retBy
+// [call, ret] (see doc.go, "Linearizability"). callBy and retBy
 // name the operation whose instant defines each end: op itself, or for a
 // put without a strong window, one of its strong readers.
 type linOp struct {
@@ -72,13 +72,16 @@ type linOp struct {
 // writes is always linearizable).
 //
 //   - A completed strong operation has its real window [inv, resp].
-//   - A put that did not complete as a strong put (a weak put, or a strong
-//     put that never returned) takes part only if a completed strong get
-//     read it; an unread one could always be ordered last and is left
-//     out. Its window is [min(inv(w), inv(r)), min(resp(r))] over its
-//     strong readers r: it must precede each reader, and need not follow
-//     anything a reader does not. doc.go shows why these windows only
-//     impose orderings that every valid order has.
+//   - A strong put that never returned takes part only if a completed
+//     strong get read it (an unread one could always be ordered last);
+//     its window is [inv(w), min resp(r)] over its strong readers r.
+//   - A weak put takes part only if a completed strong get read it; its
+//     window is [min(inv(w), inv(r)), min resp(r)] over its strong readers
+//     r: it must precede each reader, and, not being ordered by real time,
+//     need not follow anything a reader does not.
+//
+// doc.go shows why these windows only impose orderings that every valid
+// order has.
 func (x *history) linOps(k kvs.Key) []linOp {
 	var out []linOp
 	reads := 0
@@ -100,7 +103,7 @@ func (x *history) linOps(k kvs.Key) []linOp {
 		if !ok {
 			lo = linOp{w, x.ops[w].InvokeNS, inf, w, -1}
 		}
-		if inv := x.ops[i].InvokeNS; inv < lo.call {
+		if inv := x.ops[i].InvokeNS; inv < lo.call && !x.strong(w) {
 			lo.call, lo.callBy = inv, i
 		}
 		if x.end[i] < lo.ret {
@@ -190,11 +193,12 @@ func (x *history) checkKey(model porcupine.Model, k kvs.Key, opts Options) linRe
 		return linResult{unknown: &Unknown{
 			Rule: RuleLinearizability,
 			Key:  k,
-			Message: fmt.Sprintf("linearizability of the %d strong operations on key %d is undecided: the search ran out of its %v budget (Options.LinTimeout)",
+			Message: fmt.Sprintf("linearizability of the %d operations on key %d is undecided: the search ran out of its %v budget (Options.LinTimeout)",
 				len(ops), k, opts.LinTimeout),
 		}}
 	}
 	v := &Violation{Rule: RuleLinearizability, Ops: involved}
+	var visErr error
 	if res == porcupine.Illegal {
 		vres, info := porcupine.CheckOperationsVerbose(model, ops, opts.LinTimeout)
 		if vres == porcupine.Illegal {
@@ -204,7 +208,7 @@ func (x *history) checkKey(model porcupine.Model, k kvs.Key, opts Options) linRe
 				explanations = append(explanations, e)
 			}
 			if opts.VisualizeDir != "" {
-				v.Visualization = visualize(model, info, opts.VisualizeDir, k)
+				v.Visualization, visErr = visualize(model, info, opts.VisualizeDir, k)
 			}
 		}
 	}
@@ -216,24 +220,26 @@ func (x *history) checkKey(model porcupine.Model, k kvs.Key, opts Options) linRe
 		msg += fmt.Sprintf(" (and %d similar conflict(s) on this key)", more)
 	}
 	msg += "; strong operations must appear to take effect in one order that respects real time and in which every get returns the latest put (PROTOCOL.md 2.3 LIN-RT, LIN-LEGAL)"
-	if v.Visualization != "" {
+	switch {
+	case v.Visualization != "":
 		msg += "; visualization: " + v.Visualization
+	case visErr != nil:
+		msg += fmt.Sprintf("; visualization not written: %v", visErr)
 	}
 	v.Message = msg
 	return linResult{violation: v}
 }
 
-// visualize writes porcupine's rendering of key k and returns its path, or
-// a note saying why it could not.
-func visualize(model porcupine.Model, info porcupine.LinearizationInfo, dir string, k kvs.Key) string {
+// visualize writes porcupine's rendering of key k and returns its path.
+func visualize(model porcupine.Model, info porcupine.LinearizationInfo, dir string, k kvs.Key) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Sprintf("(not written: %v)", err)
+		return "", err
 	}
 	path := filepath.Join(dir, fmt.Sprintf("linearizability-key-%d.html", k))
 	if err := porcupine.VisualizePath(model, info, path); err != nil {
-		return fmt.Sprintf("(not written: %v)", err)
+		return "", err
 	}
-	return path
+	return path, nil
 }
 
 // explainPartial describes where porcupine's longest partial linearization

@@ -29,17 +29,18 @@ const (
 	RuleDurability       Rule = "durability"
 )
 
-var ruleRank = map[Rule]int{}
-
-func init() {
+// ruleRank orders rules in reports.
+var ruleRank = func() map[Rule]int {
+	m := map[Rule]int{}
 	for i, r := range []Rule{
 		RuleHistoryInvalid, RuleLogInvalid, RuleReadNeverWritten, RuleReadFromFuture,
 		RuleLinearizability, RuleStrongWriteOrder, RuleReadYourWrites, RuleMonotonicReads,
 		RuleLogAgreement, RuleLogMismatch, RuleAtMostOnce, RuleDurability,
 	} {
-		ruleRank[r] = i
+		m[r] = i
 	}
-}
+	return m
+}()
 
 // Violation is one broken rule.
 type Violation struct {
