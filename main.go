@@ -63,6 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	logFile := fs.String("log", "", "log file (default: stderr)")
 	logLevel := fs.String("loglevel", "info", "log level: debug, info, warn, error")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	resultsPath := fs.String("results", "", "client: write the raw results as JSON to this file")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage)
 		fs.PrintDefaults()
@@ -153,7 +154,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "server":
 		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log})
 	case "client":
-		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr})
+		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "swiftpaxos: %s %s: %v\n", *role, *alias, err)

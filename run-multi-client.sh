@@ -99,7 +99,7 @@ cpids=()
 cnames=()
 while read -r role alias addr; do
 	[ "$role" = client ] || continue
-	"$bin" -run client -config "$conf" -alias "$alias" "${protoflag[@]}" -log "$out/$alias.log" >"$out/$alias.out" 2>"$out/$alias.err" &
+	"$bin" -run client -config "$conf" -alias "$alias" "${protoflag[@]}" -log "$out/$alias.log" -results "$out/results-$alias.json" >"$out/$alias.out" 2>"$out/$alias.err" &
 	cpids+=($!)
 	cnames+=("$alias")
 	pids+=($!)

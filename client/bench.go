@@ -164,7 +164,7 @@ func dialAll(ctx context.Context, cfg *config.Config, o BenchOptions, threads, w
 // counts add, histograms merge, the duration is the longest thread's, and
 // throughput is the total over that duration.
 func processResults(stats []*threadStats, seeds []uint64, runErr error) (ProcessResults, error) {
-	r := ProcessResults{Seeds: seeds, Complete: runErr == nil}
+	r := ProcessResults{Seeds: seeds, Timeline: []int64{}, Complete: runErr == nil}
 	if runErr != nil {
 		r.Error = runErr.Error()
 	}

@@ -48,10 +48,11 @@ type ProcessResults struct {
 	Latency  ClassHistograms `json:"latency_us"`
 }
 
-// WriteResults writes r as indented JSON to path, atomically (a
-// temporary file renamed over path).
+// WriteResults writes r as one line of JSON to path (compact: the
+// histograms hold thousands of counts), atomically (a temporary file
+// renamed over path).
 func WriteResults(path string, r *ProcessResults) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("results %s: %w", path, err)
 	}

@@ -128,9 +128,9 @@ func TestScanLengthLogUniform(t *testing.T) {
 	counts := map[int64]int{}
 	for range n {
 		op := g.Next()
-		require.Equal(t, kvs.OpScan, op.Command.Op)
-		require.True(t, op.Command.Count >= 1 && op.Command.Count <= max, "length %d", op.Command.Count)
-		require.NoError(t, op.Command.Validate())
+		if op.Command.Op != kvs.OpScan || op.Command.Count < 1 || op.Command.Count > max || op.Command.Validate() != nil {
+			t.Fatalf("bad scan %v", op)
+		}
 		counts[op.Command.Count]++
 	}
 	// P(L = l) = ln((l+1)/l) / ln(max+1).
@@ -154,7 +154,9 @@ func TestUniformKeysCoverKeySpace(t *testing.T) {
 	counts := make([]int, keys)
 	for range n {
 		k := g.Next().Command.Key
-		require.True(t, k >= 0 && k < keys, "key %d", k)
+		if k < 0 || k >= keys {
+			t.Fatalf("key %d out of range", k)
+		}
 		counts[k]++
 	}
 	for k, c := range counts {

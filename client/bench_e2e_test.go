@@ -1,0 +1,148 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"swiftpaxos/client"
+	"swiftpaxos/config"
+	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/replica"
+)
+
+// freePorts reserves n TCP ports on 127.0.0.1 and releases them.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	ports := make([]int, n)
+	for i := range ports {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		ports[i] = ln.Addr().(*net.TCPAddr).Port
+		defer ln.Close()
+	}
+	return ports
+}
+
+func benchConfig(t *testing.T, ports []int, settings string) *config.Config {
+	t.Helper()
+	text := fmt.Sprintf(`-- Replicas --
+replica0 127.0.0.1:%d
+replica1 127.0.0.1:%d
+replica2 127.0.0.1:%d
+-- Clients --
+client0 127.0.0.1
+-- Proxy --
+server_alias replica0
+client0 (local)
+---
+protocol: curpht
+%s
+`, ports[0], ports[1], ports[2], settings)
+	cfg, err := config.Parse("bench.conf", strings.NewReader(text))
+	require.NoError(t, err)
+	return cfg
+}
+
+// startCluster runs the three replicas until the test ends.
+func startCluster(t *testing.T, cfg *config.Config) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	ready := make(chan struct{}, cfg.N())
+	for i := range cfg.N() {
+		alias := fmt.Sprintf("replica%d", i)
+		wg.Go(func() {
+			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, Policy: curpht.NewReplicaPolicy,
+				Log: zaptest.NewLogger(t).Named(alias), Ready: func(net.Addr) { ready <- struct{}{} }})
+			if ctx.Err() == nil {
+				t.Errorf("%s stopped: %v", alias, err)
+			}
+		})
+	}
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+	})
+	for range cfg.N() {
+		<-ready
+	}
+}
+
+// TestRunBenchmarkLocalCluster runs the real driver against three CURP-HT
+// replicas on localhost.
+func TestRunBenchmarkLocalCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a localhost cluster")
+	}
+	cfg := benchConfig(t, freePorts(t, 3), `
+reqs: 300
+clientThreads: 2
+pipeline: true
+pendings: 5
+weakRatio: 50
+weakWrites: 20
+writes: 20
+keySpace: 1000
+zipfSkew: 0.99
+commandSize: 32
+checkerMode: true
+`)
+	startCluster(t, cfg)
+	var out, progress bytes.Buffer
+	path := filepath.Join(t.TempDir(), "results-client0.json")
+	err := client.RunBenchmark(t.Context(), client.BenchOptions{Config: cfg, Alias: "client0", Policy: curpht.NewClientPolicy,
+		Log: zaptest.NewLogger(t), Out: &out, Progress: &progress, ResultsPath: path, Seed: 1})
+	require.NoError(t, err, "summary:\n%s", out.String())
+	t.Log("\n" + out.String())
+	assert.Contains(t, out.String(), "Total operations: 600")
+
+	r, err := client.ReadResults(path)
+	require.NoError(t, err)
+	assert.True(t, r.Complete)
+	assert.Equal(t, int64(600), r.Ops)
+	assert.Equal(t, []uint64{1, 2}, r.Seeds)
+	assert.Equal(t, 5, r.Pendings)
+	var samples, timeline int64
+	for _, c := range []client.Class{client.StrongWrite, client.StrongRead, client.WeakWrite, client.WeakRead} {
+		samples += r.Latency.Of(c).Count()
+	}
+	for _, n := range r.Timeline {
+		timeline += n
+	}
+	assert.Equal(t, int64(600), samples)
+	assert.Equal(t, int64(600), timeline)
+	assert.Equal(t, r.Latency.StrongRead.Count()+r.Latency.StrongWrite.Count(), r.FastPath+r.SlowPath)
+	assert.Greater(t, r.ThroughputOps, 0.0)
+}
+
+func TestRunBenchmarkErrors(t *testing.T) {
+	ports := freePorts(t, 3) // released: nothing listens there
+	cfg := benchConfig(t, ports, "reqs: 10\nreplyTimeout: 5")
+	ctx := t.Context()
+
+	err := client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: "client0"})
+	assert.ErrorContains(t, err, "policy")
+
+	err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: "client9", Policy: curpht.NewClientPolicy})
+	assert.ErrorContains(t, err, `"client9" is not a client`)
+
+	err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: "replica0", Policy: curpht.NewClientPolicy})
+	assert.ErrorContains(t, err, `"replica0" is not a client`)
+
+	var out bytes.Buffer
+	err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: "client0", Policy: curpht.NewClientPolicy, Out: &out})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, client.ErrUnreachable)
+	assert.Contains(t, err.Error(), "client client0: cannot reach the cluster")
+	assert.Empty(t, out.String(), "no summary without a run")
+}

@@ -1,0 +1,321 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// fakeSession completes submitted operations from its own goroutine, in a
+// random (seeded) order, over unbuffered channels: an operation counts as
+// delivered exactly when the loop has received it, so the fake sees the
+// loop's true number of operations in flight.
+type fakeSession struct {
+	in  chan Op
+	out chan Result
+	ctx context.Context
+
+	window    int
+	limit     int           // deliver at most this many completions, then stall
+	stall     chan struct{} // closed when the fake stalls
+	result    func(seq int, op Op) Result
+	seqOffset wire.Seq // added to every delivered Seq
+	rng       *rand.Rand
+	// clock is the loop's clock: it advances 1 ms before each delivery.
+	clock     atomic.Int64
+	delivered int
+	pause     time.Duration // real time between deliveries
+
+	// Written by the fake's goroutine; read after the loop returned and
+	// the fake stopped.
+	ops         []Op
+	maxInFlight int
+	violations  []string
+	stopped     chan struct{}
+}
+
+func newFake(ctx context.Context, window, limit int, seed uint64) *fakeSession {
+	f := &fakeSession{in: make(chan Op), out: make(chan Result), ctx: ctx, window: window, limit: limit,
+		stall: make(chan struct{}), stopped: make(chan struct{})}
+	f.result = func(seq int, op Op) Result {
+		r := Result{Path: PathWeak}
+		if op.Level == wire.Strong {
+			r.Path = PathFast
+			if seq%3 == 0 {
+				r.Path = PathSlow
+			}
+		}
+		return r
+	}
+	f.rng = rand.New(rand.NewPCG(seed, 0))
+	return f
+}
+
+func (f *fakeSession) Submit(op Op) error {
+	select {
+	case f.in <- op:
+		return nil
+	case <-f.ctx.Done():
+		return ErrClosed
+	}
+}
+
+// advance sets the clock to (deliveries+1) ms when a delivery is offered.
+// select evaluates it on every round, so the value must not depend on how
+// often it is called.
+func (f *fakeSession) advance(r Result) Result {
+	if r.Seq != 0 {
+		f.clock.Store(int64(f.delivered+1) * int64(time.Millisecond))
+	}
+	return r
+}
+
+func (f *fakeSession) Completions() <-chan Result { return f.out }
+
+func (f *fakeSession) run() {
+	rng := f.rng
+	defer close(f.stopped)
+	var pending []Result
+	stalled, ripe := false, f.pause == 0
+	var wait <-chan time.Time
+	for {
+		var out chan Result
+		var next Result
+		i := 0
+		if len(pending) > 0 && !ripe && wait == nil {
+			wait = time.After(f.pause)
+		}
+		if len(pending) > 0 && f.delivered < f.limit && ripe {
+			i = rng.IntN(len(pending))
+			out, next = f.out, pending[i]
+			next.Seq += f.seqOffset
+		}
+		if f.delivered >= f.limit && !stalled {
+			stalled = true
+			close(f.stall)
+		}
+		select {
+		case op := <-f.in:
+			f.ops = append(f.ops, op)
+			seq := len(f.ops)
+			r := f.result(seq, op)
+			r.Seq, r.Op = wire.Seq(seq), op
+			pending = append(pending, r)
+			inFlight := seq - f.delivered
+			f.maxInFlight = max(f.maxInFlight, inFlight)
+			if inFlight > f.window {
+				f.violations = append(f.violations, fmt.Sprintf("seq %d: %d in flight, window %d", seq, inFlight, f.window))
+			}
+			if seq == 2 && f.delivered == 0 {
+				f.violations = append(f.violations, "operation 1 sent before the warm-up completed")
+			}
+		case out <- f.advance(next):
+			pending = append(pending[:i], pending[i+1:]...)
+			f.delivered++
+			ripe = f.pause == 0
+		case <-wait:
+			ripe, wait = true, nil
+		case <-f.ctx.Done():
+			return
+		}
+	}
+}
+
+type loopRun struct {
+	st   *threadStats
+	err  error
+	fake *fakeSession
+	logs *observer.ObservedLogs
+}
+
+func runFake(t *testing.T, ctx context.Context, p WorkloadParams, reqs, window, limit int, timeout time.Duration,
+	tweak func(*fakeSession)) loopRun {
+	t.Helper()
+	// The fake session lives until the loop returned; ctx is the loop's.
+	life, end := context.WithCancel(context.Background())
+	fake := newFake(life, window, limit, 5)
+	if tweak != nil {
+		tweak(fake)
+	}
+	go fake.run()
+	core, logs := observer.New(zapcore.DebugLevel)
+	var progress atomic.Int64
+	st, err := runThread(ctx, fake, loopOptions{
+		Thread: 0, Reqs: reqs, Window: window, ReplyTimeout: timeout,
+		Ops: newGen(t, p, 0, 1), Now: fake.clock.Load,
+		Progress: &progress, Log: zap.New(core),
+	})
+	end()
+	<-fake.stopped
+	assert.Equal(t, st.ops, progress.Load(), "progress counter")
+	return loopRun{st: st, err: err, fake: fake, logs: logs}
+}
+
+var mixed = WorkloadParams{WeakRatio: 50, WeakWrites: 30, Writes: 20, KeySpace: 100, ScanRatio: 10, ScanCount: 5}
+
+func TestLoopWindowAndWarmUp(t *testing.T) {
+	for _, window := range []int{1, 3, 15} {
+		t.Run(fmt.Sprint("window ", window), func(t *testing.T) {
+			const reqs = 2000
+			r := runFake(t, t.Context(), mixed, reqs, window, 1<<30, time.Minute, nil)
+			require.NoError(t, r.err)
+			assert.Empty(t, r.fake.violations)
+			assert.Equal(t, window, r.fake.maxInFlight, "the window is filled")
+			assert.Equal(t, window, r.st.maxInFlight)
+
+			require.Len(t, r.fake.ops, reqs+1, "reqs operations plus one warm-up")
+			assert.Equal(t, Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet}}, r.fake.ops[0])
+
+			// The warm-up is in no statistic: reqs samples, and its
+			// (fast) path is not counted.
+			assert.Equal(t, int64(reqs), r.st.ops)
+			var samples int64
+			for c := range numClasses {
+				samples += r.st.lat.Of(c).Count()
+			}
+			assert.Equal(t, int64(reqs), samples)
+			var strong, strongSlow int64
+			for i, op := range r.fake.ops[1:] {
+				if op.Level == wire.Strong {
+					strong++
+					if (i+2)%3 == 0 {
+						strongSlow++
+					}
+				}
+			}
+			assert.Equal(t, strong, r.st.fast+r.st.slow)
+			assert.Equal(t, strongSlow, r.st.slow)
+			assert.Equal(t, r.st.lat.StrongRead.Count()+r.st.lat.StrongWrite.Count(), strong)
+
+			var tl int64
+			for _, n := range r.st.timeline {
+				tl += n
+			}
+			assert.Equal(t, int64(reqs), tl)
+			// Operation 1 is sent when the warm-up completes (1 ms); the
+			// last completion is delivery reqs+1.
+			assert.True(t, r.st.started)
+			assert.Equal(t, int64(time.Millisecond), r.st.first)
+			assert.Equal(t, time.Duration(reqs)*time.Millisecond, r.st.duration())
+			// With the fake's clock every latency is a whole number of
+			// deliveries, at least one.
+			assert.GreaterOrEqual(t, r.st.lat.StrongRead.Stats().P50Ms, 1.0)
+		})
+	}
+}
+
+func TestLoopCountsErrors(t *testing.T) {
+	boom := errors.New("boom")
+	r := runFake(t, t.Context(), mixed, 300, 4, 1<<30, time.Minute, func(f *fakeSession) {
+		f.result = func(seq int, op Op) Result {
+			switch {
+			case seq > 1 && seq%10 == 0:
+				return Result{Err: boom}
+			case seq > 1 && seq%15 == 0:
+				return Result{Err: fmt.Errorf("%s: %w", op, ErrTimeout)}
+			}
+			return Result{Path: PathSlow}
+		}
+	})
+	require.NoError(t, r.err)
+	// Seqs 2..301: multiples of 10 fail, other multiples of 15 time out.
+	assert.Equal(t, int64(30), r.st.errors)
+	assert.Equal(t, int64(10), r.st.timeouts)
+	assert.Equal(t, int64(260), r.st.ops)
+	var samples int64
+	for c := range numClasses {
+		samples += r.st.lat.Of(c).Count()
+	}
+	assert.Equal(t, int64(260), samples, "failed operations have no latency")
+}
+
+func TestLoopReplyTimeout(t *testing.T) {
+	// 6 completions (the warm-up and 5 measured), then silence.
+	r := runFake(t, t.Context(), mixed, 100, 4, 6, 50*time.Millisecond, nil)
+	require.ErrorIs(t, r.err, ErrReplyTimeout)
+	assert.Equal(t, int64(5), r.st.ops)
+	assert.Equal(t, int64(4), r.st.timeouts, "the operations in flight")
+	lines := r.logs.FilterMessage("reply timeout: thread stops").All()
+	require.Len(t, lines, 1)
+	assert.Equal(t, int64(5), lines[0].ContextMap()["completed"])
+}
+
+// TestLoopReplyTimeoutIsPerReply: a run longer than replyTimeout whose
+// replies are never that far apart completes.
+func TestLoopReplyTimeoutIsPerReply(t *testing.T) {
+	start := time.Now()
+	r := runFake(t, t.Context(), mixed, 40, 2, 1<<30, 250*time.Millisecond, func(f *fakeSession) { f.pause = 10 * time.Millisecond })
+	require.NoError(t, r.err)
+	assert.Equal(t, int64(40), r.st.ops)
+	require.Greater(t, time.Since(start), 250*time.Millisecond, "the run must outlast replyTimeout to test anything")
+}
+
+func TestLoopWarmUpTimeout(t *testing.T) {
+	r := runFake(t, t.Context(), mixed, 100, 4, 0, 20*time.Millisecond, nil)
+	require.ErrorIs(t, r.err, ErrReplyTimeout)
+	assert.ErrorContains(t, r.err, "warm-up")
+	assert.False(t, r.st.started)
+	assert.Zero(t, r.st.ops)
+}
+
+func TestLoopStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan loopRun)
+	var fake *fakeSession
+	ready := make(chan struct{})
+	go func() {
+		done <- runFake(t, ctx, mixed, 1000, 4, 20, time.Minute, func(f *fakeSession) {
+			fake = f
+			close(ready)
+		})
+	}()
+	<-ready
+	<-fake.stall
+	cancel()
+	r := <-done
+	require.ErrorIs(t, r.err, context.Canceled)
+	assert.Equal(t, int64(19), r.st.ops)
+}
+
+func TestLoopRejectsUnknownCompletion(t *testing.T) {
+	r := runFake(t, t.Context(), mixed, 10, 2, 1<<30, time.Minute, func(f *fakeSession) { f.seqOffset = 100 })
+	require.Error(t, r.err)
+	assert.Contains(t, r.err.Error(), "seq 101, which is not in flight")
+}
+
+func TestProcessResultsAggregates(t *testing.T) {
+	a := &threadStats{ops: 100, fast: 10, slow: 5, started: true, first: 1e9, last: 3e9, timeline: []int64{0, 40, 60}}
+	b := &threadStats{ops: 300, errors: 2, timeouts: 1, started: true, first: 1e9, last: 2e9, timeline: []int64{0, 300}}
+	a.lat.StrongRead.Record(time.Millisecond)
+	b.lat.StrongRead.Record(3 * time.Millisecond)
+	r, err := processResults([]*threadStats{a, b}, []uint64{1, 2}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(400), r.Ops)
+	assert.Equal(t, int64(2), r.Errors)
+	assert.Equal(t, int64(1), r.Timeouts)
+	assert.Equal(t, int64(10), r.FastPath)
+	assert.Equal(t, int64(5), r.SlowPath)
+	assert.InDelta(t, 2.0, r.DurationS, 1e-9, "the longest thread")
+	assert.InDelta(t, 200.0, r.ThroughputOps, 1e-9, "total over the longest duration")
+	assert.Equal(t, []int64{0, 340, 60}, r.Timeline)
+	assert.Equal(t, int64(2), r.Latency.StrongRead.Count())
+	assert.True(t, r.Complete)
+
+	r, err = processResults([]*threadStats{a}, nil, ErrReplyTimeout)
+	require.NoError(t, err)
+	assert.False(t, r.Complete)
+	assert.Equal(t, ErrReplyTimeout.Error(), r.Error)
+}
