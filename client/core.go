@@ -46,7 +46,11 @@ type Pending struct {
 	acks          []*wire.RecordAck // by replica
 	target        wire.ReplicaID    // weak reads: where the read went
 	deferred      bool              // held back by the policy
+	attempts      int               // re-sends so far
 }
+
+// Attempts is the number of times p was re-sent.
+func (p *Pending) Attempts() int { return p.attempts }
 
 // cacheEntry is a value the session wrote or read, with the slot of its
 // source write (PROTOCOL.md 4.4). Pending entries are the session's own
@@ -56,6 +60,23 @@ type cacheEntry struct {
 	version kvs.Slot
 	pending bool
 	src     wire.Seq // own write that created a pending entry
+	// A pending entry may also know a settled value that completed while
+	// it was pending (an own strong write or a strong read that was
+	// concurrent with the pending write). Which of the two is newer is
+	// known only when the pending write settles; until then weak reads of
+	// the key wait (PROTOCOL.md 2.2: concurrent operations of a session
+	// may be ordered either way across a failover).
+	alt        kvs.Value
+	altVersion kvs.Slot
+}
+
+// ambiguous reports whether the entry's newest value is not known yet.
+func (e cacheEntry) ambiguous() bool { return e.pending && e.altVersion > 0 }
+
+// parkedRead is a weak read reply waiting for an ambiguous entry to settle.
+type parkedRead struct {
+	p     *Pending
+	reply *wire.WeakReadReply
 }
 
 // maxCache bounds the cache; past it the frontier is raised so that every
@@ -76,6 +97,7 @@ type Core struct {
 	order    []wire.Seq // pending seqs in issue order, compacted lazily
 	cache    map[kvs.Key]cacheEntry
 	frontier kvs.Slot
+	parked   map[kvs.Key][]parkedRead
 	// LastWeakWrite is the Seq of the session's latest weak write.
 	LastWeakWrite wire.Seq
 }
@@ -99,6 +121,7 @@ func NewCore(o Options) (*Core, error) {
 		leader:   o.Leader,
 		pending:  make(map[wire.Seq]*Pending),
 		cache:    make(map[kvs.Key]cacheEntry),
+		parked:   make(map[kvs.Key][]parkedRead),
 	}, nil
 }
 
@@ -228,8 +251,10 @@ func (s *Core) Step(from wire.ReplicaID, m wire.Message) {
 	case *wire.WeakReadReply:
 		s.onWeakReadReply(m)
 	case *wire.NotLeader:
+		// Re-send only on news, so that redirects cannot multiply.
+		old := s.leader
 		s.noteBallot(m.Ballot, m.Leader)
-		if p := s.Lookup(m.Cmd); p != nil && !p.deferred {
+		if p := s.Lookup(m.Cmd); p != nil && !p.deferred && s.leader != old {
 			s.resend(p)
 		}
 	default:
@@ -345,10 +370,21 @@ func (s *Core) completeStrong(p *Pending, r Result) {
 // settled entry, never a pending own write.
 func (s *Core) setCache(k kvs.Key, e cacheEntry) {
 	old, ok := s.cache[k]
-	if ok && (old.pending || old.version >= e.version) {
-		return
+	switch {
+	case ok && old.pending:
+		s.keepAlt(k, old, e.value, e.version)
+	case ok && old.version >= e.version:
+	default:
+		s.put(k, e)
 	}
-	s.put(k, e)
+}
+
+// keepAlt remembers a settled value under a pending entry.
+func (s *Core) keepAlt(k kvs.Key, e cacheEntry, v kvs.Value, version kvs.Slot) {
+	if version > e.altVersion {
+		e.alt, e.altVersion = v, version
+		s.cache[k] = e
+	}
 }
 
 // setOwn stores the settled value of the session's own write seq: it
@@ -357,10 +393,13 @@ func (s *Core) setCache(k kvs.Key, e cacheEntry) {
 // acknowledgement must not hide a later one (PROTOCOL.md 10.5).
 func (s *Core) setOwn(k kvs.Key, v kvs.Value, slot kvs.Slot, seq wire.Seq) {
 	old, ok := s.cache[k]
-	if ok && (old.pending && old.src > seq || !old.pending && old.version >= slot) {
-		return
+	switch {
+	case ok && old.pending && old.src > seq:
+		s.keepAlt(k, old, v, slot)
+	case ok && !old.pending && old.version >= slot:
+	default:
+		s.put(k, cacheEntry{value: v, version: slot})
 	}
-	s.put(k, cacheEntry{value: v, version: slot})
 }
 
 func (s *Core) put(k kvs.Key, e cacheEntry) {
@@ -368,6 +407,20 @@ func (s *Core) put(k kvs.Key, e cacheEntry) {
 		s.evict()
 	}
 	s.cache[k] = e
+	s.releaseParked(k)
+}
+
+// releaseParked completes the weak reads of k that waited for its entry to
+// stop being ambiguous.
+func (s *Core) releaseParked(k kvs.Key) {
+	parked := s.parked[k]
+	if len(parked) == 0 || s.cache[k].ambiguous() {
+		return
+	}
+	delete(s.parked, k)
+	for _, pr := range parked {
+		s.finishWeakRead(pr.p, pr.reply)
+	}
 }
 
 // SetPendingCache records the session's own weak write whose slot is not
@@ -376,11 +429,31 @@ func (s *Core) SetPendingCache(k kvs.Key, v kvs.Value, src wire.Seq) {
 	s.put(k, cacheEntry{value: v, pending: true, src: src})
 }
 
+// AwaitsSlot reports whether the cache still holds the own write src of k
+// as pending: only its slot can settle it.
+func (s *Core) AwaitsSlot(k kvs.Key, src wire.Seq) bool {
+	e, ok := s.cache[k]
+	return ok && e.pending && e.src == src
+}
+
 // SettleCache gives an own write its slot, if the cache still holds it.
+// The newer of the write and the entry's alternative stays; slot 0 (the
+// leader no longer knows it) keeps the alternative only if there is one.
 func (s *Core) SettleCache(k kvs.Key, src wire.Seq, slot kvs.Slot) {
-	if e, ok := s.cache[k]; ok && e.pending && e.src == src {
-		s.cache[k] = cacheEntry{value: e.value, version: slot}
+	e, ok := s.cache[k]
+	if !ok || !e.pending || e.src != src {
+		return
 	}
+	switch {
+	case e.altVersion > slot:
+		s.cache[k] = cacheEntry{value: e.alt, version: e.altVersion}
+	case slot > 0:
+		s.cache[k] = cacheEntry{value: e.value, version: slot}
+	default:
+		delete(s.cache, k)
+		s.frontier = max(s.frontier, e.altVersion)
+	}
+	s.releaseParked(k)
 }
 
 // SetCache records the settled own write seq (CURP-HT weak write).
@@ -415,6 +488,16 @@ func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
 		s.sendWeakRead(p)
 		return
 	}
+	if e, ok := s.cache[p.Op.Command.Key]; ok && e.ambiguous() && p.Op.Command.Op == kvs.OpGet && !s.o.Mutation.IgnoreCache {
+		s.parked[p.Op.Command.Key] = append(s.parked[p.Op.Command.Key], parkedRead{p, m})
+		return
+	}
+	s.finishWeakRead(p, m)
+}
+
+// finishWeakRead merges a weak read's reply with the cache and completes it
+// (PROTOCOL.md 4.6).
+func (s *Core) finishWeakRead(p *Pending, m *wire.WeakReadReply) {
 	r := Result{Value: m.Result, Version: m.Version, Path: PathWeak}
 	cmd := p.Op.Command
 	if cmd.Op == kvs.OpGet {
@@ -468,6 +551,7 @@ func (s *Core) Tick() {
 
 func (s *Core) resend(p *Pending) {
 	p.sent = s.o.Now()
+	p.attempts++
 	switch {
 	case p.Op.Level == wire.Strong:
 		s.sendStrong(p)
@@ -481,3 +565,25 @@ func (s *Core) resend(p *Pending) {
 
 // Now is the session's clock.
 func (s *Core) Now() int64 { return s.o.Now() }
+
+// Describe summarises the session's state for diagnostics: ballot, leader
+// and the oldest operations in flight.
+func (s *Core) Describe() string {
+	out := fmt.Sprintf("ballot=%d leader=%d ack=%d inflight=%d", s.ballot, s.leader, s.AckUpTo(), len(s.pending))
+	n := 0
+	for _, seq := range s.order {
+		p, ok := s.pending[seq]
+		if !ok {
+			continue
+		}
+		lr := "none"
+		if p.leaderReply != nil {
+			lr = fmt.Sprintf("b%d ok=%v retry=%v", p.leaderReply.Ballot, p.leaderReply.Ok, p.leaderReply.Retry)
+		}
+		out += fmt.Sprintf(" [#%d %s deferred=%v attempts=%d lr=%s]", seq, p.Op, p.deferred, p.attempts, lr)
+		if n++; n == 3 {
+			break
+		}
+	}
+	return out
+}

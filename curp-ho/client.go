@@ -26,6 +26,7 @@ type clientPolicy struct {
 	// on a foreign weak write and is not known committed yet; while it is
 	// set, new operations are held back (PROTOCOL.md 5.7).
 	tainted      wire.CmdID
+	taintedDep   wire.CmdID // the foreign weak write the tainted read saw
 	taintedSince int64
 	held         []*client.Pending
 }
@@ -72,10 +73,13 @@ func (c *clientPolicy) find(seq wire.Seq) (int, bool) {
 	})
 }
 
-// dropBelow removes the write-set entries with Seq < seq.
-func (c *clientPolicy) dropBelow(seq wire.Seq) {
-	i, _ := c.find(seq)
-	c.writeSet = slices.Delete(c.writeSet, 0, i)
+// dropBelow removes the write-set entries with Seq < seq that are known
+// durable. An entry whose value the cache still holds as pending stays
+// (and keeps being re-sent) until a WeakCommit gives it its slot.
+func (c *clientPolicy) dropBelow(s *client.Core, seq wire.Seq) {
+	c.writeSet = slices.DeleteFunc(c.writeSet, func(w pendingWrite) bool {
+		return w.seq < seq && !s.AwaitsSlot(w.cmd.Key, w.seq)
+	})
 }
 
 // Handle completes weak writes (CausalReply from the bound replica, or
@@ -102,9 +106,13 @@ func (c *clientPolicy) Handle(s *client.Core, from wire.ReplicaID, m wire.Messag
 			}
 		}
 	case *wire.SyncReply:
-		c.dropBelow(m.WeakCommittedSeq + 1)
-		if m.Cmd == c.tainted {
-			c.tainted = wire.CmdID{}
+		if m.Cmd.Client == s.ID() {
+			c.dropBelow(s, m.WeakCommittedSeq+1)
+		}
+		// The tainted read, or the foreign write it saw, is applied: the
+		// write is committed and can no longer be lost.
+		if !c.tainted.IsZero() && (m.Cmd == c.tainted || m.Cmd == c.taintedDep) {
+			c.tainted, c.taintedDep = wire.CmdID{}, wire.CmdID{}
 			c.release(s)
 		}
 	default:
@@ -148,19 +156,19 @@ func (c *clientPolicy) FastPathAck(s *client.Core, p *client.Pending, lr *wire.L
 // StrongCompleted drops the write-set entries the operation made durable
 // and sets the tainted rule after a ONE(w) fast path on a foreign write.
 func (c *clientPolicy) StrongCompleted(s *client.Core, p *client.Pending, r client.Result) {
-	c.dropBelow(p.Seq)
+	c.dropBelow(s, p.Seq)
 	lr := p.LeaderReply()
 	if r.Path == client.PathFast && p.Op.Command.IsRead() && lr != nil &&
 		lr.ReadDep.Kind == wire.DepOne && lr.ReadDep.Cmd.Client != s.ID() {
-		c.tainted = s.CmdID(p.Seq)
+		c.tainted, c.taintedDep = s.CmdID(p.Seq), lr.ReadDep.Cmd
 		c.taintedSince = s.Now()
 	}
 }
 
-// Defer holds every new operation back while the session is tainted or
-// has held operations, so that held writes keep their session order.
+// Defer holds writes back while the session is tainted, and everything
+// after a held operation so that held writes keep their session order.
 func (c *clientPolicy) Defer(s *client.Core, p *client.Pending) bool {
-	if c.tainted.IsZero() && len(c.held) == 0 {
+	if len(c.held) == 0 && (c.tainted.IsZero() || !p.Op.Command.IsWrite()) {
 		return false
 	}
 	p.SetDeferred(true)
@@ -180,8 +188,12 @@ func (c *clientPolicy) Tick(s *client.Core, retry time.Duration) {
 		}
 	}
 	if !c.tainted.IsZero() && now-c.taintedSince >= int64(retry) {
+		// Any replica that applied either command answers. The read may
+		// have died with its leader (reads are never replayed), but the
+		// write it saw was held by a super-quorum and is recovered.
 		c.taintedSince = now
-		s.Send(s.Leader(), &wire.Sync{Cmd: c.tainted})
+		s.Broadcast(s.Leader(), &wire.Sync{Cmd: c.tainted})
+		s.Broadcast(s.Leader(), &wire.Sync{Cmd: c.taintedDep})
 	}
 }
 

@@ -2,6 +2,7 @@ package curpho_test
 
 import (
 	"testing"
+	"time"
 
 	"swiftpaxos/client"
 	curpho "swiftpaxos/curp-ho"
@@ -42,5 +43,46 @@ func TestMutationNoBarrierIsCaught(t *testing.T) {
 		o := options(seed, 3)
 		o.Protocol = protocol(curpho.Mutation{NoBarrier: true})
 		return o
+	})
+}
+
+// TestFailover: the fault mix plus crashes of up to f replicas, the leader
+// included, and partitions that isolate the leader.
+func TestFailover(t *testing.T) {
+	sim.CheckSeeds(t, []int{3, 5}, func(seed uint64, n int) sim.Options {
+		o := options(seed, n)
+		o.Faults = sim.FailoverMix(n)
+		return o
+	})
+}
+
+// crashOptions: weak writes followed by strong operations of the same
+// session on other keys and reads of hot keys, with a leader crash.
+func crashOptions(seed uint64, n int, m curpho.Mutation) sim.Options {
+	o := options(seed, n)
+	o.Protocol = protocol(m)
+	o.Sessions = 6
+	o.Workload = sim.Workload{Ops: 80, Pendings: 4, Keys: 6, WeakRatio: 60, WeakWrites: 70, Writes: 30}
+	o.Faults = sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 4 * time.Millisecond,
+		Crashes: 1, CrashWithin: 100 * time.Millisecond, CrashLeader: true}
+	return o
+}
+
+// TestMutationNoCausalDepsIsCaught: without condition 2 of PROTOCOL.md 5.8
+// a strong operation completes fast although its session's earlier weak
+// write is recoverable nowhere; a leader crash loses the weak write while
+// the strong operation survives (C2).
+func TestMutationNoCausalDepsIsCaught(t *testing.T) {
+	sim.RequireViolation(t, 300, func(seed uint64) sim.Options {
+		return crashOptions(seed, 5, curpho.Mutation{NoCausalDeps: true})
+	})
+}
+
+// TestMutationNoReadDepIsCaught: without condition 3 of PROTOCOL.md 5.8 a
+// strong read returns a foreign weak write that only the leader holds; a
+// leader crash loses it (C3).
+func TestMutationNoReadDepIsCaught(t *testing.T) {
+	sim.RequireViolation(t, 300, func(seed uint64) sim.Options {
+		return crashOptions(seed, 5, curpho.Mutation{NoReadDep: true})
 	})
 }

@@ -13,12 +13,15 @@ type clientPolicy struct{}
 // NewClientPolicy returns the CURP-HT client policy.
 func NewClientPolicy() client.Policy { return clientPolicy{} }
 
-// SendWeakWrite sends a weak write to the leader only.
+// SendWeakWrite sends a weak write to the leader. A retry goes to the next
+// replica in turn: if the leader died, a live replica answers NotLeader
+// with the new leader, and the session re-sends there (PROTOCOL.md 6.6).
 func (clientPolicy) SendWeakWrite(s *client.Core, p *client.Pending) {
 	if p == nil {
 		return
 	}
-	s.Send(s.Leader(), &wire.WeakPropose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, CausalDep: p.CausalDep, AckUpTo: s.AckUpTo()})
+	to := wire.ReplicaID((int(s.Leader()) + p.Attempts()) % s.N())
+	s.Send(to, &wire.WeakPropose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, CausalDep: p.CausalDep, AckUpTo: s.AckUpTo()})
 }
 
 // Handle completes a weak write on its commit-time WeakReply and caches

@@ -53,3 +53,46 @@ func TestMutationIgnoreCacheIsCaught(t *testing.T) {
 		return o
 	})
 }
+
+// TestFailover: the fault mix plus crashes of up to f replicas, the leader
+// included, and partitions that isolate the leader.
+func TestFailover(t *testing.T) {
+	sim.CheckSeeds(t, []int{3, 5}, func(seed uint64, n int) sim.Options {
+		o := options(seed, n)
+		o.Faults = sim.FailoverMix(n)
+		return o
+	})
+}
+
+// crashOptions: many non-conflicting strong writes, so that fast paths
+// complete before commitment, and a leader crash in the middle.
+func crashOptions(seed uint64, n int) sim.Options {
+	o := options(seed, n)
+	o.Workload = sim.Workload{Ops: 80, Pendings: 4, Keys: 40, WeakRatio: 20, WeakWrites: 50, Writes: 70}
+	o.Faults = sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 3 * time.Millisecond,
+		Crashes: 1, CrashWithin: 100 * time.Millisecond, CrashLeader: true}
+	return o
+}
+
+// TestMutationNoWitnessReplayIsCaught: a new leader that does not replay
+// witness records (the reference's CURP-HT recovery) loses strong writes
+// that completed on the fast path.
+func TestMutationNoWitnessReplayIsCaught(t *testing.T) {
+	sim.RequireViolation(t, 200, func(seed uint64) sim.Options {
+		o := crashOptions(seed, 3)
+		o.Mutation = replica.Mutation{NoWitnessReplay: true}
+		return o
+	})
+}
+
+// TestMutationVoteByCommitIndexIsCaught: a vote rule that compares only
+// commit indices (the reference's) elects a replica that lacks entries the
+// old leader committed and answered.
+func TestMutationVoteByCommitIndexIsCaught(t *testing.T) {
+	sim.RequireViolation(t, 300, func(seed uint64) sim.Options {
+		o := crashOptions(seed, 5)
+		o.Mutation = replica.Mutation{VoteByCommitIndex: true}
+		o.Faults.MaxDelay = 8 * time.Millisecond
+		return o
+	})
+}

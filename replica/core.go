@@ -71,6 +71,9 @@ type Core struct {
 
 	lastHeartbeat int64
 	lastHeard     int64
+	el            election
+	rec           *recovery // non-nil while a new leader recovers
+	viewCommitted bool      // the leader announced its view committed
 
 	scratchSlots []kvs.Slot
 	scratchEnts  []*wire.Entry
@@ -97,11 +100,13 @@ func New(o Options) (*Core, error) {
 		sent:      make([]kvs.Slot, o.N),
 		held:      make(map[wire.CmdID][]heldRequest),
 	}
+	c.el.votedFor = wire.NoReplica
 	if o.ID == o.InitialLeader {
 		c.role = Leader
+		c.viewCommitted = true
 	}
-	now := o.Now()
-	c.lastHeard, c.lastHeartbeat = now, now
+	c.resetElectionTimer()
+	c.lastHeartbeat = c.lastHeard
 	return c, nil
 }
 
@@ -135,6 +140,19 @@ func (c *Core) Applied() []wire.Entry { return c.entries.entries[:c.appliedIndex
 
 // StepClient handles one message from a client session.
 func (c *Core) StepClient(from wire.ClientID, m wire.Message) {
+	c.stepClient(from, m)
+	c.flush()
+}
+
+func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
+	if c.rec != nil {
+		if _, read := m.(*wire.WeakRead); !read {
+			// A recovering leader buffers requests, it does not drop them
+			// (PROTOCOL.md 6.3).
+			c.rec.buffered = append(c.rec.buffered, bufferedRequest{from, m})
+			return
+		}
+	}
 	switch m := m.(type) {
 	case *wire.Propose:
 		c.onPropose(from, m)
@@ -147,7 +165,6 @@ func (c *Core) StepClient(from wire.ClientID, m wire.Message) {
 			c.log.Warn("unexpected client message", zap.Uint64("client", uint64(from)), zap.Stringer("type", typeName{m}))
 		}
 	}
-	c.flush()
 }
 
 // StepReplica handles one message from another replica.
@@ -161,6 +178,16 @@ func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) {
 		c.onCommit(from, m)
 	case *wire.WitnessSync:
 		c.onWitnessSync(m)
+	case *wire.RequestVote:
+		c.onRequestVote(m)
+	case *wire.RequestVoteReply:
+		c.onRequestVoteReply(m)
+	case *wire.Collect:
+		c.onCollect(from, m)
+	case *wire.CollectReply:
+		c.onCollectReply(m)
+	case *wire.NewView:
+		c.onNewView(m)
 	default:
 		c.log.Warn("unexpected replica message", zap.Int32("from", int32(from)), zap.Stringer("type", typeName{m}))
 	}
@@ -179,6 +206,7 @@ func (c *Core) Tick() {
 	c.expireReads(now)
 	if c.role != Leader {
 		c.flushStaleRecords(now)
+		c.checkElectionTimer(now)
 	}
 	c.flush()
 }
@@ -186,6 +214,7 @@ func (c *Core) Tick() {
 func (c *Core) flush() {
 	if c.role == Leader {
 		c.replicate()
+		c.checkViewCommitted()
 	}
 	c.policy.Flush(c)
 }

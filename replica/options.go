@@ -78,6 +78,12 @@ type Mutation struct {
 	// WitnessAcceptsAll makes witnesses accept conflicting strong
 	// requests (PROTOCOL.md 3.4 rule 1).
 	WitnessAcceptsAll bool
+	// NoWitnessReplay makes a new leader skip the witness replay of
+	// PROTOCOL.md 6.4 (the reference's CURP-HT recovery).
+	NoWitnessReplay bool
+	// VoteByCommitIndex judges a candidate's log by its commit index
+	// only (the reference's vote rule, PROTOCOL.md 6.2).
+	VoteByCommitIndex bool
 }
 
 // withDefaults fills zero durations with the values of PROTOCOL.md 7.2.

@@ -54,7 +54,9 @@ func (c *Core) onPropose(from wire.ClientID, p *wire.Propose) {
 func (c *Core) witnessStrong(from wire.ClientID, p *wire.Propose) {
 	ack := &wire.RecordAck{Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd}
 	if r, held := c.wit.get(p.Cmd); held {
-		ack.Ok = r.Accepted
+		// The ack carries the ballot the record was accepted in: a fast
+		// path counts acceptances of one ballot (PROTOCOL.md 1.7, 6.4).
+		ack.Ok, ack.Ballot = r.Accepted, r.Ballot
 	} else {
 		ack.Ok = c.o.Mutation.WitnessAcceptsAll || !c.wit.conflictsStrong(p.Command)
 		c.wit.add(wire.Record{Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, Accepted: ack.Ok, Ballot: c.ballot}, c.o.Now())
@@ -252,7 +254,7 @@ func (c *Core) sendSyncReply(to wire.ClientID, id wire.CmdID, a applied) {
 // onWitnessSync appends the never-seen commands a witness flushed
 // (PROTOCOL.md 3.4 rule 4); de-duplication makes this harmless.
 func (c *Core) onWitnessSync(m *wire.WitnessSync) {
-	if c.role != Leader {
+	if c.role != Leader || c.rec != nil {
 		return
 	}
 	for i := range m.Records {

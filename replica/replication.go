@@ -54,6 +54,10 @@ func (c *Core) heartbeat() {
 }
 
 func (c *Core) onAcceptAck(m *wire.AcceptAck) {
+	if m.Ballot > c.ballot {
+		c.becomeFollower(m.Ballot, wire.NoReplica)
+		return
+	}
 	if c.role != Leader || m.Ballot != c.ballot || m.Replica < 0 || int(m.Replica) >= c.o.N {
 		return
 	}
@@ -172,11 +176,4 @@ func (c *Core) rebuildKeys() {
 	for s := c.appliedIndex + 1; s <= c.entries.last(); s++ {
 		c.keys.add(s, c.entries.at(s).Command)
 	}
-}
-
-func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
-	c.ballot = b
-	c.role = Follower
-	c.leader = leader
-	c.matchedUpTo = 0
 }

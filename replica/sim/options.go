@@ -33,6 +33,14 @@ type Faults struct {
 	// replica from everybody; each lasts up to PartitionFor. 0: none.
 	PartitionEvery time.Duration
 	PartitionFor   time.Duration
+	// Crashes is how many replicas crash (crash-stop, any of them, the
+	// leader included), at random instants within CrashWithin of the
+	// start. At most f: a run with more is rejected.
+	Crashes     int
+	CrashWithin time.Duration
+	// CrashLeader makes every crash hit the replica that currently
+	// believes it leads (the hardest case for recovery).
+	CrashLeader bool
 	// ApplyLag, when positive, makes about half of the replicas execute
 	// on their own schedule: a few committed entries at a time, at random
 	// instants up to ApplyLag apart.
@@ -100,6 +108,12 @@ func (o Options) validate() error {
 	}
 	if o.Protocol.Replica == nil || o.Protocol.Client == nil {
 		errs = append(errs, errors.New("protocol policies missing"))
+	}
+	if o.Faults.Crashes > (o.N-1)/2 {
+		errs = append(errs, fmt.Errorf("%d crashes: at most f=%d", o.Faults.Crashes, (o.N-1)/2))
+	}
+	if o.Faults.Crashes > 0 && o.Faults.CrashWithin <= 0 {
+		errs = append(errs, errors.New("crashes need a positive CrashWithin"))
 	}
 	if o.Faults.MaxDelay < o.Faults.MinDelay {
 		errs = append(errs, errors.New("MaxDelay below MinDelay"))

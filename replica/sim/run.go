@@ -12,6 +12,7 @@ import (
 const (
 	faultPartition = iota
 	faultHeal
+	faultCrash
 )
 
 func (c *Cluster) run() error {
@@ -28,6 +29,9 @@ func (c *Cluster) run() error {
 			c.schedule(&event{at: c.rng.Int64N(tick), kind: evInvoke, idx: i})
 			s.invokes++
 		}
+	}
+	for range c.o.Faults.Crashes {
+		c.schedule(&event{at: 1 + c.rng.Int64N(int64(c.o.Faults.CrashWithin)), kind: evFault, idx: faultCrash})
 	}
 	if c.o.Faults.PartitionEvery > 0 {
 		c.schedule(&event{at: c.rng.Int64N(int64(c.o.Faults.PartitionEvery)), kind: evFault, idx: faultPartition})
@@ -59,6 +63,9 @@ func (c *Cluster) handle(e *event, settling bool) error {
 	case evDeliver:
 		return c.deliver(e)
 	case evTickReplica:
+		if c.dead[e.idx] {
+			return nil
+		}
 		c.replicas[e.idx].Tick()
 		c.schedule(&event{at: c.now + int64(c.o.Tick), kind: evTickReplica, idx: e.idx})
 	case evTickClient:
@@ -67,10 +74,13 @@ func (c *Cluster) handle(e *event, settling bool) error {
 	case evInvoke:
 		c.invoke(c.sessions[e.idx])
 	case evApply:
+		if c.dead[e.idx] {
+			return nil
+		}
 		c.replicas[e.idx].Apply(1 + c.rng.IntN(4))
 		c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(c.o.Faults.ApplyLag)), kind: evApply, idx: e.idx})
 	case evFault:
-		if !settling {
+		if !settling || e.idx == faultCrash {
 			c.fault(e.idx)
 		}
 	}
@@ -92,6 +102,16 @@ func (c *Cluster) fault(kind int) {
 		c.schedule(&event{at: c.now + 1 + c.rng.Int64N(2*int64(f.PartitionEvery)), kind: evFault, idx: faultPartition})
 	case faultHeal:
 		c.heal()
+	case faultCrash:
+		victim := c.rng.IntN(c.o.N)
+		if c.o.Faults.CrashLeader {
+			for i, r := range c.replicas {
+				if r.IsLeader() && !c.dead[i] {
+					victim = i
+				}
+			}
+		}
+		c.dead[victim] = true
 	}
 }
 
@@ -110,8 +130,8 @@ func (c *Cluster) clientsDone() bool {
 // leader holds, all of it committed: the group is quiescent.
 func (c *Cluster) settled() bool {
 	var last, leaderCommit int64 = -1, -1
-	for _, r := range c.replicas {
-		if r.IsLeader() {
+	for i, r := range c.replicas {
+		if r.IsLeader() && !c.dead[i] && i != c.isolated {
 			last = int64(r.LastSlot())
 			leaderCommit = int64(r.CommitIndex())
 		}
@@ -119,7 +139,10 @@ func (c *Cluster) settled() bool {
 	if last < 0 || leaderCommit != last {
 		return false
 	}
-	for _, r := range c.replicas {
+	for i, r := range c.replicas {
+		if c.dead[i] {
+			continue
+		}
 		if int64(r.AppliedIndex()) != last || int64(r.LastSlot()) != last || r.HeldRecords() > 0 {
 			return false
 		}
@@ -130,6 +153,9 @@ func (c *Cluster) settled() bool {
 func (c *Cluster) progress() string {
 	s := ""
 	for i, r := range c.replicas {
+		if c.dead[i] {
+			s += "(dead) "
+		}
 		s += fmt.Sprintf("r%d[%s b=%d last=%d commit=%d applied=%d held=%d] ", i, roleOf(r.IsLeader()), r.Ballot(), r.LastSlot(), r.CommitIndex(), r.AppliedIndex(), r.HeldRecords())
 		if h := r.Held(); len(h) > 0 {
 			s += fmt.Sprintf("(first held: %v %v %s) ", h[0].Cmd, h[0].Level, h[0].Command)
@@ -138,6 +164,9 @@ func (c *Cluster) progress() string {
 	done := 0
 	for _, x := range c.sessions {
 		done += x.done
+		if x.done < c.o.Workload.Ops {
+			s += fmt.Sprintf("\n  %s: %s", x.name, x.core.Describe())
+		}
 	}
 	return s + fmt.Sprintf("ops done %d of %d", done, c.o.Workload.Ops*len(c.sessions))
 }

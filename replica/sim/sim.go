@@ -43,6 +43,7 @@ type Cluster struct {
 	byClient map[wire.ClientID]int // endpoint of a client id
 	isolated int                   // isolated replica, -1 if none
 	deferred []bool                // replicas whose execution lags
+	dead     []bool                // crashed replicas
 	healAt   int64
 
 	history  []check.Op
@@ -60,6 +61,10 @@ type Result struct {
 	Slow     int
 	Messages int
 	Virtual  time.Duration
+	// Ballot is the highest ballot any replica reached; Crashed lists the
+	// replicas that crashed.
+	Ballot  wire.Ballot
+	Crashed []int
 }
 
 // Run executes one simulated run and checks it.
@@ -80,7 +85,16 @@ func Run(o Options) (*Result, error) {
 		logs[fmt.Sprintf("replica%d", i)] = l
 	}
 	rep := check.Check(c.history, logs, check.Options{})
+	var ballot wire.Ballot
+	var crashed []int
+	for i, r := range c.replicas {
+		ballot = max(ballot, r.Ballot())
+		if c.dead[i] {
+			crashed = append(crashed, i)
+		}
+	}
 	return &Result{
+		Ballot: ballot, Crashed: crashed,
 		History: c.history, Logs: logs, Report: rep,
 		Fast: c.Fast, Slow: c.Slow, Messages: c.Messages,
 		Virtual: time.Duration(c.now),
@@ -94,6 +108,7 @@ func newCluster(o Options) (*Cluster, error) {
 		byClient: make(map[wire.ClientID]int),
 		isolated: -1,
 		executed: make([][]check.LogEntry, o.N),
+		dead:     make([]bool, o.N),
 	}
 	total := o.N + o.Sessions
 	c.links = make([][]*link, total)
@@ -192,8 +207,11 @@ func (c *Cluster) send(from, to int, m wire.Message) {
 	c.schedule(&event{at: at, kind: evDeliver, link: l, epoch: l.epoch, frame: wire.AppendFrame(nil, m)})
 }
 
-// cut reports whether a partition separates two endpoints.
+// cut reports whether a partition or a crash separates two endpoints.
 func (c *Cluster) cut(a, b int) bool {
+	if a < c.o.N && c.dead[a] || b < c.o.N && c.dead[b] {
+		return true
+	}
 	return c.isolated >= 0 && (a == c.isolated) != (b == c.isolated)
 }
 

@@ -96,3 +96,11 @@ func RequireReplay(t *testing.T, o Options) {
 		t.Fatalf("seed %d did not replay identically", o.Seed)
 	}
 }
+
+// FailoverMix is FaultMix plus up to f replica crashes early in the run.
+func FailoverMix(n int) Faults {
+	f := FaultMix
+	f.Crashes = (n - 1) / 2
+	f.CrashWithin = 150 * time.Millisecond
+	return f
+}

@@ -1,0 +1,216 @@
+package replica
+
+import (
+	"cmp"
+	"slices"
+
+	"go.uber.org/zap"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// recovery is a new leader's state between its election and its view start
+// (PROTOCOL.md 6.3): the witness records collected so far and the client
+// requests buffered meanwhile.
+type recovery struct {
+	replies  []*wire.CollectReply // by replica
+	buffered []bufferedRequest
+}
+
+type bufferedRequest struct {
+	from wire.ClientID
+	msg  wire.Message
+}
+
+// becomeLeader starts the recovery of a ballot won by election.
+func (c *Core) becomeLeader() {
+	c.role = Leader
+	c.leader = c.o.ID
+	c.log.Info("elected leader", zap.Uint32("ballot", uint32(c.ballot)), zap.Uint64("last", uint64(c.entries.last())))
+	last := c.entries.last()
+	for p := range c.o.N {
+		c.match[p], c.sent[p] = 0, last
+	}
+	c.match[c.o.ID] = last
+	c.commitSent = c.commitIndex
+	c.viewCommitted = false
+	c.rec = &recovery{replies: make([]*wire.CollectReply, c.o.N)}
+	c.lastHeartbeat = c.o.Now()
+	c.heartbeat()
+	c.rec.replies[c.o.ID] = c.collectReply()
+	for p := range c.o.N {
+		if wire.ReplicaID(p) != c.o.ID {
+			c.o.Out.ToReplica(wire.ReplicaID(p), &wire.Collect{Ballot: c.ballot})
+		}
+	}
+	c.maybeFinishRecovery()
+}
+
+// collectReply lists this replica's witness records of older ballots.
+func (c *Core) collectReply() *wire.CollectReply {
+	m := &wire.CollectReply{Ballot: c.ballot, Replica: c.o.ID, LastSlot: c.entries.last(), LastBallot: c.entries.lastBallot()}
+	for _, r := range c.wit.byCmd {
+		if r.Ballot < c.ballot {
+			m.Records = append(m.Records, r.Record)
+		}
+	}
+	slices.SortFunc(m.Records, func(a, b wire.Record) int { return cmp.Compare(a.Arrival, b.Arrival) })
+	return m
+}
+
+func (c *Core) onCollect(from wire.ReplicaID, m *wire.Collect) {
+	if m.Ballot < c.ballot {
+		return
+	}
+	if m.Ballot > c.ballot || c.role != Follower {
+		c.becomeFollower(m.Ballot, from)
+	}
+	c.leader = from
+	c.lastHeard = c.o.Now()
+	c.o.Out.ToReplica(from, c.collectReply())
+}
+
+func (c *Core) onCollectReply(m *wire.CollectReply) {
+	if c.rec == nil || m.Ballot != c.ballot || m.Replica < 0 || int(m.Replica) >= c.o.N {
+		return
+	}
+	c.rec.replies[m.Replica] = m
+	c.maybeFinishRecovery()
+}
+
+// maybeFinishRecovery replays the selected witness records once a majority
+// answered, appends the view's no-op and starts serving (PROTOCOL.md
+// 6.3 steps 3-5).
+func (c *Core) maybeFinishRecovery() {
+	n := 0
+	for _, r := range c.rec.replies {
+		if r != nil {
+			n++
+		}
+	}
+	if n < c.o.N/2+1 {
+		return
+	}
+	replay := c.selectReplays()
+	for _, r := range replay {
+		c.appendEntry(wire.Entry{Ballot: c.ballot, Cmd: r.Cmd, Command: r.Command, Level: r.Level, CausalDep: r.CausalDep})
+	}
+	c.appendEntry(wire.Entry{Ballot: c.ballot, Command: kvs.Command{Op: kvs.OpNoop}, Level: wire.Strong})
+	c.viewStart = c.entries.last() + 1
+	c.log.Info("view started", zap.Uint32("ballot", uint32(c.ballot)), zap.Int("replayed", len(replay)), zap.Uint64("view_start", uint64(c.viewStart)))
+	buffered := c.rec.buffered
+	c.rec = nil
+	for p := range c.o.N {
+		if wire.ReplicaID(p) != c.o.ID {
+			c.o.Out.ToReplica(wire.ReplicaID(p), &wire.NewView{Ballot: c.ballot, Leader: c.o.ID, ViewStart: c.viewStart})
+		}
+	}
+	for _, b := range buffered {
+		c.stepClient(b.from, b.msg)
+	}
+}
+
+// selectReplays applies the replay rule of PROTOCOL.md 6.4: a strong write
+// held as accepted in one ballot by at least R of the majority, a weak
+// write held by at least R (any ballot), and, as best effort, a weak write
+// whose causal chain is complete. Commands already in the log or applied
+// are skipped. The order is per session Seq order, ties by (client, seq).
+func (c *Core) selectReplays() []wire.Record {
+	if c.o.Mutation.NoWitnessReplay {
+		return nil
+	}
+	f := (c.o.N - 1) / 2
+	threshold := (f+1)/2 + 1
+	type strongKey struct {
+		id wire.CmdID
+		b  wire.Ballot
+	}
+	strong := make(map[strongKey]int)
+	weak := make(map[wire.CmdID]int)
+	recs := make(map[wire.CmdID]wire.Record)
+	for _, rep := range c.rec.replies {
+		if rep == nil {
+			continue
+		}
+		for _, r := range rep.Records {
+			switch {
+			case r.Level == wire.Weak:
+				weak[r.Cmd]++
+			case r.Accepted && r.Command.IsWrite():
+				strong[strongKey{r.Cmd, r.Ballot}]++
+			default:
+				continue
+			}
+			recs[r.Cmd] = r
+		}
+	}
+	chosen := make(map[wire.CmdID]bool)
+	for k, n := range strong {
+		if n >= threshold {
+			chosen[k.id] = true
+		}
+	}
+	var weakIDs []wire.CmdID
+	for id, n := range weak {
+		if n >= threshold {
+			chosen[id] = true
+		} else {
+			weakIDs = append(weakIDs, id)
+		}
+	}
+	// Best effort, in session order so that a chain completes link by
+	// link: a weak write whose predecessor is logged or replayed.
+	slices.SortFunc(weakIDs, cmpCmdID)
+	for _, id := range weakIDs {
+		dep := recs[id].CausalDep
+		if dep == 0 || c.HasSlot(wire.CmdID{Client: id.Client, Seq: dep}) || chosen[wire.CmdID{Client: id.Client, Seq: dep}] {
+			chosen[id] = true
+		}
+	}
+	out := make([]wire.Record, 0, len(chosen))
+	for id := range chosen {
+		if !c.HasSlot(id) {
+			out = append(out, recs[id])
+		}
+	}
+	slices.SortFunc(out, func(a, b wire.Record) int { return cmpCmdID(a.Cmd, b.Cmd) })
+	return out
+}
+
+func cmpCmdID(a, b wire.CmdID) int {
+	if a.Client != b.Client {
+		return cmp.Compare(a.Client, b.Client)
+	}
+	return cmp.Compare(a.Seq, b.Seq)
+}
+
+// checkViewCommitted announces, once the view's no-op is committed, that
+// witness records of older ballots may go (PROTOCOL.md 6.3 step 6).
+func (c *Core) checkViewCommitted() {
+	if c.role != Leader || c.rec != nil || c.viewCommitted || c.commitIndex < c.viewStart-1 {
+		return
+	}
+	c.viewCommitted = true
+	c.wit.removeOlderThan(c.ballot)
+	for p := range c.o.N {
+		if wire.ReplicaID(p) != c.o.ID {
+			c.o.Out.ToReplica(wire.ReplicaID(p), &wire.NewView{Ballot: c.ballot, Leader: c.o.ID, ViewStart: c.viewStart, Committed: true})
+		}
+	}
+}
+
+func (c *Core) onNewView(m *wire.NewView) {
+	if m.Ballot < c.ballot {
+		return
+	}
+	if m.Ballot > c.ballot || c.role != Follower {
+		c.becomeFollower(m.Ballot, m.Leader)
+	}
+	c.leader = m.Leader
+	c.lastHeard = c.o.Now()
+	c.viewStart = max(c.viewStart, m.ViewStart)
+	if m.Committed {
+		c.wit.removeOlderThan(m.Ballot)
+	}
+}
