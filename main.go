@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -38,12 +39,14 @@ var protocols = map[string]struct {
 
 const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-log FILE] [-loglevel L]
        swiftpaxos -run hosts -config FILE
+       swiftpaxos -run summary -config FILE -results DIR
 
 Runs one process of a swiftpaxos deployment described by FILE (see
 multi-client.conf): a replica (-run server) or a benchmark client process
 (-run client). ALIAS names the process in FILE. -protocol overrides the
-file's protocol. -run hosts lists the processes of FILE (used by
-run-multi-client.sh).
+file's protocol. -run hosts lists the processes of FILE, and -run summary
+merges the results of a run directory into summary.json and summary.txt
+(both used by run-multi-client.sh).
 
 Flags:
 `
@@ -63,7 +66,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	logFile := fs.String("log", "", "log file (default: stderr)")
 	logLevel := fs.String("loglevel", "info", "log level: debug, info, warn, error")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	resultsPath := fs.String("results", "", "client: write the raw results as JSON to this file")
+	resultsPath := fs.String("results", "", "client: write the raw results as JSON to this file; summary: the run's directory")
+	historyPath := fs.String("history", "", "client: record the history (JSON Lines) to this file")
+	appliedLog := fs.String("appliedlog", "", "server: write the executed commands (JSON Lines) to this file at exit")
+	threads := fs.Int("threads", 0, "client: sessions per process, overriding clientThreads")
+	checkMode := fs.Bool("check", false, "check mode: unique written values (as checkerMode: true)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage)
 		fs.PrintDefaults()
@@ -81,7 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if *role != "server" && *role != "client" && *role != "hosts" {
+	if !slices.Contains([]string{"server", "client", "hosts", "summary"}, *role) {
 		fmt.Fprintf(stderr, "swiftpaxos: -run must be server or client, not %q\n", *role)
 		fs.Usage()
 		return exitUsage
@@ -93,7 +100,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	if *alias == "" && *role != "hosts" {
+	if *threads < 0 {
+		fmt.Fprintf(stderr, "swiftpaxos: -threads %d is negative\n", *threads)
+		return exitUsage
+	}
+	if *alias == "" && (*role == "server" || *role == "client") {
 		fmt.Fprintln(stderr, "swiftpaxos: -alias is required")
 		fs.Usage()
 		return exitUsage
@@ -112,9 +123,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
-	if *role == "hosts" {
+	switch *role {
+	case "hosts":
 		printHosts(stdout, cfg)
 		return 0
+	case "summary":
+		return summarize(*resultsPath, cfg, stdout, stderr)
+	}
+	if *threads > 0 {
+		cfg.ClientThreads = *threads
+	}
+	if *checkMode {
+		cfg.CheckerMode = true
 	}
 	name := string(cfg.Protocol)
 	if *proto != "" {
@@ -152,12 +172,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	switch *role {
 	case "server":
-		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log})
+		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog})
 	case "client":
-		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath})
+		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "swiftpaxos: %s %s: %v\n", *role, *alias, err)
+		return 1
+	}
+	return 0
+}
+
+// summarize merges a run's results (and checks its histories) for
+// run-multi-client.sh; the exit status says whether the run can be trusted.
+func summarize(dir string, cfg *config.Config, stdout, stderr io.Writer) int {
+	if dir == "" {
+		fmt.Fprintln(stderr, "swiftpaxos: -run summary needs -results DIR")
+		return exitUsage
+	}
+	sum, err := client.Summarize(dir, cfg, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "swiftpaxos: summary of %s: %v\n", dir, err)
+		return 1
+	}
+	if !sum.OK() {
+		fmt.Fprintf(stderr, "swiftpaxos: the run is not clean: complete=%v errors=%d timeouts=%d check ok=%v\n",
+			sum.Complete, sum.Errors, sum.Timeouts, !sum.Check.Ran || sum.Check.OK)
 		return 1
 	}
 	return 0

@@ -1,31 +1,50 @@
 #!/usr/bin/env bash
 # Runs a whole swiftpaxos deployment on this machine: every replica and
-# client process of the configuration on its loopback address. Builds the
-# binary when it is missing or stale, waits for the replicas by probing
-# their ports, waits for the clients, and stops every process it started,
-# by PID, on exit or interrupt. Exits non-zero when any process failed.
+# client process of the configuration on its loopback address. It builds
+# the binary when it is missing or stale, waits for the replicas by probing
+# their ports, runs the clients, stops the replicas, merges the results into
+# DIR/summary.json and DIR/summary.txt (printed), and stops every process it
+# started, by PID, on exit or interrupt. It exits non-zero when any process
+# failed, any operation errored or timed out, or the check failed.
 set -euo pipefail
 
 usage() {
 	cat <<USAGE
-usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-h]
+usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
+                             [--check] [--kill-leader-at SECONDS] [-h]
 
-  -c CONF      configuration file (default: multi-client.conf)
-  -o DIR       output directory for logs (default: results/<timestamp>)
-  -p PROTOCOL  protocol, overriding the configuration (curpht, curpho)
-  -h           this help
+  -c CONF                  configuration file (default: multi-client.conf)
+  -o DIR                   output directory (default: results/<timestamp>)
+  -p PROTOCOL              protocol, overriding the configuration (curpht, curpho)
+  -t THREADS               sessions per client process, overriding clientThreads
+  --check                  unique values, record histories and applied logs,
+                           and check the run (PROTOCOL.md 2.6)
+  --kill-leader-at SECONDS kill -9 the initial leader (replica0) that many
+                           seconds after the clients start
+  -h                       this help
+
+Output in DIR: summary.txt, summary.json, per-process logs (ALIAS.log),
+client outputs (ALIAS.out, ALIAS.err), raw results (results-ALIAS.json),
+and with --check the histories and applied logs.
 USAGE
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
 conf=multi-client.conf
 out=""
-proto=""
+extra=()
+check=0
+kill_at=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-c) conf=${2:?-c needs a file}; shift 2 ;;
 	-o) out=${2:?-o needs a directory}; shift 2 ;;
-	-p) proto=${2:?-p needs a protocol}; shift 2 ;;
+	-p) extra+=(-protocol "${2:?-p needs a protocol}"); shift 2 ;;
+	-t) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "run-multi-client.sh: -t needs a positive number" >&2; exit 2; }
+		threads=$2; shift 2 ;;
+	--check) check=1; extra+=(-check); shift ;;
+	--kill-leader-at) [[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-multi-client.sh: --kill-leader-at needs seconds" >&2; exit 2; }
+		kill_at=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "run-multi-client.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
 	esac
@@ -40,24 +59,17 @@ if [ ! -x "$bin" ] || [ -n "$(find "$here" -name '*.go' -newer "$bin" -print -qu
 	(cd "$here" && go build -o "$bin" .)
 fi
 
-protoflag=()
-[ -z "$proto" ] || protoflag=(-protocol "$proto")
+hosts=$("$bin" -run hosts -config "$conf")
 
-pids=()
-names=()
+declare -A pid_of
+all_pids=()
 cleanup() {
-	local pid
-	for pid in "${pids[@]}"; do
-		kill -TERM "$pid" 2>/dev/null || true
-	done
-	for pid in "${pids[@]}"; do
-		wait "$pid" 2>/dev/null || true
-	done
+	local p
+	for p in "${all_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for p in "${all_pids[@]}"; do wait "$p" 2>/dev/null || true; done
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-hosts=$("$bin" -run hosts -config "$conf")
+trap 'echo "run-multi-client.sh: interrupted" >&2; exit 130' INT TERM
 
 # probe HOST PORT: succeeds once something accepts connections there.
 probe() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
@@ -65,59 +77,80 @@ probe() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 start=$(date +%s.%N)
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
-	"$bin" -run server -config "$conf" -alias "$alias" "${protoflag[@]}" -log "$out/$alias.log" &
-	pids+=($!)
-	names+=("$alias")
+	args=(-run server -config "$conf" -alias "$alias" -log "$out/$alias.log" "${extra[@]}")
+	[ "$check" = 0 ] || args+=(-appliedlog "$out/log-$alias.jsonl")
+	"$bin" "${args[@]}" 2>>"$out/$alias.log" &
+	pid_of[$alias]=$!
+	all_pids+=($!)
 done <<<"$hosts"
 
-# Wait for every replica to listen: probe each port, at most 200 times
-# 25 ms apart (5 s), and fail fast if a replica process exits.
+# Wait for every replica to listen: probe its port every 20 ms, at most
+# 250 times (5 s), and fail at once if the process exits.
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
-	host=${addr%:*}
-	port=${addr##*:}
 	for ((i = 0; ; i++)); do
-		probe "$host" "$port" && break
-		idx=0
-		for n in "${names[@]}"; do
-			if [ "$n" = "$alias" ] && ! kill -0 "${pids[$idx]}" 2>/dev/null; then
-				echo "run-multi-client.sh: $alias exited during start-up; its log ($out/$alias.log) says:" >&2
-				tail -5 "$out/$alias.log" >&2
-				exit 1
-			fi
-			idx=$((idx + 1))
-		done
-		if [ "$i" -ge 200 ]; then
-			echo "run-multi-client.sh: $alias is not listening on $addr after 5 s" >&2
+		probe "${addr%:*}" "${addr##*:}" && break
+		if ! kill -0 "${pid_of[$alias]}" 2>/dev/null; then
+			echo "run-multi-client.sh: replica $alias exited during start-up; its log ($out/$alias.log) ends with:" >&2
+			tail -3 "$out/$alias.log" >&2
 			exit 1
 		fi
-		sleep 0.025
+		if [ "$i" -ge 250 ]; then
+			echo "run-multi-client.sh: replica $alias is not listening on $addr after 5 s" >&2
+			exit 1
+		fi
+		sleep 0.02
 	done
 done <<<"$hosts"
 
-cpids=()
-cnames=()
+clients=()
 while read -r role alias addr; do
 	[ "$role" = client ] || continue
-	"$bin" -run client -config "$conf" -alias "$alias" "${protoflag[@]}" -log "$out/$alias.log" -results "$out/results-$alias.json" >"$out/$alias.out" 2>"$out/$alias.err" &
-	cpids+=($!)
-	cnames+=("$alias")
-	pids+=($!)
+	args=(-run client -config "$conf" -alias "$alias" -log "$out/$alias.log" -results "$out/results-$alias.json" "${extra[@]}")
+	[ -z "${threads:-}" ] || args+=(-threads "$threads")
+	[ "$check" = 0 ] || args+=(-history "$out/history-$alias.jsonl")
+	"$bin" "${args[@]}" >"$out/$alias.out" 2>"$out/$alias.err" &
+	pid_of[$alias]=$!
+	all_pids+=($!)
+	clients+=("$alias")
 done <<<"$hosts"
 
+killed=""
+if [ -n "$kill_at" ]; then
+	leader=$(awk '$1 == "replica" { print $2; exit }' <<<"$hosts")
+	(sleep "$kill_at" && kill -KILL "${pid_of[$leader]}" 2>/dev/null && echo "killed $leader (pid ${pid_of[$leader]}) at ${kill_at}s" >&2) &
+	all_pids+=($!)
+	killed=$leader
+fi
+
 status=0
-for i in "${!cpids[@]}"; do
-	if ! wait "${cpids[$i]}"; then
-		echo "run-multi-client.sh: client ${cnames[$i]} failed:" >&2
-		tail -5 "$out/${cnames[$i]}.err" >&2
+for a in "${clients[@]}"; do
+	if ! wait "${pid_of[$a]}"; then
+		echo "run-multi-client.sh: client $a failed; $out/$a.err ends with:" >&2
+		tail -3 "$out/$a.err" >&2
 		status=1
 	fi
 done
-end=$(date +%s.%N)
 
-for a in "${cnames[@]}"; do
-	echo "== $a"
-	cat "$out/$a.out"
-done
-awk -v s="$start" -v e="$end" -v o="$out" 'BEGIN { printf "wall time: %.1f s; logs in %s\n", e - s, o }'
+# Stop the replicas cleanly (they write their applied logs on the way out)
+# and report any that died on their own.
+while read -r role alias addr; do
+	[ "$role" = replica ] || continue
+	p=${pid_of[$alias]}
+	if ! kill -0 "$p" 2>/dev/null; then
+		if [ "$alias" != "$killed" ]; then
+			echo "run-multi-client.sh: replica $alias died during the run; $out/$alias.log ends with:" >&2
+			tail -3 "$out/$alias.log" >&2
+			status=1
+		fi
+		continue
+	fi
+	kill -TERM "$p"
+	wait "$p" || { echo "run-multi-client.sh: replica $alias exited with an error; see $out/$alias.log" >&2; status=1; }
+done <<<"$hosts"
+
+if ! "$bin" -run summary -config "$conf" -results "$out"; then
+	status=1
+fi
+awk -v s="$start" -v e="$(date +%s.%N)" -v o="$out" 'BEGIN { printf "wall time: %.1f s; output in %s\n", e - s, o }'
 exit $status

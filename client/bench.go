@@ -34,6 +34,10 @@ type BenchOptions struct {
 	// Seed, when non-zero, seeds thread i with Seed+i; otherwise seeds
 	// come from the clock. Seeds are logged and stored in the results.
 	Seed uint64
+	// HistoryPath, when set, is where the run's history goes, in the
+	// checker's JSON Lines format (PROTOCOL.md 2.6). Use it with
+	// checkerMode, which makes written values unique.
+	HistoryPath string
 }
 
 // RunBenchmark runs the benchmark client process o.Alias (PROTOCOL.md 8):
@@ -100,15 +104,19 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 	var done atomic.Int64
 	stats := make([]*threadStats, threads)
 	errs := make([]error, threads)
+	hist := make([]*historyRecorder, threads)
 	var wg sync.WaitGroup
 	for i := range threads {
-		wg.Go(func() {
-			stats[i], errs[i] = runThread(ctx, sessions[i], loopOptions{
-				Thread: i, Reqs: cfg.Reqs, Window: window, ReplyTimeout: cfg.ReplyTimeout,
-				Ops: wl.Generator(ThreadID{Alias: o.Alias, Process: proc, Thread: i}, seeds[i]),
-				Now: now, StartUnix: start.Unix(), Progress: &done, Log: o.Log,
-			})
-		})
+		lo := loopOptions{
+			Thread: i, Reqs: cfg.Reqs, Window: window, ReplyTimeout: cfg.ReplyTimeout,
+			Ops: wl.Generator(ThreadID{Alias: o.Alias, Process: proc, Thread: i}, seeds[i]),
+			Now: now, StartUnix: start.Unix(), Progress: &done, Log: o.Log,
+		}
+		if o.HistoryPath != "" {
+			hist[i] = &historyRecorder{session: SessionName(sessions[i].ID())}
+			lo.Record = hist[i].record
+		}
+		wg.Go(func() { stats[i], errs[i] = runThread(ctx, sessions[i], lo) })
 	}
 	stop := make(chan struct{})
 	var reporter sync.WaitGroup
@@ -134,6 +142,9 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 	}
 	if o.ResultsPath != "" {
 		outErrs = append(outErrs, WriteResults(o.ResultsPath, &res))
+	}
+	if o.HistoryPath != "" {
+		outErrs = append(outErrs, writeHistory(o.HistoryPath, hist))
 	}
 	if err := errors.Join(append([]error{runErr}, outErrs...)...); err != nil {
 		return fmt.Errorf("client %s: %w", o.Alias, err)

@@ -44,6 +44,10 @@ type loopOptions struct {
 	StartUnix int64         // wall-clock second of Now() == 0, for TPUT lines
 	Progress  *atomic.Int64 // completed operations of the process; may be nil
 	Log       *zap.Logger
+	// Record, when set, receives every operation of the thread, warm-up
+	// included, with wall-clock invoke and return instants (check mode).
+	// Operations still in flight when the thread stops come with ok false.
+	Record func(seq wire.Seq, op Op, invokeNS, returnNS int64, r Result, ok bool)
 }
 
 // threadStats is what one thread measured. Warm-ups are not in it.
@@ -66,8 +70,9 @@ func (st *threadStats) duration() time.Duration {
 }
 
 type sentOp struct {
-	op Op
-	at int64 // run clock at Submit
+	op   Op
+	at   int64 // run clock at Submit
+	wall int64 // wall clock at Submit, for the history
 }
 
 // loop is one benchmark thread: a closed loop over Reqs+1 operations with
@@ -92,6 +97,11 @@ func runThread(ctx context.Context, s opSession, o loopOptions) (*threadStats, e
 	}
 	l := &loop{o: o, s: s, st: &threadStats{}, inflight: make(map[wire.Seq]sentOp, o.Window)}
 	err := l.run(ctx)
+	if l.o.Record != nil {
+		for seq, sent := range l.inflight {
+			l.o.Record(seq, sent.op, sent.wall, 0, Result{}, false)
+		}
+	}
 	if err != nil {
 		err = fmt.Errorf("thread %d: %w", o.Thread, err)
 	}
@@ -143,7 +153,7 @@ func (l *loop) submit(op Op) error {
 		return fmt.Errorf("submit %s: %w", op, err)
 	}
 	l.seq++
-	l.inflight[l.seq] = sentOp{op: op, at: at}
+	l.inflight[l.seq] = sentOp{op: op, at: at, wall: time.Now().UnixNano()}
 	l.st.maxInFlight = max(l.st.maxInFlight, len(l.inflight))
 	if l.seq == 2 { // operation 1: the first measured one
 		l.st.first, l.st.started = at, true
@@ -176,6 +186,9 @@ func (l *loop) await(ctx context.Context) (Result, sentOp, int64, error) {
 		}
 		delete(l.inflight, r.Seq)
 		l.timer.Reset(l.o.ReplyTimeout)
+		if l.o.Record != nil {
+			l.o.Record(r.Seq, sent.op, sent.wall, time.Now().UnixNano(), r, r.Err == nil)
+		}
 		return r, sent, now, nil
 	}
 }

@@ -250,6 +250,8 @@ func (s *Core) Step(from wire.ReplicaID, m wire.Message) {
 		s.onSyncReply(m)
 	case *wire.WeakReadReply:
 		s.onWeakReadReply(m)
+	case *wire.NewView:
+		s.onNewView(m)
 	case *wire.NotLeader:
 		// Re-send only on news, so that redirects cannot multiply.
 		old := s.leader
@@ -260,6 +262,22 @@ func (s *Core) Step(from wire.ReplicaID, m wire.Message) {
 	default:
 		s.o.Policy.Handle(s, from, m)
 	}
+}
+
+// onNewView re-sends everything in flight to the new view: the write set
+// first (through the policy), then the operations in Seq order
+// (PROTOCOL.md 6.6). Acks of older ballots no longer count.
+func (s *Core) onNewView(m *wire.NewView) {
+	if m.Ballot > s.ballot || m.Ballot == s.ballot && m.Leader != s.leader {
+		s.noteBallot(m.Ballot, m.Leader)
+		s.o.Policy.SendWeakWrite(s, nil)
+		for _, seq := range s.order {
+			if p, ok := s.pending[seq]; ok && !p.deferred {
+				s.resend(p)
+			}
+		}
+	}
+	s.o.Policy.Handle(s, m.Leader, m)
 }
 
 // Lookup returns the pending operation of id, or nil.

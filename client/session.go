@@ -104,6 +104,9 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	return s, nil
 }
 
+// ID is the session's client id.
+func (s *Session) ID() wire.ClientID { return s.core.ID() }
+
 // Now is the session's monotonic clock in nanoseconds since it started.
 func (s *Session) Now() int64 { return int64(time.Since(s.start)) }
 

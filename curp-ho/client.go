@@ -26,7 +26,8 @@ type clientPolicy struct {
 	// on a foreign weak write and is not known committed yet; while it is
 	// set, new operations are held back (PROTOCOL.md 5.7).
 	tainted      wire.CmdID
-	taintedDep   wire.CmdID // the foreign weak write the tainted read saw
+	taintedDep   wire.CmdID  // the foreign weak write the tainted read saw
+	taintedIn    wire.Ballot // the ballot the tainted read completed in
 	taintedSince int64
 	held         []*client.Pending
 }
@@ -112,8 +113,14 @@ func (c *clientPolicy) Handle(s *client.Core, from wire.ReplicaID, m wire.Messag
 		// The tainted read, or the foreign write it saw, is applied: the
 		// write is committed and can no longer be lost.
 		if !c.tainted.IsZero() && (m.Cmd == c.tainted || m.Cmd == c.taintedDep) {
-			c.tainted, c.taintedDep = wire.CmdID{}, wire.CmdID{}
-			c.release(s)
+			c.untaint(s)
+		}
+	case *wire.NewView:
+		// A later view whose start is committed has committed every write
+		// the tainted read could have seen and recovery could find; the
+		// write it saw was held by a super-quorum, so it is one of them.
+		if m.Committed && !c.tainted.IsZero() && m.Ballot > c.taintedIn {
+			c.untaint(s)
 		}
 	default:
 		return false
@@ -160,7 +167,7 @@ func (c *clientPolicy) StrongCompleted(s *client.Core, p *client.Pending, r clie
 	lr := p.LeaderReply()
 	if r.Path == client.PathFast && p.Op.Command.IsRead() && lr != nil &&
 		lr.ReadDep.Kind == wire.DepOne && lr.ReadDep.Cmd.Client != s.ID() {
-		c.tainted, c.taintedDep = s.CmdID(p.Seq), lr.ReadDep.Cmd
+		c.tainted, c.taintedDep, c.taintedIn = s.CmdID(p.Seq), lr.ReadDep.Cmd, lr.Ballot
 		c.taintedSince = s.Now()
 	}
 }
@@ -195,6 +202,11 @@ func (c *clientPolicy) Tick(s *client.Core, retry time.Duration) {
 		s.Broadcast(s.Leader(), &wire.Sync{Cmd: c.tainted})
 		s.Broadcast(s.Leader(), &wire.Sync{Cmd: c.taintedDep})
 	}
+}
+
+func (c *clientPolicy) untaint(s *client.Core) {
+	c.tainted, c.taintedDep = wire.CmdID{}, wire.CmdID{}
+	c.release(s)
 }
 
 func (c *clientPolicy) release(s *client.Core) {

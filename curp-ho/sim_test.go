@@ -86,3 +86,11 @@ func TestMutationNoReadDepIsCaught(t *testing.T) {
 		return crashOptions(seed, 5, curpho.Mutation{NoReadDep: true})
 	})
 }
+
+// TestLeaderCrashWorkload: the workload of the mutation tests, unmutated,
+// must stay correct and live.
+func TestLeaderCrashWorkload(t *testing.T) {
+	sim.CheckSeeds(t, []int{5}, func(seed uint64, n int) sim.Options {
+		return crashOptions(seed, n, curpho.Mutation{})
+	})
+}

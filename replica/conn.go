@@ -68,6 +68,7 @@ func (s *server) serveConn(ctx context.Context, conn net.Conn) {
 			return
 		}
 		in.fromReplica = hello.Replica
+		defer s.post(ctx, inbound{fromReplica: hello.Replica, down: true})
 	}
 	for {
 		m, err := r.Next()

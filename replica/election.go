@@ -119,3 +119,15 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 	c.leader = leader
 	c.lastHeard = c.o.Now()
 }
+
+// PeerDown tells the core that its connection to peer r broke. Losing the
+// leader's connection shortens the wait for an election to a random
+// fraction of the heartbeat period (PROTOCOL.md 6.1 allows it); the
+// randomisation keeps followers from splitting the vote.
+func (c *Core) PeerDown(r wire.ReplicaID) {
+	if r != c.leader || c.role == Leader {
+		return
+	}
+	soon := c.o.Rand.Int64N(int64(4*c.o.HeartbeatInterval)) + int64(c.o.HeartbeatInterval)
+	c.lastHeard = c.o.Now() - c.el.timeout + soon
+}

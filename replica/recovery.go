@@ -101,11 +101,7 @@ func (c *Core) maybeFinishRecovery() {
 	c.log.Info("view started", zap.Uint32("ballot", uint32(c.ballot)), zap.Int("replayed", len(replay)), zap.Uint64("view_start", uint64(c.viewStart)))
 	buffered := c.rec.buffered
 	c.rec = nil
-	for p := range c.o.N {
-		if wire.ReplicaID(p) != c.o.ID {
-			c.o.Out.ToReplica(wire.ReplicaID(p), &wire.NewView{Ballot: c.ballot, Leader: c.o.ID, ViewStart: c.viewStart})
-		}
-	}
+	c.announceView(&wire.NewView{Ballot: c.ballot, Leader: c.o.ID, ViewStart: c.viewStart})
 	for _, b := range buffered {
 		c.stepClient(b.from, b.msg)
 	}
@@ -193,10 +189,26 @@ func (c *Core) checkViewCommitted() {
 	}
 	c.viewCommitted = true
 	c.wit.removeOlderThan(c.ballot)
+	c.announceView(&wire.NewView{Ballot: c.ballot, Leader: c.o.ID, ViewStart: c.viewStart, Committed: true})
+}
+
+// announceView sends a NewView to every replica and to every session this
+// replica knows: a session re-sends its operations at once instead of
+// waiting for its retry timer (PROTOCOL.md 6.6), and learns when the view
+// start is committed.
+func (c *Core) announceView(nv *wire.NewView) {
 	for p := range c.o.N {
 		if wire.ReplicaID(p) != c.o.ID {
-			c.o.Out.ToReplica(wire.ReplicaID(p), &wire.NewView{Ballot: c.ballot, Leader: c.o.ID, ViewStart: c.viewStart, Committed: true})
+			c.o.Out.ToReplica(wire.ReplicaID(p), nv)
 		}
+	}
+	clients := make([]wire.ClientID, 0, len(c.sessions))
+	for id := range c.sessions {
+		clients = append(clients, id)
+	}
+	slices.Sort(clients)
+	for _, id := range clients {
+		c.o.Out.ToClient(id, nv)
 	}
 }
 

@@ -13,8 +13,8 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"swiftpaxos/batcher"
+	"swiftpaxos/client/check"
 	"swiftpaxos/config"
-	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
 
@@ -26,8 +26,10 @@ type ServerOptions struct {
 	Log    *zap.Logger
 	// Ready, when set, is called once the replica listens.
 	Ready func(addr net.Addr)
-	// Executed is passed to the core (check mode dumps the applied log).
-	Executed func(e *wire.Entry, res kvs.Result)
+	// AppliedLogPath, when set, is where the replica writes the commands
+	// it executed, at shutdown, in the checker's JSON Lines format
+	// (PROTOCOL.md 2.6, check mode).
+	AppliedLogPath string
 }
 
 // tickEvery is the period of the core's timers. It only drives failure
@@ -43,6 +45,7 @@ type inbound struct {
 	// connection events
 	peer   *batcher.Batcher[wire.Message] // non-nil: a connection (un)registers
 	closed bool
+	down   bool // the connection from fromReplica broke
 }
 
 // server wires a Core to TCP: one reader goroutine per connection hands
@@ -59,6 +62,7 @@ type server struct {
 	clients map[wire.ClientID]*batcher.Batcher[wire.Message]
 	stats   batcher.Stats
 	bopts   batcher.Options
+	applied []check.LogEntry // check mode only
 }
 
 // Serve runs a replica until ctx is cancelled or a fatal error occurs.
@@ -96,7 +100,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		ElectionTimeoutMax: cfg.ElectionTimeoutMax,
 		WitnessSyncAge:     cfg.WitnessSync,
 		ReadWait:           cfg.ReadWait,
-		Executed:           o.Executed,
+		Executed:           s.recordExecuted,
 	})
 	if err != nil {
 		ln.Close()
@@ -121,6 +125,11 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	g.Go(func() error { return s.loop(gctx) })
 	err = g.Wait()
 	s.logStats()
+	if o.AppliedLogPath != "" {
+		if werr := writeAppliedLog(o.AppliedLogPath, s.applied); werr != nil {
+			err = errors.Join(err, werr)
+		}
+	}
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return nil
 	}
@@ -177,6 +186,8 @@ func (s *server) handle(in inbound) {
 			return
 		}
 		s.peers[in.fromReplica] = in.peer
+	case in.down:
+		s.core.PeerDown(in.fromReplica)
 	case in.isClient:
 		s.core.StepClient(in.fromClient, in.msg)
 	default:

@@ -1,0 +1,79 @@
+package client
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+
+	"swiftpaxos/client/check"
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// SessionName is how a session appears in histories and applied logs: its
+// client id in hex, which replicas know too.
+func SessionName(id wire.ClientID) check.SessionID {
+	return check.SessionID(fmt.Sprintf("%x", uint64(id)))
+}
+
+// historyRecorder collects one benchmark thread's history (check mode).
+// SCANs are not recorded: the checker's model has GET and PUT only.
+type historyRecorder struct {
+	session check.SessionID
+	ops     []check.Op
+}
+
+func (h *historyRecorder) record(seq wire.Seq, op Op, invokeNS, returnNS int64, r Result, ok bool) {
+	var kind check.OpKind
+	switch op.Command.Op {
+	case kvs.OpPut:
+		kind = check.Put
+	case kvs.OpGet:
+		kind = check.Get
+	default:
+		return
+	}
+	level := check.Strong
+	if op.Level == wire.Weak {
+		level = check.Weak
+	}
+	rec := check.Op{Session: h.session, Seq: seq, Level: level, Kind: kind, Key: op.Command.Key, InvokeNS: invokeNS, OK: ok}
+	if ok {
+		rec.ReturnNS = returnNS
+	}
+	switch {
+	case kind == check.Put:
+		rec.Value = string(op.Command.Value)
+	case ok:
+		rec.Value = string(r.Value)
+	}
+	switch r.Path {
+	case PathFast:
+		rec.Path = "fast"
+	case PathSlow:
+		rec.Path = "slow"
+	}
+	h.ops = append(h.ops, rec)
+}
+
+func writeHistory(path string, recs []*historyRecorder) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	for _, h := range recs {
+		if h == nil {
+			continue
+		}
+		if err := check.WriteHistory(w, h.ops); err != nil {
+			f.Close()
+			return fmt.Errorf("history %s: %w", path, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("history %s: %w", path, err)
+	}
+	return f.Close()
+}

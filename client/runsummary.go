@@ -1,0 +1,174 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"swiftpaxos/client/check"
+	"swiftpaxos/config"
+)
+
+// ClassJSON is one consistency class of summary.json: all its operations,
+// then reads and writes apart. Percentiles are true percentiles over every
+// operation of every process.
+type ClassJSON struct {
+	Ops      int64        `json:"ops"`
+	MeanMs   float64      `json:"mean_ms"`
+	P50Ms    float64      `json:"p50_ms"`
+	P99Ms    float64      `json:"p99_ms"`
+	P999Ms   float64      `json:"p999_ms"`
+	Read     LatencyStats `json:"read"`
+	Write    LatencyStats `json:"write"`
+	FastPath *int64       `json:"fast_path,omitempty"`
+	SlowPath *int64       `json:"slow_path,omitempty"`
+}
+
+// CheckJSON says whether the run was checked and what the checker found.
+type CheckJSON struct {
+	Ran        bool     `json:"ran"`
+	OK         bool     `json:"ok"`
+	Violations int      `json:"violations"`
+	Checked    int      `json:"checked"`
+	Unknown    int      `json:"unknown"`
+	First      []string `json:"first_violations,omitempty"`
+}
+
+// RunSummary is summary.json: the merged results of all client processes
+// of one run.
+type RunSummary struct {
+	Protocol      string        `json:"protocol"`
+	Replicas      int           `json:"replicas"`
+	Clients       int           `json:"clients"`
+	Threads       int           `json:"threads"`
+	Pendings      int           `json:"pendings"`
+	Ops           int64         `json:"ops"`
+	Errors        int64         `json:"errors"`
+	Timeouts      int64         `json:"timeouts"`
+	DurationS     float64       `json:"duration_s"`
+	ThroughputOps float64       `json:"throughput_ops"`
+	Strong        ClassJSON     `json:"strong"`
+	Weak          ClassJSON     `json:"weak"`
+	Timeline      []int64       `json:"timeline"`
+	Complete      bool          `json:"complete"`
+	Processes     []ProcessLine `json:"processes"`
+	Check         CheckJSON     `json:"check"`
+}
+
+// OK reports whether the run is one whose numbers can be trusted: every
+// process completed, no operation failed, and the check (if any) passed.
+func (r *RunSummary) OK() bool {
+	return r.Complete && r.Errors == 0 && r.Timeouts == 0 && (!r.Check.Ran || r.Check.OK)
+}
+
+// Summarize merges dir/results-*.json into dir/summary.json and
+// dir/summary.txt (also written to out) and, when the run recorded
+// histories (dir/history-*.jsonl), checks them against the replicas'
+// applied logs (dir/log-*.jsonl). It returns the summary; the caller decides
+// the exit status with OK.
+func Summarize(dir string, cfg *config.Config, out io.Writer) (*RunSummary, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "results-*.json"))
+	if err != nil || len(paths) == 0 {
+		return nil, fmt.Errorf("no results-*.json in %s", dir)
+	}
+	sort.Strings(paths)
+	var rs []ProcessResults
+	pendings := 0
+	for _, p := range paths {
+		r, err := ReadResults(p)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+		pendings = max(pendings, r.Pendings)
+	}
+	sum, err := MergeResults(rs)
+	if err != nil {
+		return nil, err
+	}
+	rep := &RunSummary{
+		Protocol: sum.Protocol, Replicas: cfg.N(), Clients: len(rs), Threads: sum.Threads, Pendings: pendings,
+		Ops: sum.Ops, Errors: sum.Errors, Timeouts: sum.Timeouts, DurationS: sum.DurationS,
+		Timeline: sum.Timeline, Complete: sum.Complete, Processes: sum.Processes,
+		Strong: classJSON(sum.Strong), Weak: classJSON(sum.Weak),
+	}
+	if sum.DurationS > 0 {
+		rep.ThroughputOps = float64(sum.Ops) / sum.DurationS
+	}
+	rep.Strong.FastPath, rep.Strong.SlowPath = &sum.FastPath, &sum.SlowPath
+	if rep.Check, err = checkRun(dir); err != nil {
+		return nil, err
+	}
+
+	var txt strings.Builder
+	if err := sum.WriteText(&txt); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(&txt, "\nMerged throughput: %.1f ops/s (%d ops in %.3f s, %d processes)\n", rep.ThroughputOps, rep.Ops, rep.DurationS, rep.Clients)
+	switch {
+	case !rep.Check.Ran:
+		fmt.Fprintln(&txt, "Check: not run (use --check)")
+	case rep.Check.OK:
+		fmt.Fprintf(&txt, "Check: checked %d operations: OK\n", rep.Check.Checked)
+	default:
+		fmt.Fprintf(&txt, "Check: checked %d operations: %d violations, %d keys unknown\n", rep.Check.Checked, rep.Check.Violations, rep.Check.Unknown)
+		for _, v := range rep.Check.First {
+			fmt.Fprintf(&txt, "  %s\n", v)
+		}
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := errors.Join(
+		os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644),
+		os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(txt.String()), 0o644),
+	); err != nil {
+		return nil, err
+	}
+	_, err = io.WriteString(out, txt.String())
+	return rep, err
+}
+
+func classJSON(c ClassSummary) ClassJSON {
+	return ClassJSON{Ops: c.Count, MeanMs: c.All.MeanMs, P50Ms: c.All.P50Ms, P99Ms: c.All.P99Ms, P999Ms: c.All.P999Ms, Read: c.Reads, Write: c.Writes}
+}
+
+// checkRun runs the checker over the histories and applied logs of dir.
+func checkRun(dir string) (CheckJSON, error) {
+	hs, _ := filepath.Glob(filepath.Join(dir, "history-*.jsonl"))
+	if len(hs) == 0 {
+		return CheckJSON{}, nil
+	}
+	var ops []check.Op
+	for _, p := range hs {
+		h, err := check.ReadHistoryFile(p)
+		if err != nil {
+			return CheckJSON{}, err
+		}
+		ops = append(ops, h...)
+	}
+	logs := make(map[string][]check.LogEntry)
+	ls, _ := filepath.Glob(filepath.Join(dir, "log-*.jsonl"))
+	for _, p := range ls {
+		l, err := check.ReadLogFile(p)
+		if err != nil {
+			return CheckJSON{}, err
+		}
+		logs[strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "log-"), ".jsonl")] = l
+	}
+	r := check.Check(ops, logs, check.Options{VisualizeDir: dir})
+	c := CheckJSON{Ran: true, OK: r.OK(), Violations: len(r.Violations), Checked: r.Checked, Unknown: len(r.Unknown)}
+	for i, v := range r.Violations {
+		if i == 5 {
+			break
+		}
+		c.First = append(c.First, v.Message)
+	}
+	return c, nil
+}
