@@ -21,6 +21,7 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            and check the run (PROTOCOL.md 2.6)
   --kill-leader-at SECONDS kill -9 the initial leader (replica0) that many
                            seconds after the clients start
+  --loglevel LEVEL         log level of every process (debug, info, warn, error)
   -h                       this help
 
 Output in DIR: summary.txt, summary.json, per-process logs (ALIAS.log),
@@ -43,6 +44,7 @@ while [ $# -gt 0 ]; do
 	-t) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "run-multi-client.sh: -t needs a positive number" >&2; exit 2; }
 		threads=$2; shift 2 ;;
 	--check) check=1; extra+=(-check); shift ;;
+	--loglevel) extra+=(-loglevel "${2:?--loglevel needs a level}"); shift 2 ;;
 	--kill-leader-at) [[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-multi-client.sh: --kill-leader-at needs seconds" >&2; exit 2; }
 		kill_at=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
@@ -51,6 +53,10 @@ while [ $# -gt 0 ]; do
 done
 [ -f "$conf" ] || { echo "run-multi-client.sh: no configuration file $conf" >&2; exit 2; }
 [ -n "$out" ] || out="results/$(date +%Y%m%d-%H%M%S)"
+if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then
+	echo "run-multi-client.sh: output directory $out is not empty" >&2
+	exit 2
+fi
 mkdir -p "$out"
 
 bin="$here/bin/swiftpaxos"

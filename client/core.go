@@ -52,6 +52,15 @@ type Pending struct {
 // Attempts is the number of times p was re-sent.
 func (p *Pending) Attempts() int { return p.attempts }
 
+// Target is the replica p was last sent to, when it went to one replica.
+func (p *Pending) Target() wire.ReplicaID { return p.target }
+
+// SetTarget records the replica p is sent to.
+func (p *Pending) SetTarget(r wire.ReplicaID) { p.target = r }
+
+// NextReplica is the replica after r in turn that is not known down.
+func (s *Core) NextReplica(r wire.ReplicaID) wire.ReplicaID { return s.nextTarget(r) }
+
 // cacheEntry is a value the session wrote or read, with the slot of its
 // source write (PROTOCOL.md 4.4). Pending entries are the session's own
 // writes whose slot is not known yet (CURP-HO).
@@ -98,6 +107,8 @@ type Core struct {
 	cache    map[kvs.Key]cacheEntry
 	frontier kvs.Slot
 	parked   map[kvs.Key][]parkedRead
+	nearest  wire.ReplicaID // current nearest (bound) replica
+	down     []bool         // replicas whose connection is broken
 	// LastWeakWrite is the Seq of the session's latest weak write.
 	LastWeakWrite wire.Seq
 }
@@ -122,6 +133,8 @@ func NewCore(o Options) (*Core, error) {
 		pending:  make(map[wire.Seq]*Pending),
 		cache:    make(map[kvs.Key]cacheEntry),
 		parked:   make(map[kvs.Key][]parkedRead),
+		nearest:  o.Nearest,
+		down:     make([]bool, o.N),
 	}, nil
 }
 
@@ -137,8 +150,47 @@ func (s *Core) Leader() wire.ReplicaID { return s.leader }
 // Ballot is the highest ballot the session has seen.
 func (s *Core) Ballot() wire.Ballot { return s.ballot }
 
-// Nearest is the nearest (or bound) replica.
-func (s *Core) Nearest() wire.ReplicaID { return s.o.Nearest }
+// Nearest is the nearest (or bound) replica, re-chosen among the live
+// ones while the configured one is down.
+func (s *Core) Nearest() wire.ReplicaID { return s.nearest }
+
+// ReplicaDown tells the session that its connection to r broke. If r was
+// its nearest (bound) replica, the session re-binds to the next live one
+// and re-sends what it had sent there (PROTOCOL.md 6.6).
+func (s *Core) ReplicaDown(r wire.ReplicaID) {
+	if r < 0 || int(r) >= s.o.N || s.down[r] {
+		return
+	}
+	s.down[r] = true
+	if r != s.nearest {
+		return
+	}
+	for i := 1; i < s.o.N; i++ {
+		c := wire.ReplicaID((int(r) + i) % s.o.N)
+		if !s.down[c] {
+			s.nearest = c
+			break
+		}
+	}
+	s.o.Policy.SendWeakWrite(s, nil)
+	for _, seq := range s.order {
+		if p, ok := s.pending[seq]; ok && !p.deferred && p.Op.Level == wire.Weak {
+			s.resend(p)
+		}
+	}
+}
+
+// ReplicaUp tells the session that r is reachable again; the configured
+// nearest replica takes its role back.
+func (s *Core) ReplicaUp(r wire.ReplicaID) {
+	if r < 0 || int(r) >= s.o.N {
+		return
+	}
+	s.down[r] = false
+	if r == s.o.Nearest {
+		s.nearest = r
+	}
+}
 
 // AckUpTo is the largest Seq up to which every operation completed and is
 // known durable: replicas ignore requests at or below it (PROTOCOL.md 1.5),
@@ -253,10 +305,10 @@ func (s *Core) Step(from wire.ReplicaID, m wire.Message) {
 	case *wire.NewView:
 		s.onNewView(m)
 	case *wire.NotLeader:
-		// Re-send only on news, so that redirects cannot multiply.
-		old := s.leader
+		// Re-send only when the redirect points elsewhere than where the
+		// request went, so that redirects cannot multiply.
 		s.noteBallot(m.Ballot, m.Leader)
-		if p := s.Lookup(m.Cmd); p != nil && !p.deferred && s.leader != old {
+		if p := s.Lookup(m.Cmd); p != nil && !p.deferred && m.Leader != wire.NoReplica && p.target != m.Leader {
 			s.resend(p)
 		}
 	default:
@@ -501,7 +553,7 @@ func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
 		return
 	}
 	if m.Retry {
-		p.target = wire.ReplicaID((int(p.target) + 1) % s.o.N)
+		p.target = s.nextTarget(p.target)
 		p.sent = s.o.Now()
 		s.sendWeakRead(p)
 		return
@@ -576,9 +628,21 @@ func (s *Core) resend(p *Pending) {
 	case p.Op.Command.IsWrite():
 		s.o.Policy.SendWeakWrite(s, p)
 	default:
-		p.target = wire.ReplicaID((int(p.target) + 1) % s.o.N)
+		p.target = s.nextTarget(p.target)
 		s.sendWeakRead(p)
 	}
+}
+
+// nextTarget is where a weak read goes after from failed: the next replica
+// in turn that is not known to be down.
+func (s *Core) nextTarget(from wire.ReplicaID) wire.ReplicaID {
+	for i := 1; i <= s.o.N; i++ {
+		c := wire.ReplicaID((int(from) + i) % s.o.N)
+		if !s.down[c] {
+			return c
+		}
+	}
+	return wire.ReplicaID((int(from) + 1) % s.o.N)
 }
 
 // Now is the session's clock.

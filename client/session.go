@@ -201,6 +201,7 @@ func (s *Session) loop() {
 			if r.conn != nil {
 				if s.conns[r.from] == r.conn {
 					s.conns[r.from] = nil
+					s.core.ReplicaDown(r.from)
 				}
 				continue
 			}
@@ -209,8 +210,8 @@ func (s *Session) loop() {
 			s.core.Tick()
 		case <-redial.C:
 			for i, b := range s.conns {
-				if b == nil {
-					_ = s.connect(s.ctx, wire.ReplicaID(i), s.core.ID())
+				if b == nil && s.connect(s.ctx, wire.ReplicaID(i), s.core.ID()) == nil {
+					s.core.ReplicaUp(wire.ReplicaID(i))
 				}
 			}
 		}

@@ -13,14 +13,19 @@ type clientPolicy struct{}
 // NewClientPolicy returns the CURP-HT client policy.
 func NewClientPolicy() client.Policy { return clientPolicy{} }
 
-// SendWeakWrite sends a weak write to the leader. A retry goes to the next
-// replica in turn: if the leader died, a live replica answers NotLeader
-// with the new leader, and the session re-sends there (PROTOCOL.md 6.6).
+// SendWeakWrite sends a weak write to the leader. If the leader itself did
+// not answer the previous attempt, the retry goes to the next replica: a
+// live one answers NotLeader with the leader it knows, and the session
+// re-sends there (PROTOCOL.md 6.6).
 func (clientPolicy) SendWeakWrite(s *client.Core, p *client.Pending) {
 	if p == nil {
 		return
 	}
-	to := wire.ReplicaID((int(s.Leader()) + p.Attempts()) % s.N())
+	to := s.Leader()
+	if p.Attempts() > 0 && p.Target() == to {
+		to = s.NextReplica(to)
+	}
+	p.SetTarget(to)
 	s.Send(to, &wire.WeakPropose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, CausalDep: p.CausalDep, AckUpTo: s.AckUpTo()})
 }
 

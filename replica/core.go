@@ -74,6 +74,7 @@ type Core struct {
 	el            election
 	rec           *recovery // non-nil while a new leader recovers
 	viewCommitted bool      // the leader announced its view committed
+	purged        wire.Ballot // witness records below it are purged
 
 	scratchSlots []kvs.Slot
 	scratchEnts  []*wire.Entry
@@ -201,6 +202,9 @@ func (c *Core) Tick() {
 	if c.role == Leader && now-c.lastHeartbeat >= int64(c.o.HeartbeatInterval) {
 		c.lastHeartbeat = now
 		c.heartbeat()
+		if c.rec != nil {
+			c.sendCollect()
+		}
 	}
 	c.expireHeld(now)
 	c.expireReads(now)
@@ -230,3 +234,13 @@ func (t typeName) String() string {
 
 // LastSlot is the last slot of the log.
 func (c *Core) LastSlot() kvs.Slot { return c.entries.last() }
+
+// Describe summarises the replica's state for diagnostics.
+func (c *Core) Describe() string {
+	s := fmt.Sprintf("%s b=%d leader=%d last=%d commit=%d applied=%d held=%d voted=%d", c.role, c.ballot, c.leader,
+		c.entries.last(), c.commitIndex, c.appliedIndex, len(c.wit.byCmd), c.el.votedFor)
+	if c.role == Leader {
+		s += fmt.Sprintf(" recovering=%v match=%v sent=%v view_start=%d", c.rec != nil, c.match, c.sent, c.viewStart)
+	}
+	return s
+}

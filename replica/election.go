@@ -99,7 +99,10 @@ func (c *Core) onRequestVoteReply(m *wire.RequestVoteReply) {
 }
 
 // becomeFollower adopts ballot b (when higher) and follows leader. Work
-// that only a leader may do is dropped: clients retry it.
+// that only a leader may do is dropped: clients retry it. The election
+// timer is left alone: only hearing a leader or granting a vote restarts
+// it, so that a candidate whose log is behind cannot keep the replicas
+// that could win from standing.
 func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 	if b > c.ballot {
 		c.ballot = b
@@ -117,7 +120,6 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 	}
 	c.role = Follower
 	c.leader = leader
-	c.lastHeard = c.o.Now()
 }
 
 // PeerDown tells the core that its connection to peer r broke. Losing the

@@ -39,12 +39,19 @@ func (c *Core) becomeLeader() {
 	c.lastHeartbeat = c.o.Now()
 	c.heartbeat()
 	c.rec.replies[c.o.ID] = c.collectReply()
+	c.sendCollect()
+	c.maybeFinishRecovery()
+}
+
+// sendCollect asks every replica that has not answered for its records.
+// The heartbeat timer repeats it while recovery lasts, since a Collect or
+// its reply can be lost with a connection.
+func (c *Core) sendCollect() {
 	for p := range c.o.N {
-		if wire.ReplicaID(p) != c.o.ID {
+		if c.rec.replies[p] == nil {
 			c.o.Out.ToReplica(wire.ReplicaID(p), &wire.Collect{Ballot: c.ballot})
 		}
 	}
-	c.maybeFinishRecovery()
 }
 
 // collectReply lists this replica's witness records of older ballots.

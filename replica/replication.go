@@ -152,6 +152,14 @@ func (c *Core) followCommit(s kvs.Slot) {
 		c.commitIndex = min(s, c.entries.last())
 		c.applyCommitted()
 	}
+	// The first entries of a ballot are its leader's replays and no-op;
+	// once an entry of the current ballot is committed, so is the view
+	// start, and older witness records can go (PROTOCOL.md 6.3 step 6)
+	// even if the leader's NewView{Committed} was lost.
+	if b, _ := c.entries.ballotAt(c.commitIndex); b == c.ballot && c.purged < c.ballot {
+		c.purged = c.ballot
+		c.wit.removeOlderThan(c.ballot)
+	}
 }
 
 // truncate deletes the conflicting suffix from slot s on. Committed

@@ -156,9 +156,9 @@ func (c *Cluster) progress() string {
 		if c.dead[i] {
 			s += "(dead) "
 		}
-		s += fmt.Sprintf("r%d[%s b=%d last=%d commit=%d applied=%d held=%d] ", i, roleOf(r.IsLeader()), r.Ballot(), r.LastSlot(), r.CommitIndex(), r.AppliedIndex(), r.HeldRecords())
+		s += fmt.Sprintf("\n  r%d: %s", i, r.Describe())
 		if h := r.Held(); len(h) > 0 {
-			s += fmt.Sprintf("(first held: %v %v %s) ", h[0].Cmd, h[0].Level, h[0].Command)
+			s += fmt.Sprintf(" (first held: %v %v %s b%d accepted=%v)", h[0].Cmd, h[0].Level, h[0].Command, h[0].Ballot, h[0].Accepted)
 		}
 	}
 	done := 0
