@@ -72,8 +72,8 @@ type Core struct {
 	lastHeartbeat int64
 	lastHeard     int64
 	el            election
-	rec           *recovery // non-nil while a new leader recovers
-	viewCommitted bool      // the leader announced its view committed
+	rec           *recovery   // non-nil while a new leader recovers
+	viewCommitted bool        // the leader announced its view committed
 	purged        wire.Ballot // witness records below it are purged
 
 	scratchSlots []kvs.Slot
