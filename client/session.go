@@ -144,8 +144,12 @@ func (s *Session) connect(ctx context.Context, r wire.ReplicaID, id wire.ClientI
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
-	b := batcher.New[wire.Message](conn, wire.AppendFrame, batcher.Options{}, s.log)
-	if err := b.Send(&wire.Hello{Kind: wire.PeerClient, Client: id}); err != nil {
+	cfg := s.o.Config
+	// The emulated one-way delay to this replica (PROTOCOL.md 7.3); the
+	// replica delays its replies likewise.
+	delay := cfg.OneWayDelay(s.o.Alias, cfg.Replica(int(r)).Alias)
+	b := batcher.New[wire.Message](conn, wire.AppendFrame, batcher.Options{Delay: delay}, s.log)
+	if err := b.Send(&wire.Hello{Kind: wire.PeerClient, Client: id, Alias: s.o.Alias}); err != nil {
 		b.Close()
 		return fmt.Errorf("replica%d at %s: %w", r, addr, err)
 	}

@@ -54,7 +54,7 @@ func (s *server) serveConn(ctx context.Context, conn net.Conn) {
 	switch hello.Kind {
 	case wire.PeerClient:
 		in.isClient, in.fromClient = true, hello.Client
-		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.bopts, s.log)
+		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(hello.Alias), s.log)
 		defer func() {
 			s.post(ctx, inbound{isClient: true, fromClient: hello.Client, peer: b, closed: true})
 			b.Close()
@@ -113,8 +113,8 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 			continue
 		}
 		setKeepAlive(conn)
-		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.bopts, s.log)
-		if b.Send(&wire.Hello{Kind: wire.PeerReplica, Replica: s.id}) != nil || !s.post(ctx, inbound{fromReplica: p, peer: b}) {
+		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(s.cfg.Replica(int(p)).Alias), s.log)
+		if b.Send(&wire.Hello{Kind: wire.PeerReplica, Replica: s.id, Alias: s.o.Alias}) != nil || !s.post(ctx, inbound{fromReplica: p, peer: b}) {
 			b.Close()
 			t.Reset(redialEvery)
 			continue
@@ -132,6 +132,18 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 		s.post(ctx, inbound{fromReplica: p, peer: b, closed: true})
 		t.Reset(redialEvery)
 	}
+}
+
+// optsTo returns the batcher options of a connection to the process alias:
+// the emulated one-way delay of the configuration's latency model
+// (networkDelay, latencyFile, co-location; PROTOCOL.md 7.3) is added on
+// the sending side, one per-connection FIFO queue ordered by release time.
+func (s *server) optsTo(alias string) batcher.Options {
+	o := s.bopts
+	if alias != "" {
+		o.Delay = s.cfg.OneWayDelay(s.o.Alias, alias)
+	}
+	return o
 }
 
 func setKeepAlive(conn net.Conn) {

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -60,7 +61,7 @@ func TestWireBytes(t *testing.T) {
 	require.Equal(t, []byte{0x03, 0, 0, 0, 0x06, 0x05, 0xac, 0x02}, got)
 
 	got = AppendFrame([]byte("xy"), &Hello{Kind: PeerClient, Replica: NoReplica, Client: 1})
-	require.Equal(t, []byte{'x', 'y', 0x03, 0, 0, 0, 0x01, 0x02, 0x01, 0x01}, got, "appends after dst")
+	require.Equal(t, []byte{'x', 'y', 0x04, 0, 0, 0, 0x01, 0x02, 0x01, 0x01, 0x00}, got, "appends after dst")
 }
 
 // TestMinimumSizes checks the list-element bounds used against forged
@@ -130,4 +131,15 @@ func TestErrorsWrapMalformed(t *testing.T) {
 	_, err := Decode(TypeAccept, []byte{1, 1, 1, 1, 0xff, 0x01})
 	require.True(t, errors.Is(err, ErrMalformed))
 	require.ErrorContains(t, err, "Accept body of 6 bytes")
+}
+
+func TestHelloAliasTooLongIsRejected(t *testing.T) {
+	long := strings.Repeat("a", MaxAliasLen+1)
+	frame := AppendFrame(nil, &Hello{Kind: PeerClient, Replica: NoReplica, Alias: long})
+	_, err := Decode(MsgType(frame[4]), frame[5:])
+	require.ErrorIs(t, err, ErrMalformed)
+	ok := AppendFrame(nil, &Hello{Kind: PeerClient, Replica: NoReplica, Alias: long[1:]})
+	m, err := Decode(MsgType(ok[4]), ok[5:])
+	require.NoError(t, err)
+	require.Equal(t, long[1:], m.(*Hello).Alias)
 }

@@ -25,7 +25,13 @@ func Decode(t MsgType, body []byte) (Message, error) {
 	// wire order of the fields.
 	switch t {
 	case TypeHello:
-		m = &Hello{Kind: d.peerKind(), Replica: d.replica(), Client: ClientID(d.uvarint())}
+		h := &Hello{Kind: d.peerKind(), Replica: d.replica(), Client: ClientID(d.uvarint())}
+		if a := d.value(); len(a) > MaxAliasLen {
+			d.fail(fmt.Sprintf("alias of %d bytes is longer than %d", len(a), MaxAliasLen))
+		} else {
+			h.Alias = string(a)
+		}
+		m = h
 	case TypePropose:
 		m = &Propose{Cmd: d.cmdID(), Command: d.command(), AckUpTo: d.seq(), WeakDep: d.seq()}
 	case TypeLeaderReply:

@@ -62,7 +62,8 @@
 //
 // Each body is its struct's fields in declaration order:
 //
-//	 1 Hello             Kind u8, Replica varint, Client uvarint
+//	 1 Hello             Kind u8, Replica varint, Client uvarint, Alias bytes
+//	                     (at most MaxAliasLen bytes)
 //	                     (both ids are sent whatever the Kind)
 //	 2 Propose           Cmd, Command, AckUpTo, WeakDep
 //	 3 LeaderReply       Replica, Ballot, Cmd, Ok bool, Retry bool,

@@ -81,6 +81,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = append(b, byte(m.Kind))
 		b = appendReplica(b, m.Replica)
 		b = appendUvarint(b, uint64(m.Client))
+		b = appendBytes(b, []byte(m.Alias))
 	case *Propose:
 		b = appendCmdID(b, m.Cmd)
 		b = appendCommand(b, &m.Command)

@@ -53,7 +53,13 @@ type Hello struct {
 	Kind    PeerKind
 	Replica ReplicaID // when Kind == PeerReplica
 	Client  ClientID  // when Kind == PeerClient
+	// Alias is the sending process's alias in the configuration; a
+	// replica uses it to emulate the latency to a client (PROTOCOL.md 7.3).
+	Alias string
 }
+
+// MaxAliasLen bounds Hello.Alias.
+const MaxAliasLen = 255
 
 // Entry is one log entry (PROTOCOL.md section 3.1).
 type Entry struct {
