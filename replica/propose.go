@@ -234,9 +234,15 @@ func (c *Core) expireHeld(now int64) {
 	c.heldOrder = keep
 }
 
+// onSync answers with the stored result of an applied command. A command
+// applied so long ago that its result is forgotten (below its session's
+// floor, so its own client completed it) is answered with slot 0 and no
+// result: that still tells a tainted CURP-HO session that it is committed.
 func (c *Core) onSync(from wire.ClientID, m *wire.Sync) {
 	if a, ok := c.sessions.appliedResult(m.Cmd); ok {
 		c.sendSyncReply(from, m.Cmd, a)
+	} else if c.sessions.wasApplied(m.Cmd) {
+		c.sendSyncReply(from, m.Cmd, applied{})
 	}
 }
 
