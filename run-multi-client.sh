@@ -21,6 +21,8 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            and check the run (PROTOCOL.md 2.6)
   --kill-leader-at SECONDS kill -9 the initial leader (replica0) that many
                            seconds after the clients start
+  --kill-follower-at SECONDS
+                           kill -9 the last replica of the configuration instead
   --loglevel LEVEL         log level of every process (debug, info, warn, error)
   -h                       this help
 
@@ -45,8 +47,9 @@ while [ $# -gt 0 ]; do
 		threads=$2; shift 2 ;;
 	--check) check=1; extra+=(-check); shift ;;
 	--loglevel) extra+=(-loglevel "${2:?--loglevel needs a level}"); shift 2 ;;
-	--kill-leader-at) [[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-multi-client.sh: --kill-leader-at needs seconds" >&2; exit 2; }
-		kill_at=$2; shift 2 ;;
+	--kill-leader-at | --kill-follower-at)
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-multi-client.sh: $1 needs seconds" >&2; exit 2; }
+		kill_at=$2; kill_which=${1#--kill-}; kill_which=${kill_which%-at}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "run-multi-client.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
 	esac
@@ -123,10 +126,14 @@ done <<<"$hosts"
 
 killed=""
 if [ -n "$kill_at" ]; then
-	leader=$(awk '$1 == "replica" { print $2; exit }' <<<"$hosts")
-	(sleep "$kill_at" && kill -KILL "${pid_of[$leader]}" 2>/dev/null && echo "killed $leader (pid ${pid_of[$leader]}) at ${kill_at}s" >&2) &
+	if [ "$kill_which" = leader ]; then
+		victim=$(awk '$1 == "replica" { print $2; exit }' <<<"$hosts")
+	else
+		victim=$(awk '$1 == "replica" { v = $2 } END { print v }' <<<"$hosts")
+	fi
+	(sleep "$kill_at" && kill -KILL "${pid_of[$victim]}" 2>/dev/null && echo "killed $victim (pid ${pid_of[$victim]}) at ${kill_at}s" >&2) &
 	all_pids+=($!)
-	killed=$leader
+	killed=$victim
 fi
 
 status=0
