@@ -49,6 +49,7 @@ func TestEveryErrorClass(t *testing.T) {
 		{"protocol raft", hostsOnly("protocol: raft"), "f.conf:7: ", []string{"protocol", `"raft"`, "supported"}},
 		{"protocol epaxos", hostsOnly("protocol: epaxos"), "f.conf:7: ", []string{"protocol", `"epaxos"`, "supported"}},
 		{"htWeakAck", withHosts("htWeakAck: late"), "f.conf:7: ", []string{"htWeakAck", `"late"`}},
+		{"htWeakAck early is not implemented", withHosts("htWeakAck: early"), "f.conf:7: ", []string{"htWeakAck", `"early" is not implemented`}},
 		{"heartbeat zero", withHosts("heartbeatMs: 0"), "f.conf:7: ", []string{"heartbeatMs", "0", "positive"}},
 		{"retry not an int", withHosts("retryMs: 2s"), "f.conf:7: ", []string{"retryMs", `"2s"`}},
 		{"election not a range", withHosts("electionTimeoutMs: 1000"), "f.conf:7: ", []string{"electionTimeoutMs", `"1000"`, "range"}},

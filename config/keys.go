@@ -233,11 +233,16 @@ func setZipfSkew(p *Params, v string) error {
 	return nil
 }
 
+// setWeakAck accepts only commit: the early-acknowledgement variant of
+// PROTOCOL.md 4.8 is not implemented, and running commit under the name
+// early would be a silent default.
 func setWeakAck(p *Params, v string) error {
 	switch WeakAck(v) {
-	case WeakAckCommit, WeakAckEarly:
+	case WeakAckCommit:
 		p.HTWeakAck = WeakAck(v)
 		return nil
+	case WeakAckEarly:
+		return fmt.Errorf("%q is not implemented (PROTOCOL.md 4.8); use commit", v)
 	}
 	return fmt.Errorf("%q is not one of commit, early", v)
 }
