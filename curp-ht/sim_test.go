@@ -22,7 +22,7 @@ func options(seed uint64, n int) sim.Options {
 // TestSimulation: mixed strong/weak reads and writes on three hot keys
 // under the core fault mix, for n = 3 and n = 5.
 func TestSimulation(t *testing.T) {
-	sim.CheckSeeds(t, []int{3, 5}, options)
+	sim.CheckSeeds(t, []int{3, 5}, 300, options)
 }
 
 func TestSameSeedReplays(t *testing.T) {
@@ -57,7 +57,7 @@ func TestMutationIgnoreCacheIsCaught(t *testing.T) {
 // TestFailover: the fault mix plus crashes of up to f replicas, the leader
 // included, and partitions that isolate the leader.
 func TestFailover(t *testing.T) {
-	sim.CheckSeeds(t, []int{3, 5}, func(seed uint64, n int) sim.Options {
+	sim.CheckSeeds(t, []int{3, 5}, 500, func(seed uint64, n int) sim.Options {
 		o := options(seed, n)
 		o.Faults = sim.FailoverMix(n)
 		return o

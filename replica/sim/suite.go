@@ -10,7 +10,7 @@ import (
 // Flags shared by the protocol packages' simulation tests:
 // go test ./curp-ht -sim.seeds 1000, or -sim.seed 17 to replay one seed.
 var (
-	flagSeeds = flag.Int("sim.seeds", 300, "simulation seeds per cluster size")
+	flagSeeds = flag.Int("sim.seeds", 0, "simulation seeds per cluster size (0: each test's own count)")
 	flagSeed  = flag.Uint64("sim.seed", 0, "replay only this simulation seed")
 )
 
@@ -24,27 +24,32 @@ var FaultMix = Faults{
 	ApplyLag: 2 * time.Millisecond,
 }
 
-// Seeds returns the seeds a test runs: 1..sim.seeds, or only sim.seed.
-func Seeds() []uint64 {
+// Seeds returns the seeds a test runs: 1..count (or 1..sim.seeds when that
+// flag is set), or only sim.seed.
+func Seeds(count int) []uint64 {
 	if *flagSeed != 0 {
 		return []uint64{*flagSeed}
 	}
-	l := make([]uint64, *flagSeeds)
+	if *flagSeeds > 0 {
+		count = *flagSeeds
+	}
+	l := make([]uint64, count)
 	for i := range l {
 		l[i] = uint64(i + 1)
 	}
 	return l
 }
 
-// CheckSeeds runs every seed for each cluster size in parallel subtests and
-// requires each run to finish and pass the checker. A failure names the
+// CheckSeeds runs count seeds for each cluster size in parallel subtests
+// and requires each run to finish and pass the checker. A failure names the
 // seed and how to replay it. It also requires both strong paths to occur.
-func CheckSeeds(t *testing.T, ns []int, mk func(seed uint64, n int) Options) {
+func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) Options) {
 	for _, n := range ns {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			t.Parallel()
 			fast, slow := 0, 0
-			for _, seed := range Seeds() {
+			seeds := Seeds(count)
+			for _, seed := range seeds {
 				res, err := Run(mk(seed, n))
 				if err != nil {
 					t.Fatalf("%v (replay: go test -run '%s' -sim.seed %d)", err, t.Name(), seed)
@@ -55,7 +60,7 @@ func CheckSeeds(t *testing.T, ns []int, mk func(seed uint64, n int) Options) {
 				fast += res.Fast
 				slow += res.Slow
 			}
-			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d", n, len(Seeds()), fast, slow)
+			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d", n, len(seeds), fast, slow)
 			if fast == 0 || slow == 0 {
 				t.Fatalf("fast path %d, slow path %d: the workload must exercise both", fast, slow)
 			}
