@@ -109,8 +109,7 @@ type Core struct {
 	parked   map[kvs.Key][]parkedRead
 	nearest  wire.ReplicaID // current nearest (bound) replica
 	down     []bool         // replicas whose connection is broken
-	// LastWeakWrite is the Seq of the session's latest weak write.
-	LastWeakWrite wire.Seq
+	lastWeakWrite wire.Seq // Seq of the session's latest weak write
 }
 
 // NewCore builds a session core.
@@ -232,8 +231,8 @@ func (s *Core) Invoke(op Op) wire.Seq {
 		p.WeakDep = s.o.Policy.StrongWeakDep(s)
 		p.acks = make([]*wire.RecordAck, s.o.N)
 	case op.Command.IsWrite():
-		p.CausalDep = s.LastWeakWrite
-		s.LastWeakWrite = p.Seq
+		p.CausalDep = s.lastWeakWrite
+		s.lastWeakWrite = p.Seq
 	default:
 		p.target = s.o.Policy.WeakReadTarget(s)
 	}
@@ -644,6 +643,10 @@ func (s *Core) nextTarget(from wire.ReplicaID) wire.ReplicaID {
 	}
 	return wire.ReplicaID((int(from) + 1) % s.o.N)
 }
+
+// LastWeakWrite is the Seq of the session's latest weak write (CURP-HO's
+// WeakDep), 0 if none.
+func (s *Core) LastWeakWrite() wire.Seq { return s.lastWeakWrite }
 
 // Now is the session's clock.
 func (s *Core) Now() int64 { return s.o.Now() }

@@ -140,7 +140,7 @@ func (c *clientPolicy) OldestUnconfirmed() wire.Seq {
 func (c *clientPolicy) WeakReadTarget(s *client.Core) wire.ReplicaID { return s.Nearest() }
 
 // StrongWeakDep names the session's latest weak write for the barrier.
-func (c *clientPolicy) StrongWeakDep(s *client.Core) wire.Seq { return s.LastWeakWrite }
+func (c *clientPolicy) StrongWeakDep(s *client.Core) wire.Seq { return s.LastWeakWrite() }
 
 // FastPathAck checks conditions 2 and 3 of PROTOCOL.md 5.8 for one ack.
 func (c *clientPolicy) FastPathAck(s *client.Core, p *client.Pending, lr *wire.LeaderReply, a *wire.RecordAck) bool {

@@ -5,12 +5,12 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// witnessRecord is a witness record plus the instant it was created, used
-// to flush records of commands that never commit (PROTOCOL.md 3.4 rule 4).
+// witnessRecord is a witness record plus the instant it was created (or
+// last handed to the leader), used to flush records of commands that never
+// commit (PROTOCOL.md 3.4 rule 4).
 type witnessRecord struct {
 	wire.Record
 	created int64
-	synced  bool // already handed to the leader in a WitnessSync
 }
 
 // witness is a replica's record store (PROTOCOL.md sections 1.6, 3.4, 5.3).
