@@ -95,21 +95,21 @@ const maxCache = 1 << 14
 // Core is the deterministic protocol state of one client session. One
 // goroutine owns it.
 type Core struct {
-	o        Options
-	q        int
-	seq      wire.Seq
-	ackUpTo  wire.Seq
-	finished map[wire.Seq]struct{} // completed operations above ackUpTo
-	ballot   wire.Ballot
-	leader   wire.ReplicaID
-	pending  map[wire.Seq]*Pending
-	order    []wire.Seq // pending seqs in issue order, compacted lazily
-	cache    map[kvs.Key]cacheEntry
-	frontier kvs.Slot
-	parked   map[kvs.Key][]parkedRead
-	nearest  wire.ReplicaID // current nearest (bound) replica
-	down     []bool         // replicas whose connection is broken
-	lastWeakWrite wire.Seq // Seq of the session's latest weak write
+	o             Options
+	q             int
+	seq           wire.Seq
+	ackUpTo       wire.Seq
+	finished      map[wire.Seq]struct{} // completed operations above ackUpTo
+	ballot        wire.Ballot
+	leader        wire.ReplicaID
+	pending       map[wire.Seq]*Pending
+	order         []wire.Seq // pending seqs in issue order, compacted lazily
+	cache         map[kvs.Key]cacheEntry
+	frontier      kvs.Slot
+	parked        map[kvs.Key][]parkedRead
+	nearest       wire.ReplicaID // current nearest (bound) replica
+	down          []bool         // replicas whose connection is broken
+	lastWeakWrite wire.Seq       // Seq of the session's latest weak write
 }
 
 // NewCore builds a session core.

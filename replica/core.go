@@ -135,7 +135,6 @@ func (c *Core) Now() int64 { return c.o.Now() }
 // ToClient sends m to a client session.
 func (c *Core) ToClient(to wire.ClientID, m wire.Message) { c.o.Out.ToClient(to, m) }
 
-
 // StepClient handles one message from a client session.
 func (c *Core) StepClient(from wire.ClientID, m wire.Message) {
 	c.stepClient(from, m)
