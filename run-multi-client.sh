@@ -83,6 +83,16 @@ trap 'echo "run-multi-client.sh: interrupted" >&2; exit 130' INT TERM
 # probe HOST PORT: succeeds once something accepts connections there.
 probe() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
+# A port that already accepts connections belongs to another run: probing
+# it would connect this run's clients to somebody else's replica.
+while read -r role alias addr; do
+	[ "$role" = replica ] || continue
+	if probe "${addr%:*}" "${addr##*:}"; then
+		echo "run-multi-client.sh: replica $alias cannot start: $addr is already in use (another run?)" >&2
+		exit 1
+	fi
+done <<<"$hosts"
+
 start=$(date +%s.%N)
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
