@@ -9,15 +9,20 @@ func Check(h []Op, logs map[string][]LogEntry, opts Options) Report {
 	c := newCollector(opts.MaxPerRule)
 	x := newHistory(h, c)
 	var l *logIndex
+	var pos []int64
 	if len(logs) > 0 {
 		l = checkLogs(x, logs, c)
+		pos = l.positions(x)
 	}
 	checkReadSources(x, c)
 	checkLinearizability(x, opts, c)
-	checkSessions(x, l, c)
+	checkSessions(x, l, c) // before checkCausal, which skips the reads it flags
+	ss := newSessions(x)
+	checkCausal(x, ss, l, pos, c)
 	if l != nil {
 		checkStrongWriteOrder(x, l, c)
 		checkDurability(x, l, c)
+		checkC1C2(x, ss, l, pos, c)
 	}
 	return c.report(len(h))
 }

@@ -35,6 +35,19 @@ func describeEntry(e LogEntry) string {
 	return fmt.Sprintf("slot %d: %v %v of key %d", e.Slot, e.ID(), e.Kind, e.Key)
 }
 
+// positions returns the reference log position of every operation,
+// notInLog for those missing.
+func (l *logIndex) positions(x *history) []int64 {
+	pos := make([]int64, len(x.ops))
+	for i := range x.ops {
+		pos[i] = notInLog
+		if p, ok := l.pos[x.ops[i].ID()]; ok {
+			pos[i] = p
+		}
+	}
+	return pos
+}
+
 // checkLogs runs the rules on the logs alone (slot order, at-most-once,
 // agreement) and against the history (log-mismatch), and returns the
 // arbitration order taken from the reference log.

@@ -27,6 +27,13 @@ const (
 	RuleLogMismatch      Rule = "log-mismatch"
 	RuleAtMostOnce       Rule = "at-most-once"
 	RuleDurability       Rule = "durability"
+	// The causal and hybrid rules of PROTOCOL.md sections 2.3 and 2.4.
+	RuleCausalCycle         Rule = "cc-acyclic"
+	RuleCausalVisibility    Rule = "cc-vis"
+	RuleCausalArbitration   Rule = "cc-arb"
+	RuleC1ReadFrom          Rule = "c1-same-session-read-from"
+	RuleC2DurabilityOrder   Rule = "c2-durability-order"
+	RuleC3VisibilityBarrier Rule = "c3-visibility-barrier"
 )
 
 // ruleRank orders rules in reports.
@@ -34,8 +41,10 @@ var ruleRank = func() map[Rule]int {
 	m := map[Rule]int{}
 	for i, r := range []Rule{
 		RuleHistoryInvalid, RuleLogInvalid, RuleReadNeverWritten, RuleReadFromFuture,
-		RuleLinearizability, RuleStrongWriteOrder, RuleReadYourWrites, RuleMonotonicReads,
+		RuleCausalCycle, RuleLinearizability, RuleStrongWriteOrder, RuleReadYourWrites,
+		RuleMonotonicReads, RuleCausalVisibility, RuleCausalArbitration,
 		RuleLogAgreement, RuleLogMismatch, RuleAtMostOnce, RuleDurability,
+		RuleC1ReadFrom, RuleC2DurabilityOrder, RuleC3VisibilityBarrier,
 	} {
 		m[r] = i
 	}
@@ -69,11 +78,25 @@ type Unknown struct {
 
 func (u Unknown) String() string { return fmt.Sprintf("[%s unknown] %s", u.Rule, u.Message) }
 
+// Skipped is a rule that was not checked, or only partly, because its
+// input was missing (typically the applied logs). A skipped rule is not a
+// pass: Reason says what was left unverified.
+type Skipped struct {
+	Rule   Rule
+	Reason string
+}
+
+func (s Skipped) String() string { return fmt.Sprintf("[%s not checked] %s", s.Rule, s.Reason) }
+
 // Report is the outcome of Check.
 type Report struct {
 	Violations []Violation
 	// Unknown lists checks that timed out (see Options.LinTimeout).
 	Unknown []Unknown
+	// Skipped lists the rules that could not be checked, or only partly,
+	// and why. They do not make the report fail, but nothing was verified
+	// for them.
+	Skipped []Skipped
 	// Omitted counts violations per rule beyond Options.MaxPerRule.
 	Omitted map[Rule]int
 	// Checked is the number of history records examined.
@@ -106,6 +129,10 @@ func (r Report) String() string {
 	}
 	for _, u := range r.Unknown {
 		b.WriteString(u.String())
+		b.WriteByte('\n')
+	}
+	for _, s := range r.Skipped {
+		b.WriteString(s.String())
 		b.WriteByte('\n')
 	}
 	rules := make([]Rule, 0, len(r.Omitted))
@@ -158,12 +185,16 @@ type collector struct {
 	max        int
 	violations []Violation
 	unknown    []Unknown
+	skipped    []Skipped
 	perRule    map[Rule]int
 	omitted    map[Rule]int
+	// flagged holds the reads reported by read-your-writes or monotonic
+	// reads, which cc-vis generalises and so does not report again.
+	flagged map[int32]bool
 }
 
 func newCollector(maxPerRule int) *collector {
-	return &collector{max: maxPerRule, perRule: map[Rule]int{}, omitted: map[Rule]int{}}
+	return &collector{max: maxPerRule, perRule: map[Rule]int{}, omitted: map[Rule]int{}, flagged: map[int32]bool{}}
 }
 
 func (c *collector) add(v Violation) {
@@ -175,11 +206,15 @@ func (c *collector) add(v Violation) {
 	c.violations = append(c.violations, v)
 }
 
+// wants reports whether a violation of rule would be kept rather than only
+// counted, so that callers can skip composing costly messages.
+func (c *collector) wants(rule Rule) bool { return c.max <= 0 || c.perRule[rule] < c.max }
+
 func (c *collector) report(checked int) Report {
 	sort.SliceStable(c.violations, func(i, j int) bool {
 		return ruleRank[c.violations[i].Rule] < ruleRank[c.violations[j].Rule]
 	})
-	r := Report{Violations: c.violations, Unknown: c.unknown, Checked: checked}
+	r := Report{Violations: c.violations, Unknown: c.unknown, Skipped: c.skipped, Checked: checked}
 	if len(c.omitted) > 0 {
 		r.Omitted = c.omitted
 	}

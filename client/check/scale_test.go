@@ -172,3 +172,45 @@ func BenchmarkCheck200k(b *testing.B) {
 		}
 	}
 }
+
+// A causal anomaly across sessions and keys must be caught at scale too:
+// session B's get b1 read put wy of session A, A wrote x before wy, and a
+// later weak get bx of x by B is made to return NIL.
+func TestCheckLargeHistoryCatchesCausalAnomaly(t *testing.T) {
+	p := scaleParams
+	p.ops /= 20
+	h, logs := genHistory(3, p)
+	writer := map[string]int{}
+	for i, o := range h {
+		if o.Kind == Put {
+			writer[o.Value] = i
+		}
+	}
+	bx := -1
+	for i := 0; i < len(h) && bx < 0; i++ {
+		b1 := h[i]
+		wy, ok := writer[b1.Value]
+		if b1.Kind != Get || !b1.OK || !ok || h[wy].Session == b1.Session {
+			continue
+		}
+		for _, ax := range h { // A's earlier put of another key
+			if ax.Session != h[wy].Session || ax.Kind != Put || !ax.OK || ax.ReturnNS >= h[wy].InvokeNS || ax.Key == b1.Key {
+				continue
+			}
+			for j, o := range h { // B's later weak get of that key
+				if o.Session == b1.Session && o.Kind == Get && o.Level == Weak && o.OK && o.Key == ax.Key && o.InvokeNS > b1.ReturnNS {
+					bx = j
+					break
+				}
+			}
+			if bx >= 0 {
+				break
+			}
+		}
+	}
+	require.GreaterOrEqual(t, bx, 0, "no candidate in the generated history")
+	h[bx].Value = ""
+	r := Check(h, logs, Options{})
+	requireViolation(t, r, RuleCausalVisibility, h[bx].ID().String(), "causal chain")
+	requireOnly(t, r, RuleCausalVisibility, RuleReadYourWrites, RuleMonotonicReads)
+}

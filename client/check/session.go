@@ -206,6 +206,7 @@ func checkWithoutLog(x *history, r int32, ownInv, ownInvWeak latest, seenAll, se
 }
 
 func reportRYW(x *history, r, own int32, why string, c *collector) {
+	c.flagged[r] = true
 	c.add(Violation{
 		Rule: RuleReadYourWrites,
 		Ops:  x.ids(r, own, x.src[r]),
@@ -216,6 +217,7 @@ func reportRYW(x *history, r, own int32, why string, c *collector) {
 }
 
 func reportMR(x *history, r2, r1 int32, why string, c *collector) {
+	c.flagged[r2] = true
 	c.add(Violation{
 		Rule: RuleMonotonicReads,
 		Ops:  x.ids(r2, r1, x.src[r2], x.src[r1]),
