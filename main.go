@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"swiftpaxos/client"
+	"swiftpaxos/client/check"
 	"swiftpaxos/config"
 	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
@@ -38,13 +39,17 @@ var protocols = map[string]struct {
 }
 
 const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-log FILE] [-loglevel L]
+       swiftpaxos -run check -history PATH
        swiftpaxos -run hosts -config FILE
        swiftpaxos -run summary -config FILE -results DIR
 
 Runs one process of a swiftpaxos deployment described by FILE (see
 multi-client.conf): a replica (-run server) or a benchmark client process
 (-run client). ALIAS names the process in FILE. -protocol overrides the
-file's protocol. -run hosts lists the processes of FILE, and -run summary
+file's protocol. -run check checks a recorded history (a history*.jsonl
+file, or a directory of them with the replicas' log-*.jsonl); it prints
+one line per violation and exits 0 when OK, 1 on violations, 2 when the
+input cannot be read. -run hosts lists the processes of FILE, and -run summary
 merges the results of a run directory into summary.json and summary.txt
 (both used by run-multi-client.sh).
 
@@ -67,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("loglevel", "info", "log level: debug, info, warn, error")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	resultsPath := fs.String("results", "", "client: write the raw results as JSON to this file; summary: the run's directory")
-	historyPath := fs.String("history", "", "client: record the history (JSON Lines) to this file")
+	historyPath := fs.String("history", "", "client: record the history (JSON Lines) to this file; check: the history file or directory")
 	appliedLog := fs.String("appliedlog", "", "server: write the executed commands (JSON Lines) to this file at exit")
 	threads := fs.Int("threads", 0, "client: sessions per process, overriding clientThreads")
 	checkMode := fs.Bool("check", false, "check mode: unique written values (as checkerMode: true)")
@@ -88,8 +93,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if !slices.Contains([]string{"server", "client", "hosts", "summary"}, *role) {
-		fmt.Fprintf(stderr, "swiftpaxos: -run must be server or client, not %q\n", *role)
+	if !slices.Contains([]string{"server", "client", "check", "hosts", "summary"}, *role) {
+		fmt.Fprintf(stderr, "swiftpaxos: -run must be server, client, check, hosts or summary, not %q\n", *role)
 		fs.Usage()
 		return exitUsage
 	}
@@ -108,6 +113,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "swiftpaxos: -alias is required")
 		fs.Usage()
 		return exitUsage
+	}
+	if *role == "check" {
+		if *historyPath == "" {
+			fmt.Fprintln(stderr, "swiftpaxos: -run check needs -history PATH")
+			fs.Usage()
+			return exitUsage
+		}
+		return check.RunCommand(*historyPath, check.Options{}, stdout, stderr)
 	}
 	level, err := zapcore.ParseLevel(*logLevel)
 	if err != nil {

@@ -76,3 +76,9 @@ func TestUnknownAliasFails(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "replica9")
 }
+
+func TestCheckNeedsHistory(t *testing.T) {
+	code, _, stderr := runMain("-run", "check")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, "-history")
+}
