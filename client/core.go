@@ -26,6 +26,10 @@ type Options struct {
 	Mutation Mutation
 }
 
+// buildMutation is the mutation real sessions run with: none, unless a
+// build tag for demonstrating the checker sets one.
+var buildMutation Mutation
+
 // Mutation lists the client rules a test may break on purpose.
 type Mutation struct {
 	// IgnoreCache returns a weak read's replica answer without the cache
@@ -45,6 +49,7 @@ type Pending struct {
 	leaderReply   *wire.LeaderReply
 	acks          []*wire.RecordAck // by replica
 	target        wire.ReplicaID    // weak reads: where the read went
+	own           wire.Seq          // weak reads: the pending own write the read asked about
 	deferred      bool              // held back by the policy
 	attempts      int               // re-sends so far
 }
@@ -287,7 +292,11 @@ func (s *Core) sendWeakRead(p *Pending) {
 			}
 		}
 	}
-	s.Send(p.target, &wire.WeakRead{Cmd: s.CmdID(p.Seq), Command: cmd, MinSlot: min, Ballot: s.ballot})
+	p.own = 0
+	if e, ok := s.cache[cmd.Key]; ok && e.pending && cmd.Op == kvs.OpGet {
+		p.own = e.src
+	}
+	s.Send(p.target, &wire.WeakRead{Cmd: s.CmdID(p.Seq), Command: cmd, MinSlot: min, Ballot: s.ballot, Own: p.own})
 }
 
 // Step handles one message from a replica.
@@ -557,11 +566,28 @@ func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
 		s.sendWeakRead(p)
 		return
 	}
+	if e, ok := s.cache[p.Op.Command.Key]; ok && e.pending && m.OwnApplied && e.src == p.own && p.Op.Command.Op == kvs.OpGet {
+		// The replica applied the pending own write: its state is at least
+		// as new, and may hold newer writes the session already saw
+		// through other keys (CC-VIS). Settle the entry from it.
+		s.settleFromReplica(p.Op.Command.Key, e, m)
+	}
 	if e, ok := s.cache[p.Op.Command.Key]; ok && e.ambiguous() && p.Op.Command.Op == kvs.OpGet && !s.o.Mutation.IgnoreCache {
 		s.parked[p.Op.Command.Key] = append(s.parked[p.Op.Command.Key], parkedRead{p, m})
 		return
 	}
 	s.finishWeakRead(p, m)
+}
+
+// settleFromReplica replaces a pending own entry by the replica's value,
+// which is at least as new as the pending write, or by the entry's
+// alternative if that is newer still.
+func (s *Core) settleFromReplica(k kvs.Key, e cacheEntry, m *wire.WeakReadReply) {
+	if e.altVersion > m.Version {
+		s.put(k, cacheEntry{value: e.alt, version: e.altVersion})
+	} else {
+		s.put(k, cacheEntry{value: m.Result, version: m.Version})
+	}
 }
 
 // finishWeakRead merges a weak read's reply with the cache and completes it

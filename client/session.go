@@ -93,6 +93,7 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	s.core, err = NewCore(Options{
 		ID: id, N: cfg.N(), Leader: 0, Nearest: nearest, Policy: o.Policy,
 		Send: s.send, Complete: s.complete, Now: s.Now, RetryAfter: cfg.Retry,
+		Mutation: buildMutation,
 	})
 	if err != nil {
 		cancel()

@@ -39,9 +39,10 @@ func (c *Core) onWeakRead(from wire.ClientID, r *wire.WeakRead) {
 
 func (c *Core) answerRead(to wire.ClientID, r *wire.WeakRead) {
 	res := c.store.Read(r.Command)
+	own := r.Own > 0 && c.sessions.wasApplied(wire.CmdID{Client: r.Cmd.Client, Seq: r.Own})
 	c.o.Out.ToClient(to, &wire.WeakReadReply{
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: r.Cmd,
-		Result: res.Value, Version: res.Version, AppliedIndex: c.appliedIndex,
+		Result: res.Value, Version: res.Version, AppliedIndex: c.appliedIndex, OwnApplied: own,
 	})
 }
 

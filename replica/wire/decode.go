@@ -64,10 +64,10 @@ func Decode(t MsgType, body []byte) (Message, error) {
 	case TypeWeakCommit:
 		m = &WeakCommit{Ballot: d.ballot(), Commits: d.slotOfs()}
 	case TypeWeakRead:
-		m = &WeakRead{Cmd: d.cmdID(), Command: d.command(), MinSlot: d.slot(), Ballot: d.ballot()}
+		m = &WeakRead{Cmd: d.cmdID(), Command: d.command(), MinSlot: d.slot(), Ballot: d.ballot(), Own: d.seq()}
 	case TypeWeakReadReply:
 		m = &WeakReadReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Retry: d.bool(),
-			Result: d.value(), Version: d.slot(), AppliedIndex: d.slot()}
+			Result: d.value(), Version: d.slot(), AppliedIndex: d.slot(), OwnApplied: d.bool()}
 	case TypeCausalPropose:
 		m = &CausalPropose{Cmd: d.cmdID(), Command: d.command(), CausalDep: d.seq(), Bound: d.replica(),
 			AckUpTo: d.seq()}

@@ -82,9 +82,9 @@
 //	12 WeakPropose       Cmd, Command, CausalDep, AckUpTo
 //	13 WeakReply         Replica, Ballot, Cmd, Slot, Committed bool
 //	14 WeakCommit        Ballot, Commits list(SlotOf)
-//	15 WeakRead          Cmd, Command, MinSlot, Ballot
+//	15 WeakRead          Cmd, Command, MinSlot, Ballot, Own Seq
 //	16 WeakReadReply     Replica, Ballot, Cmd, Retry bool, Result bytes,
-//	                     Version, AppliedIndex
+//	                     Version, AppliedIndex, OwnApplied bool
 //	17 CausalPropose     Cmd, Command, CausalDep, Bound, AckUpTo
 //	18 CausalReply       Replica, Ballot, Cmd
 //	19 RequestVote       Ballot, Candidate, LastSlot, LastBallot

@@ -165,6 +165,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendCommand(b, &m.Command)
 		b = appendUvarint(b, uint64(m.MinSlot))
 		b = appendUvarint(b, uint64(m.Ballot))
+		b = appendUvarint(b, uint64(m.Own))
 	case *WeakReadReply:
 		b = appendReplica(b, m.Replica)
 		b = appendUvarint(b, uint64(m.Ballot))
@@ -173,6 +174,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendBytes(b, m.Result)
 		b = appendUvarint(b, uint64(m.Version))
 		b = appendUvarint(b, uint64(m.AppliedIndex))
+		b = appendBool(b, m.OwnApplied)
 	case *CausalPropose:
 		b = appendCmdID(b, m.Cmd)
 		b = appendCommand(b, &m.Command)

@@ -124,10 +124,10 @@ func examples() []example {
 			msg:  &WeakCommit{Ballot: 6, Commits: []SlotOf{}},
 			want: &WeakCommit{Ballot: 6}},
 
-		{name: "weakread-get", msg: &WeakRead{Cmd: cmdA, Command: getCmd, MinSlot: 55, Ballot: 2}},
+		{name: "weakread-get", msg: &WeakRead{Cmd: cmdA, Command: getCmd, MinSlot: 55, Ballot: 2, Own: 7}},
 		{name: "weakread-scan", msg: &WeakRead{Cmd: cmdC, Command: scanCmd}},
 		{name: "weakreadreply", msg: &WeakReadReply{Replica: 3, Ballot: 2, Cmd: cmdA, Result: binValue,
-			Version: 54, AppliedIndex: 56}},
+			Version: 54, AppliedIndex: 56, OwnApplied: true}},
 		{name: "weakreadreply-retry", msg: &WeakReadReply{Replica: 3, Ballot: 2, Cmd: cmdA, Retry: true}},
 
 		{name: "causalpropose", msg: &CausalPropose{Cmd: cmdC, Command: putCmd, CausalDep: 298, Bound: 2,

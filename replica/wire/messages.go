@@ -205,6 +205,9 @@ type WeakRead struct {
 	Command kvs.Command
 	MinSlot kvs.Slot
 	Ballot  Ballot
+	// Own is the session's own write to the key whose slot the session
+	// does not know yet (zero if none); the reply says whether it is applied.
+	Own Seq
 }
 
 // WeakReadReply answers a WeakRead from applied state (section 4.2).
@@ -216,6 +219,9 @@ type WeakReadReply struct {
 	Result       kvs.Value
 	Version      kvs.Slot
 	AppliedIndex kvs.Slot
+	// OwnApplied: the request's Own write is applied here, so Result is at
+	// least as new as it.
+	OwnApplied bool
 }
 
 // CausalPropose is a CURP-HO weak write, client to every replica (section 5.2).
