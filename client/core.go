@@ -50,12 +50,17 @@ type Pending struct {
 	acks          []*wire.RecordAck // by replica
 	target        wire.ReplicaID    // weak reads: where the read went
 	own           wire.Seq          // weak reads: the pending own write the read asked about
+	redirected    bool              // the last re-send follows a NotLeader
 	deferred      bool              // held back by the policy
 	attempts      int               // re-sends so far
 }
 
 // Attempts is the number of times p was re-sent.
 func (p *Pending) Attempts() int { return p.attempts }
+
+// Redirected reports whether p is being re-sent because the session
+// learned the leader (NotLeader, NewView) rather than after silence.
+func (p *Pending) Redirected() bool { return p.redirected }
 
 // Target is the replica p was last sent to, when it went to one replica.
 func (p *Pending) Target() wire.ReplicaID { return p.target }
@@ -317,7 +322,9 @@ func (s *Core) Step(from wire.ReplicaID, m wire.Message) {
 		// request went, so that redirects cannot multiply.
 		s.noteBallot(m.Ballot, m.Leader)
 		if p := s.Lookup(m.Cmd); p != nil && !p.deferred && m.Leader != wire.NoReplica && p.target != m.Leader {
+			p.redirected = true
 			s.resend(p)
+			p.redirected = false
 		}
 	default:
 		s.o.Policy.Handle(s, from, m)
@@ -333,7 +340,9 @@ func (s *Core) onNewView(m *wire.NewView) {
 		s.o.Policy.SendWeakWrite(s, nil)
 		for _, seq := range s.order {
 			if p, ok := s.pending[seq]; ok && !p.deferred {
+				p.redirected = true
 				s.resend(p)
+				p.redirected = false
 			}
 		}
 	}

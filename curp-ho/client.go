@@ -48,11 +48,20 @@ func (c *clientPolicy) SendWeakWrite(s *client.Core, p *client.Pending) {
 		return
 	}
 	i, found := c.find(p.Seq)
-	if !found {
+	switch {
+	case found:
+		c.broadcast(s, &c.writeSet[i])
+	case p.Attempts() == 0:
 		c.writeSet = slices.Insert(c.writeSet, i, pendingWrite{seq: p.Seq, cmd: p.Op.Command, causalDep: p.CausalDep})
 		s.SetPendingCache(p.Op.Command.Key, p.Op.Command.Value, p.Seq)
+		c.broadcast(s, &c.writeSet[i])
+	default:
+		// A retry of a write already known durable (it left the write set)
+		// whose acknowledgement was lost: ask again, without touching the
+		// cache, which may hold newer writes by now.
+		w := pendingWrite{seq: p.Seq, cmd: p.Op.Command, causalDep: p.CausalDep}
+		c.broadcast(s, &w)
 	}
-	c.broadcast(s, &c.writeSet[i])
 }
 
 func (c *clientPolicy) broadcast(s *client.Core, w *pendingWrite) {

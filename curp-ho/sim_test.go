@@ -78,3 +78,17 @@ func TestLeaderCrashWorkload(t *testing.T) {
 		return crashOptions(seed, n, curpho.Mutation{})
 	})
 }
+
+// TestHarshFaults: connection losses between a session's weak writes and
+// the witnesses, and two crashes starting with the leader. It found the
+// witness-flush path bypassing the barrier and recovery replaying writes
+// whose predecessors were lost.
+func TestHarshFaults(t *testing.T) {
+	sim.CheckSeeds(t, []int{5}, 200, func(seed uint64, n int) sim.Options {
+		o := options(seed, n)
+		o.Sessions = 6
+		o.Workload = sim.Workload{Ops: 60, Pendings: 3, Keys: 4, WeakRatio: 50, WeakWrites: 80, Writes: 50}
+		o.Faults = sim.HarshMix()
+		return o
+	})
+}

@@ -13,17 +13,17 @@ type clientPolicy struct{}
 // NewClientPolicy returns the CURP-HT client policy.
 func NewClientPolicy() client.Policy { return clientPolicy{} }
 
-// SendWeakWrite sends a weak write to the leader. If the leader itself did
-// not answer the previous attempt, the retry goes to the next replica: a
-// live one answers NotLeader with the leader it knows, and the session
-// re-sends there (PROTOCOL.md 6.6).
+// SendWeakWrite sends a weak write to the leader. A retry after silence
+// goes to the replica after the last one tried, so that it reaches a live
+// replica whatever has crashed; a live one answers NotLeader with the
+// leader it knows, and the redirect goes straight there (PROTOCOL.md 6.6).
 func (clientPolicy) SendWeakWrite(s *client.Core, p *client.Pending) {
 	if p == nil {
 		return
 	}
 	to := s.Leader()
-	if p.Attempts() > 0 && p.Target() == to {
-		to = s.NextReplica(to)
+	if p.Attempts() > 0 && !p.Redirected() {
+		to = s.NextReplica(p.Target())
 	}
 	p.SetTarget(to)
 	s.Send(to, &wire.WeakPropose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, CausalDep: p.CausalDep, AckUpTo: s.AckUpTo()})

@@ -96,3 +96,15 @@ func TestMutationVoteByCommitIndexIsCaught(t *testing.T) {
 		return o
 	})
 }
+
+// TestHarshFaults: many dropped connections and two crashes starting with
+// the leader.
+func TestHarshFaults(t *testing.T) {
+	sim.CheckSeeds(t, []int{5}, 200, func(seed uint64, n int) sim.Options {
+		o := options(seed, n)
+		o.Sessions = 6
+		o.Faults = sim.HarshMix()
+		o.Faults.DropProb = 0.05
+		return o
+	})
+}

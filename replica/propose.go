@@ -59,7 +59,7 @@ func (c *Core) witnessStrong(from wire.ClientID, p *wire.Propose) {
 		ack.Ok, ack.Ballot = r.Accepted, r.Ballot
 	} else {
 		ack.Ok = c.o.Mutation.WitnessAcceptsAll || !c.wit.conflictsStrong(p.Command)
-		c.wit.add(wire.Record{Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, Accepted: ack.Ok, Ballot: c.ballot}, c.o.Now())
+		c.wit.add(wire.Record{Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, Accepted: ack.Ok, Ballot: c.ballot, CausalDep: p.WeakDep}, c.o.Now())
 	}
 	c.policy.WitnessReport(c, p, ack)
 	c.o.Out.ToClient(from, ack)
@@ -73,7 +73,7 @@ func (c *Core) appendStrong(from wire.ClientID, p *wire.Propose) {
 		ok = true
 	}
 	s := c.appendEntry(wire.Entry{Ballot: c.ballot, Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, AckUpTo: p.AckUpTo})
-	c.wit.add(wire.Record{Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, Accepted: ok, Ballot: c.ballot}, c.o.Now())
+	c.wit.add(wire.Record{Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, Accepted: ok, Ballot: c.ballot, CausalDep: p.WeakDep}, c.o.Now())
 	c.o.Out.ToClient(from, &wire.LeaderReply{
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd, Ok: ok,
 		Result: res.Value, Version: res.Version, Slot: s, ReadDep: dep,
@@ -272,7 +272,8 @@ func (c *Core) onWitnessSync(m *wire.WitnessSync) {
 			c.ProposeWeak(WeakWrite{From: r.Cmd.Client, Cmd: r.Cmd, Command: r.Command, CausalDep: r.CausalDep})
 			continue
 		}
-		c.appendEntry(wire.Entry{Ballot: c.ballot, Cmd: r.Cmd, Command: r.Command, Level: wire.Strong})
-		c.releaseHeld(r.Cmd)
+		// The normal path, so that the barrier holds for flushed records
+		// too (the record keeps the proposal's WeakDep).
+		c.onPropose(r.Cmd.Client, &wire.Propose{Cmd: r.Cmd, Command: r.Command, WeakDep: r.CausalDep})
 	}
 }

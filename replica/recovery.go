@@ -162,22 +162,32 @@ func (c *Core) selectReplays() []wire.Record {
 			weakIDs = append(weakIDs, id)
 		}
 	}
-	// Best effort, in session order so that a chain completes link by
-	// link: a weak write whose predecessor is logged or replayed.
-	slices.SortFunc(weakIDs, cmpCmdID)
 	for _, id := range weakIDs {
-		dep := recs[id].CausalDep
-		if dep == 0 || c.HasSlot(wire.CmdID{Client: id.Client, Seq: dep}) || chosen[wire.CmdID{Client: id.Client, Seq: dep}] {
-			chosen[id] = true
-		}
+		chosen[id] = true // best effort, if its chain holds (below)
 	}
-	out := make([]wire.Record, 0, len(chosen))
+	// Keep, in session order, only records whose predecessor (a weak
+	// write's CausalDep, a strong write's WeakDep: the barrier) is logged
+	// or kept. A lost connection can leave a witness holding a write but
+	// not its predecessor; no completed operation relies on such a record,
+	// because a fast path needs every earlier weak write of its session
+	// vouched for by a super-quorum (PROTOCOL.md 5.8 condition 2).
+	ids := make([]wire.CmdID, 0, len(chosen))
 	for id := range chosen {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, cmpCmdID)
+	kept := make(map[wire.CmdID]bool, len(ids))
+	out := make([]wire.Record, 0, len(ids))
+	for _, id := range ids {
+		dep := wire.CmdID{Client: id.Client, Seq: recs[id].CausalDep}
+		if dep.Seq > 0 && !c.HasSlot(dep) && !kept[dep] {
+			continue
+		}
+		kept[id] = true
 		if !c.HasSlot(id) {
 			out = append(out, recs[id])
 		}
 	}
-	slices.SortFunc(out, func(a, b wire.Record) int { return cmpCmdID(a.Cmd, b.Cmd) })
 	return out
 }
 

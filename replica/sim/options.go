@@ -29,6 +29,11 @@ type Faults struct {
 	// message and everything in flight on that connection are lost, and
 	// the next send reconnects.
 	DropProb float64
+	// DropWeakProb is the chance that a CURP-HO weak write (CausalPropose)
+	// from a client to a replica other than its bound one breaks the
+	// connection: it leaves weak writes held by few witnesses, the case
+	// the causal-deps and ReadDep checks of PROTOCOL.md 5.8 exist for.
+	DropWeakProb float64
 	// PartitionEvery is the mean time between partitions that isolate one
 	// replica from everybody; each lasts up to PartitionFor. 0: none.
 	PartitionEvery time.Duration

@@ -190,6 +190,12 @@ func (c *Cluster) send(from, to int, m wire.Message) {
 		return
 	}
 	f := c.o.Faults
+	if cp, ok := m.(*wire.CausalPropose); ok && f.DropWeakProb > 0 && from >= c.o.N && wire.ReplicaID(to) != cp.Bound &&
+		c.rng.Float64() < f.DropWeakProb {
+		l.epoch++
+		c.Dropped++
+		return
+	}
 	if f.DropProb > 0 && c.rng.Float64() < f.DropProb {
 		l.epoch++
 		c.Dropped++

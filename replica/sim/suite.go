@@ -109,3 +109,13 @@ func FailoverMix(n int) Faults {
 	f.CrashWithin = 150 * time.Millisecond
 	return f
 }
+
+// HarshMix is for n = 5: many dropped connections, weak writes lost on the
+// way to witnesses (CURP-HO), and two crashes that take the leader first.
+func HarshMix() Faults {
+	return Faults{
+		MinDelay: 100 * time.Microsecond, MaxDelay: 2 * time.Millisecond,
+		DropProb: 0.02, DropWeakProb: 0.5,
+		Crashes: 2, CrashWithin: 80 * time.Millisecond, CrashLeader: true,
+	}
+}
