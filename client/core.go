@@ -689,7 +689,7 @@ func (s *Core) Now() int64 { return s.o.Now() }
 // Describe summarises the session's state for diagnostics: ballot, leader
 // and the oldest operations in flight.
 func (s *Core) Describe() string {
-	out := fmt.Sprintf("ballot=%d leader=%d ack=%d inflight=%d", s.ballot, s.leader, s.AckUpTo(), len(s.pending))
+	out := fmt.Sprintf("ballot=%d leader=%d ack=%d inflight=%d policy=%v", s.ballot, s.leader, s.AckUpTo(), len(s.pending), s.o.Policy)
 	n := 0
 	for _, seq := range s.order {
 		p, ok := s.pending[seq]

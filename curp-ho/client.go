@@ -1,6 +1,7 @@
 package curpho
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -225,4 +226,12 @@ func (c *clientPolicy) release(s *client.Core) {
 		p.SetDeferred(false)
 		s.Dispatch(p)
 	}
+}
+
+func (c *clientPolicy) String() string {
+	seqs := make([]wire.Seq, len(c.writeSet))
+	for i, w := range c.writeSet {
+		seqs[i] = w.seq
+	}
+	return fmt.Sprintf("writeSet=%v tainted=%v held=%d", seqs, c.tainted, len(c.held))
 }

@@ -142,6 +142,7 @@ func (c *Core) StepClient(from wire.ClientID, m wire.Message) {
 }
 
 func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
+	c.sessions.get(from).heard = c.o.Now()
 	if c.rec != nil {
 		if _, read := m.(*wire.WeakRead); !read {
 			// A recovering leader buffers requests, it does not drop them
@@ -204,6 +205,7 @@ func (c *Core) Tick() {
 	}
 	c.expireHeld(now)
 	c.expireReads(now)
+	c.dropOrphanRecords(now)
 	if c.role != Leader {
 		c.flushStaleRecords(now)
 		c.checkElectionTimer(now)
@@ -237,6 +239,10 @@ func (c *Core) Describe() string {
 		c.entries.last(), c.commitIndex, c.appliedIndex, len(c.wit.byCmd), c.el.votedFor)
 	if c.role == Leader {
 		s += fmt.Sprintf(" recovering=%v match=%v sent=%v view_start=%d", c.rec != nil, c.match, c.sent, c.viewStart)
+		for _, d := range c.heldOrder {
+			_, inLog := c.cmdIndex[d]
+			s += fmt.Sprintf(" [waiting for %v: %d requests; in log %v, applied %v, held record %v]", d, len(c.held[d]), inLog, c.sessions.wasApplied(d), c.wit.byCmd[d] != nil)
+		}
 	}
 	return s
 }

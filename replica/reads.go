@@ -74,6 +74,32 @@ func (c *Core) expireReads(now int64) {
 	c.reads = keep
 }
 
+// orphanAge is how many WitnessSyncAge periods a record may outlive its
+// client's last message before it is dropped.
+const orphanAge = 10
+
+// dropOrphanRecords drops records whose client has been silent for
+// orphanAge flush periods. A live client keeps re-sending what it has not
+// completed, and a completed command is in the log and leaves on apply
+// long before; what remains belongs to a crashed client and can never be
+// ordered (its barrier or chain predecessor may never come), so it must not
+// block its key forever (PROTOCOL.md 3.4 rule 4).
+func (c *Core) dropOrphanRecords(now int64) {
+	limit := orphanAge * int64(c.o.WitnessSyncAge)
+	var orphans []wire.CmdID
+	for id, r := range c.wit.byCmd {
+		if now-r.born < limit {
+			continue
+		}
+		if s := c.sessions.peek(id.Client); s == nil || now-s.heard >= limit {
+			orphans = append(orphans, id)
+		}
+	}
+	for _, id := range orphans {
+		c.wit.remove(id)
+	}
+}
+
 // flushStaleRecords hands the leader the witness records that have not
 // committed for WitnessSyncAge (PROTOCOL.md 3.4 rule 4). A record is sent
 // again after another WitnessSyncAge in case the leader changed.

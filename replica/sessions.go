@@ -26,6 +26,7 @@ type session struct {
 	floor            wire.Seq
 	ackUpTo          wire.Seq
 	weakCommittedSeq wire.Seq
+	heard            int64 // when this replica last heard from the client
 }
 
 type sessionTable map[wire.ClientID]*session

@@ -11,6 +11,7 @@ import (
 type witnessRecord struct {
 	wire.Record
 	created int64
+	born    int64 // when the record was created; created moves on each flush
 }
 
 // witness is a replica's record store (PROTOCOL.md sections 1.6, 3.4, 5.3).
@@ -72,7 +73,7 @@ func (w *witness) writesOn(c kvs.Command, out []*witnessRecord) []*witnessRecord
 func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	w.arrival++
 	rec.Arrival = w.arrival
-	r := &witnessRecord{Record: rec, created: now}
+	r := &witnessRecord{Record: rec, created: now, born: now}
 	w.byCmd[rec.Cmd] = r
 	if rec.Command.Op == kvs.OpNoop {
 		return r

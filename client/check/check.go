@@ -21,7 +21,7 @@ func Check(h []Op, logs map[string][]LogEntry, opts Options) Report {
 	checkCausal(x, ss, l, pos, c)
 	if l != nil {
 		checkStrongWriteOrder(x, l, c)
-		checkDurability(x, l, c)
+		checkDurability(x, l, opts.Crashed, c)
 		checkC1C2(x, ss, l, pos, c)
 	}
 	return c.report(len(h))

@@ -169,13 +169,13 @@ func checkEntryMatchesHistory(x *history, replica string, e LogEntry, c *collect
 
 // checkDurability reports acknowledged puts missing from the reference log
 // (PROTOCOL.md sections 2.6 item 2 and 6.8).
-func checkDurability(x *history, l *logIndex, c *collector) {
+func checkDurability(x *history, l *logIndex, crashed map[SessionID]bool, c *collector) {
 	last := "no entries"
 	if n := len(l.entries); n > 0 {
 		last = fmt.Sprintf("%d entries up to slot %d", n, l.entries[n-1].Slot)
 	}
 	for i := int32(0); int(i) < len(x.ops); i++ {
-		if !x.isPut(i) || !x.completed(i) {
+		if !x.isPut(i) || !x.completed(i) || !x.strong(i) && crashed[x.ops[i].Session] {
 			continue
 		}
 		if _, ok := l.pos[x.ops[i].ID()]; ok {

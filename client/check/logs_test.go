@@ -92,3 +92,20 @@ func TestMaxPerRule(t *testing.T) {
 	require.False(t, r.OK())
 	require.Contains(t, r.String(), "3 more not shown")
 }
+
+// TestDurabilityExemptsCrashedSessionsWeakPuts: a crashed client's weak put
+// may be lost (PROTOCOL.md 6.8); its strong puts may not.
+func TestDurabilityExemptsCrashedSessionsWeakPuts(t *testing.T) {
+	h := []Op{
+		{Session: "a", Seq: 1, Level: Weak, Kind: Put, Key: 1, Value: "a1", InvokeNS: 1, ReturnNS: 2, OK: true},
+		{Session: "b", Seq: 1, Level: Strong, Kind: Put, Key: 2, Value: "b1", InvokeNS: 3, ReturnNS: 4, OK: true},
+	}
+	logs := map[string][]LogEntry{"r0": {}}
+	crashed := map[SessionID]bool{"a": true, "b": true}
+	rep := Check(h, logs, Options{Crashed: crashed})
+	require.Len(t, rep.Violations, 1)
+	require.Equal(t, RuleDurability, rep.Violations[0].Rule)
+	require.Contains(t, rep.Violations[0].Message, "b#1")
+	rep = Check(h, logs, Options{})
+	require.Len(t, rep.Violations, 2)
+}

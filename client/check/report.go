@@ -165,6 +165,11 @@ type Options struct {
 	// MaxPerRule caps the violations kept per rule (the rest are counted in
 	// Report.Omitted); zero means no cap.
 	MaxPerRule int
+	// Crashed lists the sessions whose client crashed. Their acknowledged
+	// weak puts may be lost (PROTOCOL.md 6.8: only if the leader crashed
+	// too, and then nobody else observed them), so the durability rule
+	// skips them; C2, C3 and the causal rules still apply.
+	Crashed map[SessionID]bool
 }
 
 func (o Options) withDefaults() Options {

@@ -46,6 +46,10 @@ type Faults struct {
 	// CrashLeader makes every crash hit the replica that currently
 	// believes it leads (the hardest case for recovery).
 	CrashLeader bool
+	// CrashClientToo makes every replica crash also crash a random client
+	// session: the case where an acknowledged CURP-HO weak write may be
+	// lost (PROTOCOL.md 6.8), so that nobody else may have observed it.
+	CrashClientToo bool
 	// ApplyLag, when positive, makes about half of the replicas execute
 	// on their own schedule: a few committed entries at a time, at random
 	// instants up to ApplyLag apart.

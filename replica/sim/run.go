@@ -69,6 +69,9 @@ func (c *Cluster) handle(e *event, settling bool) error {
 		c.replicas[e.idx].Tick()
 		c.schedule(&event{at: c.now + int64(c.o.Tick), kind: evTickReplica, idx: e.idx})
 	case evTickClient:
+		if c.sessions[e.idx].dead {
+			return nil
+		}
 		c.sessions[e.idx].core.Tick()
 		c.schedule(&event{at: c.now + int64(c.o.Tick), kind: evTickClient, idx: e.idx})
 	case evInvoke:
@@ -112,6 +115,9 @@ func (c *Cluster) fault(kind int) {
 			}
 		}
 		c.dead[victim] = true
+		if c.o.Faults.CrashClientToo {
+			c.sessions[c.rng.IntN(len(c.sessions))].dead = true
+		}
 	}
 }
 
@@ -119,7 +125,7 @@ func (c *Cluster) heal() { c.isolated = -1 }
 
 func (c *Cluster) clientsDone() bool {
 	for _, s := range c.sessions {
-		if s.done < c.o.Workload.Ops {
+		if !s.dead && s.done < c.o.Workload.Ops {
 			return false
 		}
 	}
@@ -164,7 +170,7 @@ func (c *Cluster) progress() string {
 	done := 0
 	for _, x := range c.sessions {
 		done += x.done
-		if x.done < c.o.Workload.Ops {
+		if !x.dead && x.done < c.o.Workload.Ops {
 			s += fmt.Sprintf("\n  %s: %s", x.name, x.core.Describe())
 		}
 	}
@@ -181,7 +187,7 @@ func roleOf(leader bool) string {
 // invoke starts the session's next operation (PROTOCOL.md 8.2 mix).
 func (c *Cluster) invoke(s *session) {
 	s.invokes--
-	if s.issued >= c.o.Workload.Ops {
+	if s.issued >= c.o.Workload.Ops || s.dead {
 		return
 	}
 	w := c.o.Workload

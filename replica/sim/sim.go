@@ -28,6 +28,7 @@ type session struct {
 	done    int
 	hist    map[wire.Seq]int // Seq -> index in the history
 	invokes int              // scheduled invokes not yet run
+	dead    bool             // the client crashed
 }
 
 // Cluster is one simulated run.
@@ -84,7 +85,13 @@ func Run(o Options) (*Result, error) {
 	for i, l := range c.executed {
 		logs[fmt.Sprintf("replica%d", i)] = l
 	}
-	rep := check.Check(c.history, logs, check.Options{})
+	crashedSessions := make(map[check.SessionID]bool)
+	for _, s := range c.sessions {
+		if s.dead {
+			crashedSessions[s.name] = true
+		}
+	}
+	rep := check.Check(c.history, logs, check.Options{Crashed: crashedSessions})
 	var ballot wire.Ballot
 	var crashed []int
 	for i, r := range c.replicas {
@@ -216,6 +223,9 @@ func (c *Cluster) send(from, to int, m wire.Message) {
 // cut reports whether a partition or a crash separates two endpoints.
 func (c *Cluster) cut(a, b int) bool {
 	if a < c.o.N && c.dead[a] || b < c.o.N && c.dead[b] {
+		return true
+	}
+	if a >= c.o.N && c.sessions[a-c.o.N].dead || b >= c.o.N && c.sessions[b-c.o.N].dead {
 		return true
 	}
 	return c.isolated >= 0 && (a == c.isolated) != (b == c.isolated)
