@@ -1,0 +1,103 @@
+// Command sweepstat is the bookkeeping half of scripts/sweep.sh, in Go so
+// that a sweep needs nothing the build does not (no python, no jq):
+//
+//	sweepstat row -csv FILE -param P -value V -iteration I [-protocol P] -status N RUNDIR
+//	    appends the row of one run to FILE (a sweep.csv, created with its
+//	    header when missing) from RUNDIR/summary.json, and prints the run's
+//	    throughput in ops/s, or "-" when it left no summary. -status is the
+//	    launcher's exit status: the row is ok only when it is 0 and the
+//	    summary says the run completed without errors.
+//	sweepstat summary [-md] FILE
+//	    prints sweep-summary.csv for the sweep.csv FILE (per value: runs,
+//	    ok runs, and median, min and max of throughput, latencies and
+//	    fast-path share over the ok runs), or with -md a Markdown table.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"swiftpaxos/scripts/internal/sweep"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "sweepstat:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = "usage: sweepstat row -csv FILE -param P -value V -iteration I [-protocol P] -status N RUNDIR\n" +
+	"       sweepstat summary [-md] FILE"
+
+func run(args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(usage)
+	}
+	switch args[0] {
+	case "row":
+		return rowCmd(args[1:], out)
+	case "summary":
+		return summaryCmd(args[1:], out)
+	}
+	return fmt.Errorf("unknown subcommand %q\n%s", args[0], usage)
+}
+
+func rowCmd(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("row", flag.ContinueOnError)
+	csvPath := fs.String("csv", "", "sweep.csv to append to")
+	r := sweep.Row{}
+	fs.StringVar(&r.Param, "param", "", "swept key")
+	fs.StringVar(&r.Value, "value", "", "value of the key in this run")
+	fs.IntVar(&r.Iteration, "iteration", 0, "iteration, from 1")
+	fs.StringVar(&r.Protocol, "protocol", "", "protocol (default: the summary's)")
+	status := fs.Int("status", -1, "exit status of run-multi-client.sh")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || *csvPath == "" || r.Param == "" || r.Iteration < 1 || *status < 0 {
+		return errors.New(usage)
+	}
+	sum, err := sweep.ReadSummary(filepath.Join(fs.Arg(0), "summary.json"))
+	if err == nil {
+		r.Protocol = "" // the summary says which protocol really ran
+		r.Measure(sum)
+		r.OK = *status == 0 && sum.OK()
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := sweep.AppendCSVFile(*csvPath, r); err != nil {
+		return err
+	}
+	if !r.Measured || math.IsNaN(r.Throughput) {
+		_, err = fmt.Fprintln(out, "-")
+		return err
+	}
+	_, err = fmt.Fprintf(out, "%.0f\n", r.Throughput)
+	return err
+}
+
+func summaryCmd(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
+	md := fs.Bool("md", false, "print a Markdown table instead of CSV")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New(usage)
+	}
+	rows, err := sweep.ReadCSVFile(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	gs := sweep.Summarize(rows)
+	if *md {
+		return sweep.WriteMarkdown(out, gs)
+	}
+	return sweep.WriteSummaryCSV(out, gs)
+}
