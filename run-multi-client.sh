@@ -63,7 +63,10 @@ fi
 mkdir -p "$out"
 
 bin="$here/bin/swiftpaxos"
-if [ ! -x "$bin" ] || [ -n "$(find "$here" -name '*.go' -newer "$bin" -print -quit)" ] || [ "$here/go.mod" -nt "$bin" ]; then
+# Stale when a source file of the binary (not a test, not a script's own
+# Go code) is newer than it.
+if [ ! -x "$bin" ] || [ "$here/go.mod" -nt "$bin" ] ||
+	[ -n "$(find "$here" -path "$here/scripts" -prune -o -path "$here/results" -prune -o -name '*.go' ! -name '*_test.go' -newer "$bin" -print -quit)" ]; then
 	echo "building $bin"
 	(cd "$here" && go build -o "$bin" .)
 fi
