@@ -190,7 +190,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath})
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "swiftpaxos: %s %s: %v\n", *role, *alias, err)
+		// A client's errors already name the process; a replica's do not.
+		if *role == "server" {
+			fmt.Fprintf(stderr, "swiftpaxos: replica %s: %v\n", *alias, err)
+		} else {
+			fmt.Fprintf(stderr, "swiftpaxos: %v\n", err)
+		}
 		return 1
 	}
 	return 0

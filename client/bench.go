@@ -85,7 +85,7 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 		}
 	}()
 	if err != nil {
-		return fmt.Errorf("cannot reach the cluster: %w", err)
+		return fmt.Errorf("client %s: cannot reach the cluster: %w", o.Alias, err)
 	}
 
 	seeds := make([]uint64, threads)
@@ -147,7 +147,7 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 		outErrs = append(outErrs, writeHistory(o.HistoryPath, hist))
 	}
 	if err := errors.Join(append([]error{runErr}, outErrs...)...); err != nil {
-		return err
+		return fmt.Errorf("client %s: %w", o.Alias, err)
 	}
 	return nil
 }
