@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"swiftpaxos/kvs"
 )
@@ -125,11 +126,11 @@ func (x *history) describe(i int32) string {
 	var what string
 	switch {
 	case o.Kind == Put:
-		what = fmt.Sprintf("%v put of %q to key %d", o.Level, o.Value, o.Key)
+		what = fmt.Sprintf("%v put of %s to key %d", o.Level, shortValue(o.Value), o.Key)
 	case x.completed(i) && o.Value == "":
 		what = fmt.Sprintf("%v get of key %d returning NIL", o.Level, o.Key)
 	case x.completed(i):
-		what = fmt.Sprintf("%v get of key %d returning %q", o.Level, o.Key, o.Value)
+		what = fmt.Sprintf("%v get of key %d returning %s", o.Level, o.Key, shortValue(o.Value))
 	default:
 		what = fmt.Sprintf("%v get of key %d", o.Level, o.Key)
 	}
@@ -146,6 +147,20 @@ func (x *history) describe(i int32) string {
 }
 
 // describeSrc names the write a read read from: a put or the initial NIL.
+// shortValue quotes v for a message: benchmark values are padded to
+// commandSize, so only the unique part and the length are shown.
+func shortValue(v string) string {
+	const keep = 24
+	if len(v) <= keep {
+		return fmt.Sprintf("%q", v)
+	}
+	t := strings.TrimRight(v, ".")
+	if len(t) > keep {
+		t = t[:keep]
+	}
+	return fmt.Sprintf("%q… (%d bytes)", t, len(v))
+}
+
 func (x *history) describeSrc(w int32) string {
 	if w == srcNil {
 		return "the initial NIL (no write)"
