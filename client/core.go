@@ -87,6 +87,9 @@ type cacheEntry struct {
 	// may be ordered either way across a failover).
 	alt        kvs.Value
 	altVersion kvs.Slot
+	// tentative: the version is a slot a leader assigned but had not
+	// committed when its fast-path reply came; recovery may move it.
+	tentative bool
 }
 
 // ambiguous reports whether the entry's newest value is not known yet.
@@ -105,17 +108,23 @@ const maxCache = 1 << 14
 // Core is the deterministic protocol state of one client session. One
 // goroutine owns it.
 type Core struct {
-	o             Options
-	q             int
-	seq           wire.Seq
-	ackUpTo       wire.Seq
-	finished      map[wire.Seq]struct{} // completed operations above ackUpTo
-	ballot        wire.Ballot
-	leader        wire.ReplicaID
-	pending       map[wire.Seq]*Pending
-	order         []wire.Seq // pending seqs in issue order, compacted lazily
-	cache         map[kvs.Key]cacheEntry
-	frontier      kvs.Slot
+	o        Options
+	q        int
+	seq      wire.Seq
+	ackUpTo  wire.Seq
+	finished map[wire.Seq]struct{} // completed operations above ackUpTo
+	ballot   wire.Ballot
+	leader   wire.ReplicaID
+	pending  map[wire.Seq]*Pending
+	order    []wire.Seq // pending seqs in issue order, compacted lazily
+	cache    map[kvs.Key]cacheEntry
+	frontier kvs.Slot
+	// readBallot is the ballot of the last view whose start the session
+	// knows. Weak reads carry it, so that a replica in a later view serves
+	// them only from state that includes that view's start (PROTOCOL.md
+	// 6.5): the session's cached versions and frontier may name slots of an
+	// older leader that recovery moved.
+	readBallot    wire.Ballot
 	parked        map[kvs.Key][]parkedRead
 	nearest       wire.ReplicaID // current nearest (bound) replica
 	down          []bool         // replicas whose connection is broken
@@ -301,7 +310,7 @@ func (s *Core) sendWeakRead(p *Pending) {
 	if e, ok := s.cache[cmd.Key]; ok && e.pending && cmd.Op == kvs.OpGet {
 		p.own = e.src
 	}
-	s.Send(p.target, &wire.WeakRead{Cmd: s.CmdID(p.Seq), Command: cmd, MinSlot: min, Ballot: s.ballot, Own: p.own})
+	s.Send(p.target, &wire.WeakRead{Cmd: s.CmdID(p.Seq), Command: cmd, MinSlot: min, Ballot: s.readBallot, Own: p.own})
 }
 
 // Step handles one message from a replica.
@@ -335,6 +344,13 @@ func (s *Core) Step(from wire.ReplicaID, m wire.Message) {
 // first (through the policy), then the operations in Seq order
 // (PROTOCOL.md 6.6). Acks of older ballots no longer count.
 func (s *Core) onNewView(m *wire.NewView) {
+	if m.Ballot > s.readBallot {
+		// Everything observed in older views is below the view start now.
+		s.readBallot = m.Ballot
+		if m.ViewStart > 0 {
+			s.frontier = max(s.frontier, m.ViewStart-1)
+		}
+	}
 	if m.Ballot > s.ballot || m.Ballot == s.ballot && m.Leader != s.leader {
 		s.noteBallot(m.Ballot, m.Leader)
 		s.o.Policy.SendWeakWrite(s, nil)
@@ -362,6 +378,7 @@ func (s *Core) noteBallot(b wire.Ballot, leader wire.ReplicaID) {
 	if b > s.ballot || b == s.ballot && leader != wire.NoReplica {
 		if b > s.ballot {
 			s.ballot = b
+			s.dropSettled()
 		}
 		if leader != wire.NoReplica {
 			s.leader = leader
@@ -435,15 +452,22 @@ func (s *Core) completeStrong(p *Pending, r Result) {
 	switch {
 	case cmd.Op == kvs.OpPut:
 		s.setOwn(cmd.Key, cmd.Value, r.Slot, p.Seq)
+		if r.Path == PathFast {
+			s.markTentative(cmd.Key, r.Slot)
+		}
 		r.Value = nil
 	case cmd.Op == kvs.OpGet:
+		// A fast-path read's source is committed, except a CURP-HO ONE(w)
+		// read, whose source w may still move.
+		e := cacheEntry{value: r.Value, version: r.Version}
+		e.tentative = r.Path == PathFast && p.leaderReply != nil && p.leaderReply.ReadDep.Kind == wire.DepOne
 		// The leader ordered the read after the session's earlier weak
 		// writes (the CURP-HO barrier), so its value is at least as new
 		// as any own pending write issued before it.
 		if old, ok := s.cache[cmd.Key]; ok && old.pending && old.src < p.Seq {
-			s.put(cmd.Key, cacheEntry{value: r.Value, version: r.Version})
+			s.put(cmd.Key, e)
 		} else {
-			s.setCache(cmd.Key, cacheEntry{value: r.Value, version: r.Version})
+			s.setCache(cmd.Key, e)
 		}
 		s.frontier = max(s.frontier, r.Version)
 	default:
@@ -546,6 +570,33 @@ func (s *Core) SettleCache(k kvs.Key, src wire.Seq, slot kvs.Slot) {
 // SetCache records the settled own write seq (CURP-HT weak write).
 func (s *Core) SetCache(k kvs.Key, v kvs.Value, slot kvs.Slot, seq wire.Seq) {
 	s.setOwn(k, v, slot, seq)
+}
+
+// markTentative flags the entry of k if it still holds version slot.
+func (s *Core) markTentative(k kvs.Key, slot kvs.Slot) {
+	if e, ok := s.cache[k]; ok && !e.pending && e.version == slot {
+		e.tentative = true
+		s.cache[k] = e
+	}
+}
+
+// dropSettled forgets the tentative cache entries (and the alternatives of
+// pending ones) when the session learns a new ballot: their versions are
+// slots of the old leader's log that recovery may have moved. Committed
+// versions stay, and so do own pending writes; reads carry readBallot
+// until the new view's start is known, so replicas answer from state that
+// includes every replayed write.
+func (s *Core) dropSettled() {
+	for k, e := range s.cache {
+		switch {
+		case !e.pending && e.tentative:
+			delete(s.cache, k)
+		case e.altVersion > 0:
+			e.alt, e.altVersion = nil, 0
+			s.cache[k] = e
+			s.releaseParked(k)
+		}
+	}
 }
 
 // evict raises the frontier to the newest settled version in the cache and

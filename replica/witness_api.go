@@ -45,10 +45,27 @@ func (c *Core) ReadDep(cmd kvs.Command) wire.ReadDep {
 	switch {
 	case len(ws) == 0:
 		return wire.ReadDep{Kind: wire.DepNone}
-	case len(ws) == 1 && ws[0].Level == wire.Weak:
+	case len(ws) == 1 && ws[0].Level == wire.Weak && c.vouchesChain(ws[0]):
 		return wire.ReadDep{Kind: wire.DepOne, Cmd: ws[0].Cmd}
 	}
 	return wire.ReadDep{Kind: wire.DepMulti}
+}
+
+// vouchesChain reports whether this witness holds, or has applied, every
+// weak write before r in its session's causal chain. Recovery replays a
+// weak write only with its chain (docs/DECISIONS.md 11), so a witness that
+// answers ONE(w) must be able to vouch for the chain too; otherwise a
+// strong read could return w and recovery drop it.
+func (c *Core) vouchesChain(r *witnessRecord) bool {
+	committed := c.WeakCommittedSeq(r.Cmd.Client)
+	for dep := r.CausalDep; dep > committed; {
+		p, ok := c.wit.get(wire.CmdID{Client: r.Cmd.Client, Seq: dep})
+		if !ok || p.Level != wire.Weak {
+			return false
+		}
+		dep = p.CausalDep
+	}
+	return true
 }
 
 // CommitState tells what this replica knows of id's commitment: its slot
