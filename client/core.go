@@ -434,7 +434,8 @@ func (s *Core) tryFast(p *Pending) {
 }
 
 func (s *Core) onSyncReply(m *wire.SyncReply) {
-	s.noteBallot(m.Ballot, m.Replica)
+	// Any replica may answer a Sync, so a SyncReply names no leader.
+	s.noteBallot(m.Ballot, wire.NoReplica)
 	p := s.Lookup(m.Cmd)
 	if p == nil {
 		s.o.Policy.Handle(s, m.Replica, m)

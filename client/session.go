@@ -227,6 +227,7 @@ func (s *Session) send(to wire.ReplicaID, m wire.Message) {
 	if b := s.conns[to]; b != nil {
 		if err := b.Send(m); err != nil {
 			s.conns[to] = nil
+			s.core.ReplicaDown(to)
 		}
 	}
 }

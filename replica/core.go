@@ -138,7 +138,7 @@ func (c *Core) ToClient(to wire.ClientID, m wire.Message) { c.o.Out.ToClient(to,
 // StepClient handles one message from a client session.
 func (c *Core) StepClient(from wire.ClientID, m wire.Message) {
 	c.stepClient(from, m)
-	c.flush()
+	c.autoFlush()
 }
 
 func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
@@ -189,7 +189,7 @@ func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) {
 	default:
 		c.log.Warn("unexpected replica message", zap.Int32("from", int32(from)), zap.Stringer("type", typeName{m}))
 	}
-	c.flush()
+	c.autoFlush()
 }
 
 // Tick runs the timers: heartbeats, expiry of held requests and weak
@@ -212,6 +212,16 @@ func (c *Core) Tick() {
 	}
 	c.flush()
 }
+
+func (c *Core) autoFlush() {
+	if !c.o.ManualFlush {
+		c.flush()
+	}
+}
+
+// Flush sends what the steps since the last flush produced. Drivers call
+// it only with ManualFlush.
+func (c *Core) Flush() { c.flush() }
 
 func (c *Core) flush() {
 	if c.role == Leader {

@@ -49,6 +49,11 @@ type Options struct {
 	BarrierWait time.Duration
 	// MaxBatch caps the entries of one Accept.
 	MaxBatch int
+	// ManualFlush leaves sending what a step produced (Accepts, Commits,
+	// batched notifications) to the driver, which calls Flush once after a
+	// batch of steps; the server does so for every batch it drains, so
+	// that one Accept carries the entries of many proposals.
+	ManualFlush bool
 	// DeferApply leaves execution to the driver, which calls Apply on its
 	// own schedule, as a separate apply goroutine would. "Committed but
 	// not yet applied" then lasts; the simulator uses it to inject

@@ -101,6 +101,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		WitnessSyncAge:     cfg.WitnessSync,
 		ReadWait:           cfg.ReadWait,
 		Executed:           s.recordExecuted,
+		ManualFlush:        true,
 	})
 	if err != nil {
 		ln.Close()
@@ -149,7 +150,8 @@ func (s *server) loop(ctx context.Context) error {
 			s.core.Tick()
 		case in := <-s.inbox:
 			s.handle(in)
-			// Drain what is already queued before going back to select.
+			// Drain what is already queued, then flush once: one Accept per
+			// follower carries the entries of the whole batch.
 			for n := 0; n < 256; n++ {
 				select {
 				case in = <-s.inbox:
@@ -159,6 +161,7 @@ func (s *server) loop(ctx context.Context) error {
 				}
 				break
 			}
+			s.core.Flush()
 		}
 	}
 }
