@@ -222,8 +222,12 @@ func summarize(dir string, cfg *config.Config, stdout, stderr io.Writer) int {
 }
 
 // printHosts lists the processes of cfg, one per line ("replica ALIAS
-// IP:PORT" or "client ALIAS IP"), for run-multi-client.sh.
+// IP:PORT" or "client ALIAS IP"), and "option check true" when the file
+// turns check mode on, for run-multi-client.sh.
 func printHosts(w io.Writer, cfg *config.Config) {
+	if cfg.CheckerMode {
+		fmt.Fprintln(w, "option check true")
+	}
 	for _, h := range cfg.Replicas {
 		fmt.Fprintf(w, "replica %s %s\n", h.Alias, h.Addr())
 	}

@@ -72,6 +72,11 @@ if [ ! -x "$bin" ] || [ "$here/go.mod" -nt "$bin" ] ||
 fi
 
 hosts=$("$bin" -run hosts -config "$conf")
+# checkerMode / check: true in the file means the same as --check.
+if grep -q '^option check true$' <<<"$hosts" && [ "$check" = 0 ]; then
+	check=1
+	extra+=(-check)
+fi
 
 declare -A pid_of
 all_pids=()
