@@ -127,7 +127,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	err = g.Wait()
 	s.logStats()
 	if o.AppliedLogPath != "" {
-		if werr := writeAppliedLog(o.AppliedLogPath, s.applied); werr != nil {
+		if werr := check.WriteLogFile(o.AppliedLogPath, s.applied); werr != nil {
 			err = errors.Join(err, werr)
 		}
 	}

@@ -242,3 +242,51 @@ func WriteHistory(w io.Writer, ops []Op) error { return writeLines(w, ops) }
 
 // WriteLog writes entries as JSON Lines in the format ReadLog reads.
 func WriteLog(w io.Writer, entries []LogEntry) error { return writeLines(w, entries) }
+
+// WriteHistoryFile writes the histories of several sessions (or threads)
+// to one file.
+func WriteHistoryFile(path string, parts ...[]Op) error {
+	return writeFile(path, func(w io.Writer) error {
+		for _, ops := range parts {
+			if err := WriteHistory(w, ops); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// WriteLogFile writes one replica's applied log to a file.
+func WriteLogFile(path string, entries []LogEntry) error {
+	return writeFile(path, func(w io.Writer) error { return WriteLog(w, entries) })
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// LogEntryOf is the applied-log line of an executed command: a put with its
+// value, a get with the value it returned, a no-op. It reports false for a
+// SCAN, which the checker's model does not cover.
+func LogEntryOf(slot kvs.Slot, session SessionID, seq wire.Seq, cmd kvs.Command, result kvs.Value) (LogEntry, bool) {
+	le := LogEntry{Slot: slot, Session: session, Seq: seq, Key: cmd.Key}
+	switch cmd.Op {
+	case kvs.OpPut:
+		le.Kind, le.Value = Put, string(cmd.Value)
+	case kvs.OpGet:
+		le.Kind, le.Value = Get, string(result)
+	case kvs.OpNoop:
+		le.Kind = Noop
+	default:
+		return LogEntry{}, false
+	}
+	return le, true
+}

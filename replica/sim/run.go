@@ -247,19 +247,11 @@ func (c *Cluster) complete(s *session, r client.Result) {
 }
 
 func (c *Cluster) recordExecuted(r int, e *wire.Entry, res kvs.Result) {
-	le := check.LogEntry{Slot: e.Slot, Seq: e.Cmd.Seq, Key: e.Command.Key}
+	session := check.SessionID(fmt.Sprintf("%x", uint64(e.Cmd.Client)))
 	if ep, ok := c.byClient[e.Cmd.Client]; ok {
-		le.Session = c.sessions[ep-c.o.N].name
-	} else {
-		le.Session = check.SessionID(fmt.Sprintf("%x", uint64(e.Cmd.Client)))
+		session = c.sessions[ep-c.o.N].name
 	}
-	switch e.Command.Op {
-	case kvs.OpPut:
-		le.Kind, le.Value = check.Put, string(e.Command.Value)
-	case kvs.OpGet:
-		le.Kind, le.Value = check.Get, string(res.Value)
-	default:
-		le.Kind = check.Noop
+	if le, ok := check.LogEntryOf(e.Slot, session, e.Cmd.Seq, e.Command, res.Value); ok {
+		c.executed[r] = append(c.executed[r], le)
 	}
-	c.executed[r] = append(c.executed[r], le)
 }
