@@ -200,6 +200,12 @@ func (c *Cluster) invoke(s *session) {
 	} else {
 		write = c.rng.IntN(100) < w.Writes
 	}
+	c.start(s, level, key, write)
+}
+
+// start invokes one operation of session s and records it in the history;
+// a write writes a value unique in the run.
+func (c *Cluster) start(s *session, level wire.Level, key kvs.Key, write bool) {
 	seq := wire.Seq(s.issued + 1)
 	op := client.Op{Level: level, Command: kvs.Command{Op: kvs.OpGet, Key: key}}
 	h := check.Op{Session: s.name, Seq: seq, Level: check.Strong, Kind: check.Get, Key: key, InvokeNS: c.now}

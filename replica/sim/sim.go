@@ -45,6 +45,7 @@ type Cluster struct {
 	isolated int                   // isolated replica, -1 if none
 	deferred []bool                // replicas whose execution lags
 	dead     []bool                // crashed replicas
+	filter   func(from, to int, m wire.Message) bool
 	healAt   int64
 
 	history  []check.Op
@@ -197,6 +198,11 @@ func (c *Cluster) send(from, to int, m wire.Message) {
 		return
 	}
 	f := c.o.Faults
+	if c.filter != nil && c.filter(from, to, m) {
+		l.epoch++
+		c.Dropped++
+		return
+	}
 	if cp, ok := m.(*wire.CausalPropose); ok && f.DropWeakProb > 0 && from >= c.o.N && wire.ReplicaID(to) != cp.Bound &&
 		c.rng.Float64() < f.DropWeakProb {
 		l.epoch++
