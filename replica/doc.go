@@ -33,7 +33,11 @@
 //   - The leader's speculative result and Ok are computed over the log
 //     prefix, before the new entry is appended (PROTOCOL.md 3.5).
 //
-// Leader election and witness recovery (PROTOCOL.md section 6) are not
-// implemented yet: ballot 0's leader is fixed. Every message carries its
-// ballot so that they can be added without reshaping the core.
+// # Failures
+//
+// election.go elects leaders (randomised timeouts, the up-to-date-log vote
+// rule); recovery.go collects witness records from a majority, replays
+// what PROTOCOL.md 6.4 selects (with the predecessor rule of
+// docs/DECISIONS.md 11), appends the view's no-op and announces the view.
+// Ballot 0's leader is configured (InitialLeader).
 package replica
