@@ -46,7 +46,8 @@
 // costs one allocation per non-empty PUT. Values returned in a [Result] or by
 // [Store.Get] for single keys share memory with the store and must be treated
 // as read-only; their capacity equals their length, so appending to them
-// never writes into the store. SCAN results are freshly allocated.
+// never writes into the store. A SCAN's Items slice is freshly allocated; the
+// values in it share memory with the store like single-key values.
 //
 // # Concurrency
 //

@@ -105,7 +105,11 @@ func (m *model) read(c Command) Result {
 		slices.Sort(keys)
 		var r Result
 		for _, k := range keys {
-			r.Value = append(r.Value, m.val[k]...)
+			var v Value
+			if mv, ok := m.val[k]; ok {
+				v = Value(mv)
+			}
+			r.Items = append(r.Items, Item{Key: k, Value: v, Version: m.ver[k]})
 			r.Version = max(r.Version, m.ver[k])
 		}
 		return r

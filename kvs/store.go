@@ -5,13 +5,42 @@ import "fmt"
 // Result is the outcome of a command (PROTOCOL.md section 1.2).
 //
 // For a GET, Value is the key's value (nil when absent) and Version the slot
-// of the last PUT to the key (0 if never written). For a SCAN, Value is the
-// concatenation of the present values in key order and Version the largest
-// version in the range. A PUT yields a nil Value and its own slot as Version,
-// a NOOP the zero Result.
+// of the last PUT to the key (0 if never written). For a SCAN, Items holds
+// the per-key form, one Item for every key of the range that was ever
+// written (Version > 0), in key order, a key missing from Items being
+// absent and never written; Value is nil and Version is the largest
+// version in the range. A PUT yields a nil Value and its own slot as
+// Version, a NOOP the zero Result.
 type Result struct {
 	Value   Value
 	Version Slot
+	Items   []Item
+}
+
+// Item is one key of a SCAN result: its value (nil when absent) and the
+// slot of the last PUT to it.
+type Item struct {
+	Key     Key
+	Value   Value
+	Version Slot
+}
+
+// ItemOf returns the value and version of k in a SCAN result's items
+// (sorted by key): NIL and 0 when the key is not listed.
+func ItemOf(items []Item, k Key) (Value, Slot) {
+	lo, hi := 0, len(items)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if items[m].Key < k {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(items) && items[lo].Key == k {
+		return items[lo].Value, items[lo].Version
+	}
+	return nil, 0
 }
 
 // entry is what the store keeps per key: the value (nil when absent) and the
@@ -101,9 +130,10 @@ func (s *Store) ReadOver(c Command, over Overlay) Result {
 		// A SCAN's range is never empty. The loop breaks at hi instead of
 		// testing k <= hi because hi may be math.MaxInt64.
 		for k := lo; ; k++ {
-			v, ver := s.lookup(k, over)
-			r.Value = append(r.Value, v...)
-			r.Version = max(r.Version, ver)
+			if v, ver := s.lookup(k, over); ver > 0 {
+				r.Items = append(r.Items, Item{Key: k, Value: v, Version: ver})
+				r.Version = max(r.Version, ver)
+			}
 			if k == hi {
 				break
 			}
