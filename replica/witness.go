@@ -1,6 +1,8 @@
 package replica
 
 import (
+	"fmt"
+
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
@@ -69,8 +71,11 @@ func (w *witness) writesOn(c kvs.Command, out []*witnessRecord) []*witnessRecord
 	}
 }
 
-// add stores a new record; the caller has checked it is not a duplicate.
+// add stores a record, replacing any record held for the same CmdID (at
+// most one record per CmdID, PROTOCOL.md 3.4 rule 6): a leader that appends
+// a command it holds as a record of an older ballot keeps only its own.
 func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
+	w.remove(rec.Cmd)
 	w.arrival++
 	rec.Arrival = w.arrival
 	r := &witnessRecord{Record: rec, created: now, born: now}
@@ -152,4 +157,52 @@ func removeRecord(l []*witnessRecord, r *witnessRecord) []*witnessRecord {
 		}
 	}
 	return l
+}
+
+// check verifies the indexes agree: every record listed under a key or a
+// session is the one byCmd holds for its CmdID, and every record of byCmd
+// is listed exactly once under each key of its range (and under its
+// session, for weak records). A record listed but not in byCmd is a leak:
+// nothing removes it any more.
+func (w *witness) check() error {
+	listed := make(map[*witnessRecord]int, len(w.byCmd))
+	for k, l := range w.byKey {
+		for _, r := range l {
+			if w.byCmd[r.Cmd] != r {
+				return fmt.Errorf("key %d lists a record of %v that is not the one held for it", k, r.Cmd)
+			}
+			if lo, hi := r.Command.KeyRange(); k < lo || k > hi {
+				return fmt.Errorf("key %d lists a record of %v outside its range", k, r.Cmd)
+			}
+			listed[r]++
+		}
+	}
+	for id, r := range w.byCmd {
+		if r.Command.Op == kvs.OpNoop {
+			continue
+		}
+		lo, hi := r.Command.KeyRange()
+		if want := uint64(hi-lo) + 1; uint64(listed[r]) != want {
+			return fmt.Errorf("the record of %v is listed under %d keys, not %d", id, listed[r], want)
+		}
+	}
+	n := 0
+	for c, l := range w.bySession {
+		for _, r := range l {
+			if w.byCmd[r.Cmd] != r || r.Cmd.Client != c || r.Level != wire.Weak {
+				return fmt.Errorf("session %d lists a record of %v that is not its held weak record", c, r.Cmd)
+			}
+			n++
+		}
+	}
+	weak := 0
+	for _, r := range w.byCmd {
+		if r.Level == wire.Weak {
+			weak++
+		}
+	}
+	if n != weak {
+		return fmt.Errorf("sessions list %d weak records, %d are held", n, weak)
+	}
+	return nil
 }

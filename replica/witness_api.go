@@ -80,6 +80,10 @@ func (c *Core) CommitState(id wire.CmdID) (kvs.Slot, bool) {
 	return 0, c.sessions.wasApplied(id)
 }
 
+// CheckWitness verifies that the witness's indexes agree (no record is
+// listed that nothing can remove); tests and the simulator call it.
+func (c *Core) CheckWitness() error { return c.wit.check() }
+
 // HeldRecords is the number of witness records held.
 func (c *Core) HeldRecords() int { return len(c.wit.byCmd) }
 

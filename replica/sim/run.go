@@ -52,6 +52,11 @@ func (c *Cluster) run() error {
 			c.heal()
 		}
 		if settling && c.settled() {
+			for i, r := range c.replicas {
+				if err := r.CheckWitness(); err != nil && !c.dead[i] {
+					return fmt.Errorf("replica %d settled with a broken witness: %w", i, err)
+				}
+			}
 			return nil
 		}
 	}

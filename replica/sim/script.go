@@ -6,6 +6,7 @@ import (
 
 	"swiftpaxos/client/check"
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica"
 	"swiftpaxos/replica/wire"
 )
 
@@ -75,6 +76,54 @@ func (s *Script) Crash(r int) { s.c.dead[r] = true }
 
 // CrashSession stops session i for good (its client crashed).
 func (s *Script) CrashSession(i int) { s.c.sessions[i].dead = true }
+
+// RunUntil processes events until cond holds (checked after every event)
+// or max of virtual time has passed; it reports whether cond held.
+func (s *Script) RunUntil(cond func() bool, max time.Duration) (bool, error) {
+	until := s.c.now + int64(max)
+	for !cond() {
+		if s.c.q.Len() == 0 || s.c.q[0].at > until {
+			s.c.now = until
+			return false, nil
+		}
+		e := s.c.q.pop()
+		s.c.now = e.at
+		if err := s.c.handle(e, false); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// ClientID is session i's client id.
+func (s *Script) ClientID(session int) wire.ClientID { return s.c.sessions[session].core.ID() }
+
+// Replica gives read access to replica r's core, for assertions on its
+// state; a test must not step it.
+func (s *Script) Replica(r int) *replica.Core { return s.c.replicas[r] }
+
+// Leader is the live replica that believes it leads the highest ballot,
+// or -1.
+func (s *Script) Leader() int {
+	l := -1
+	for i, r := range s.c.replicas {
+		if !s.c.dead[i] && r.IsLeader() && (l < 0 || r.Ballot() > s.c.replicas[l].Ballot()) {
+			l = i
+		}
+	}
+	return l
+}
+
+// Path is how session i's operation seq completed: "fast", "slow", or ""
+// for weak or unfinished operations.
+func (s *Script) Path(session int, seq wire.Seq) string {
+	for _, h := range s.c.history {
+		if h.Session == s.c.sessions[session].name && h.Seq == seq {
+			return h.Path
+		}
+	}
+	return ""
+}
 
 // Done reports whether session i's operation seq completed, and its value.
 func (s *Script) Done(session int, seq wire.Seq) (bool, string) {

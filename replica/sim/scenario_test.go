@@ -1,0 +1,78 @@
+package sim_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/client"
+	curpho "swiftpaxos/curp-ho"
+	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/replica"
+	"swiftpaxos/replica/sim"
+	"swiftpaxos/replica/wire"
+)
+
+// Directed failover scenarios that both protocols must pass. Each one builds
+// an interleaving that random runs reach rarely, on the real cores and
+// codec, and ends with the checker.
+
+var protocols = []sim.Protocol{
+	{Name: curpht.Name, Replica: curpht.NewReplicaPolicy, Client: curpht.NewClientPolicy},
+	{Name: curpho.Name, Replica: curpho.NewReplicaPolicy, Client: curpho.NewClientPolicy},
+}
+
+func forEachProtocol(t *testing.T, f func(t *testing.T, p sim.Protocol)) {
+	for _, p := range protocols {
+		t.Run(p.Name, func(t *testing.T) { f(t, p) })
+	}
+}
+
+func newScript(t *testing.T, p sim.Protocol, n, sessions int) *sim.Script {
+	t.Helper()
+	s, err := sim.NewScript(sim.Options{
+		Seed: 1, N: n, Sessions: sessions, Protocol: p,
+		Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond},
+	})
+	require.NoError(t, err)
+	require.NoError(t, s.Run(20*time.Millisecond))
+	return s
+}
+
+// runUntil runs the script until cond holds, failing the test after max.
+func runUntil(t *testing.T, s *sim.Script, what string, cond func() bool, max time.Duration) {
+	t.Helper()
+	ok, err := s.RunUntil(cond, max)
+	require.NoError(t, err)
+	require.True(t, ok, "%s within %v", what, max)
+}
+
+// onlyCandidate drops every RequestVote except those of replica r, so that
+// r wins the next election.
+func onlyCandidate(r int) func(from, to int, m wire.Message) bool {
+	return func(from, to int, m wire.Message) bool {
+		_, vote := m.(*wire.RequestVote)
+		return vote && from != r
+	}
+}
+
+func anyOf(fs ...func(from, to int, m wire.Message) bool) func(from, to int, m wire.Message) bool {
+	return func(from, to int, m wire.Message) bool {
+		for _, f := range fs {
+			if f(from, to, m) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func requireClean(t *testing.T, s *sim.Script) {
+	t.Helper()
+	rep := s.Check()
+	require.True(t, rep.OK(), "checker: %v", rep)
+}
+
+var _ = client.PathFast
+var _ replica.Policy

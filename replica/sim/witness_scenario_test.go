@@ -1,0 +1,69 @@
+package sim_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/replica/sim"
+	"swiftpaxos/replica/wire"
+)
+
+// TestScenarioLeaderReplacesOwnWitnessRecord: PROTOCOL.md 3.4 rule 6, first
+// half. Five replicas. A strong write reaches only replica 1 (ballot 0
+// record). The leader crashes and replica 1 wins the election; the record
+// is held by one witness only, so recovery does not replay it, and the
+// client's re-send makes replica 1, now leader, append the command it
+// already holds as a record. It must replace that record, not add a second
+// one: otherwise the stale copy stays on the key after the command applies
+// and, once replica 1 is a follower again, it refuses every later strong
+// write of the key, which then never takes the fast path.
+func TestScenarioLeaderReplacesOwnWitnessRecord(t *testing.T) {
+	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
+		s := newScript(t, p, 5, 2)
+		w := s.Endpoint(0)
+		onlyToR1 := func(from, to int, m wire.Message) bool {
+			_, prop := m.(*wire.Propose)
+			return prop && from == w && to != 1
+		}
+		s.Drop(onlyToR1)
+		s.Put(0, wire.Strong, 7)
+		require.NoError(t, s.Run(10*time.Millisecond))
+		require.Equal(t, 1, s.Replica(1).HeldRecords(), "replica 1 holds the write")
+
+		// Replica 1 wins; its Accepts are held back until it has appended
+		// the re-sent write, so that the view start is not committed (and
+		// the old record not purged) before.
+		s.Crash(0)
+		noAcceptFromR1 := func(from, to int, m wire.Message) bool {
+			_, acc := m.(*wire.Accept)
+			return acc && from == 1
+		}
+		s.Drop(anyOf(onlyToR1, onlyCandidate(1), noAcceptFromR1))
+		runUntil(t, s, "replica 1 leads and appended the write", func() bool {
+			r := s.Replica(1)
+			_, inLog := r.SlotOf(wire.CmdID{Client: s.ClientID(0), Seq: 1})
+			return r.IsLeader() && inLog
+		}, 5*time.Second)
+		s.Drop(anyOf(onlyToR1, onlyCandidate(1)))
+		runUntil(t, s, "the write completes", func() bool { ok, _ := s.Done(0, 1); return ok }, 5*time.Second)
+
+		// Replica 2 takes over: replica 1's Accepts are lost until the
+		// others elect replica 2.
+		s.Drop(anyOf(onlyCandidate(2), noAcceptFromR1))
+		runUntil(t, s, "replica 2 leads", func() bool { return s.Leader() == 2 }, 5*time.Second)
+		s.Drop(nil)
+		require.NoError(t, s.Run(200*time.Millisecond))
+
+		s.Put(1, wire.Strong, 7)
+		runUntil(t, s, "the second write completes", func() bool { ok, _ := s.Done(1, 1); return ok }, 5*time.Second)
+		require.Equal(t, "fast", s.Path(1, 1), "every witness is free to accept a strong write of key 7")
+		require.NoError(t, s.Run(time.Second))
+		for r := 1; r < 5; r++ {
+			require.NoError(t, s.Replica(r).CheckWitness(), "replica %d", r)
+			require.Zero(t, s.Replica(r).HeldRecords(), "replica %d holds no record once everything applied", r)
+		}
+		requireClean(t, s)
+	})
+}
