@@ -49,7 +49,6 @@ type Pending struct {
 	leaderReply   *wire.LeaderReply
 	acks          []*wire.RecordAck // by replica
 	target        wire.ReplicaID    // weak reads: where the read went
-	own           wire.Seq          // weak reads: the pending own write the read asked about
 	redirected    bool              // the last re-send follows a NotLeader
 	deferred      bool              // held back by the policy
 	attempts      int               // re-sends so far
@@ -290,29 +289,6 @@ func (s *Core) sendStrong(p *Pending) {
 	s.Broadcast(s.leader, &wire.Propose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, AckUpTo: s.AckUpTo(), WeakDep: p.WeakDep})
 }
 
-func (s *Core) sendWeakRead(p *Pending) {
-	cmd := p.Op.Command
-	min := s.frontier
-	if cmd.Op == kvs.OpScan {
-		// A SCAN reply is not merged key by key: ask for a state that
-		// already includes every settled cache entry of the range.
-		lo, hi := cmd.KeyRange()
-		for k := lo; ; k++ {
-			if e, ok := s.cache[k]; ok && !e.pending && e.version > min {
-				min = e.version
-			}
-			if k == hi {
-				break
-			}
-		}
-	}
-	p.own = 0
-	if e, ok := s.cache[cmd.Key]; ok && e.pending && cmd.Op == kvs.OpGet {
-		p.own = e.src
-	}
-	s.Send(p.target, &wire.WeakRead{Cmd: s.CmdID(p.Seq), Command: cmd, MinSlot: min, Ballot: s.readBallot, Own: p.own})
-}
-
 // Step handles one message from a replica.
 func (s *Core) Step(from wire.ReplicaID, m wire.Message) {
 	switch m := m.(type) {
@@ -429,7 +405,7 @@ func (s *Core) tryFast(p *Pending) {
 		}
 	}
 	if n >= s.q-1 {
-		s.completeStrong(p, Result{Value: lr.Result, Version: lr.Version, Slot: lr.Slot, Path: PathFast})
+		s.completeStrong(p, Result{Value: lr.Result, Items: lr.Items, Version: lr.Version, Slot: lr.Slot, Path: PathFast})
 	}
 }
 
@@ -444,7 +420,7 @@ func (s *Core) onSyncReply(m *wire.SyncReply) {
 	if p.Op.Level != wire.Strong {
 		return
 	}
-	s.completeStrong(p, Result{Value: m.Result, Version: m.Version, Slot: m.Slot, Path: PathSlow})
+	s.completeStrong(p, Result{Value: m.Result, Items: m.Items, Version: m.Version, Slot: m.Slot, Path: PathSlow})
 	s.o.Policy.Handle(s, m.Replica, m)
 }
 
@@ -614,57 +590,6 @@ func (s *Core) evict() {
 			delete(s.cache, k)
 		}
 	}
-}
-
-func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
-	p := s.Lookup(m.Cmd)
-	if p == nil || p.Op.Level != wire.Weak || m.Replica != p.target {
-		return
-	}
-	if m.Retry {
-		p.target = s.nextTarget(p.target)
-		p.sent = s.o.Now()
-		s.sendWeakRead(p)
-		return
-	}
-	if e, ok := s.cache[p.Op.Command.Key]; ok && e.pending && m.OwnApplied && e.src == p.own && p.Op.Command.Op == kvs.OpGet {
-		// The replica applied the pending own write: its state is at least
-		// as new, and may hold newer writes the session already saw
-		// through other keys (CC-VIS). Settle the entry from it.
-		s.settleFromReplica(p.Op.Command.Key, e, m)
-	}
-	if e, ok := s.cache[p.Op.Command.Key]; ok && e.ambiguous() && p.Op.Command.Op == kvs.OpGet && !s.o.Mutation.IgnoreCache {
-		s.parked[p.Op.Command.Key] = append(s.parked[p.Op.Command.Key], parkedRead{p, m})
-		return
-	}
-	s.finishWeakRead(p, m)
-}
-
-// settleFromReplica replaces a pending own entry by the replica's value,
-// which is at least as new as the pending write, or by the entry's
-// alternative if that is newer still.
-func (s *Core) settleFromReplica(k kvs.Key, e cacheEntry, m *wire.WeakReadReply) {
-	if e.altVersion > m.Version {
-		s.put(k, cacheEntry{value: e.alt, version: e.altVersion})
-	} else {
-		s.put(k, cacheEntry{value: m.Result, version: m.Version})
-	}
-}
-
-// finishWeakRead merges a weak read's reply with the cache and completes it
-// (PROTOCOL.md 4.6).
-func (s *Core) finishWeakRead(p *Pending, m *wire.WeakReadReply) {
-	r := Result{Value: m.Result, Version: m.Version, Path: PathWeak}
-	cmd := p.Op.Command
-	if cmd.Op == kvs.OpGet {
-		if e, ok := s.cache[cmd.Key]; ok && !s.o.Mutation.IgnoreCache && (e.pending || e.version > m.Version) {
-			r.Value, r.Version = e.value, e.version
-		} else if m.Version > 0 {
-			s.setCache(cmd.Key, cacheEntry{value: m.Result, version: m.Version})
-		}
-	}
-	s.frontier = max(s.frontier, r.Version)
-	s.Complete(p, r)
 }
 
 // Complete finishes p with r and reports it.

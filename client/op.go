@@ -44,9 +44,10 @@ func (p Path) String() string {
 type Result struct {
 	Seq     wire.Seq
 	Op      Op
-	Value   kvs.Value // the value read (GET/SCAN); nil for a PUT
-	Version kvs.Slot  // the slot of the write the value came from
-	Slot    kvs.Slot  // the operation's own slot, when known
+	Value   kvs.Value  // the value read (GET); nil for a PUT or a SCAN
+	Items   []kvs.Item // a SCAN's result, per key (keys not listed are NIL)
+	Version kvs.Slot   // the slot of the write the value came from (a SCAN: the newest)
+	Slot    kvs.Slot   // the operation's own slot, when known
 	Path    Path
 	Err     error
 }
@@ -59,6 +60,10 @@ var (
 	ErrClosed = errors.New("session closed")
 	// ErrUnreachable: no replica can be reached.
 	ErrUnreachable = errors.New("cluster unreachable")
+	// ErrRefused: the leader refused the operation for good, because an
+	// earlier weak write of the session was lost (the session was cut off
+	// from the leader for longer than the refusal age); it never executed.
+	ErrRefused = errors.New("operation refused: an earlier weak write of the session was lost")
 )
 
 func (o Op) String() string {

@@ -52,7 +52,11 @@ type Core struct {
 	// matchedUpTo is the highest slot known to equal the current leader's
 	// log; a follower may not commit past it.
 	matchedUpTo kvs.Slot
-	viewStart   kvs.Slot
+	// viewStart is the first slot of new commands in ballot viewBallot
+	// (PROTOCOL.md 1.4, 6.3); while viewBallot < ballot the current view's
+	// start is not known here and older-ballot weak reads wait (6.5).
+	viewStart  kvs.Slot
+	viewBallot wire.Ballot
 
 	store    *kvs.Store
 	sessions sessionTable
@@ -205,9 +209,8 @@ func (c *Core) Tick() {
 	}
 	c.expireHeld(now)
 	c.expireReads(now)
-	c.dropOrphanRecords(now)
+	c.flushStaleRecords(now)
 	if c.role != Leader {
-		c.flushStaleRecords(now)
 		c.checkElectionTimer(now)
 	}
 	c.flush()
@@ -245,10 +248,10 @@ func (c *Core) LastSlot() kvs.Slot { return c.entries.last() }
 
 // Describe summarises the replica's state for diagnostics.
 func (c *Core) Describe() string {
-	s := fmt.Sprintf("%s b=%d leader=%d last=%d commit=%d applied=%d held=%d voted=%d", c.role, c.ballot, c.leader,
-		c.entries.last(), c.commitIndex, c.appliedIndex, len(c.wit.byCmd), c.el.votedFor)
+	s := fmt.Sprintf("%s b=%d leader=%d last=%d commit=%d applied=%d held=%d voted=%d view=%d@b%d reads=%d", c.role, c.ballot, c.leader,
+		c.entries.last(), c.commitIndex, c.appliedIndex, len(c.wit.byCmd), c.el.votedFor, c.viewStart, c.viewBallot, len(c.reads))
 	if c.role == Leader {
-		s += fmt.Sprintf(" recovering=%v match=%v sent=%v view_start=%d", c.rec != nil, c.match, c.sent, c.viewStart)
+		s += fmt.Sprintf(" recovering=%v match=%v sent=%v", c.rec != nil, c.match, c.sent)
 		for _, d := range c.heldOrder {
 			_, inLog := c.cmdIndex[d]
 			s += fmt.Sprintf(" [waiting for %v: %d requests; in log %v, applied %v, held record %v]", d, len(c.held[d]), inLog, c.sessions.wasApplied(d), c.wit.byCmd[d] != nil)

@@ -108,6 +108,7 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 		c.ballot = b
 		c.el.votedFor = wire.NoReplica
 		c.matchedUpTo = 0
+		defer c.viewChanged()
 	}
 	if c.role == Leader {
 		c.log.Info("stepping down", zap.Uint32("ballot", uint32(b)))

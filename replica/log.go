@@ -5,6 +5,10 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
+// isViewNoop reports whether e is the no-op a new leader appends after its
+// replay block (PROTOCOL.md 6.3 step 4): the only entry with no command id.
+func isViewNoop(e *wire.Entry) bool { return e.Cmd.IsZero() && e.Command.Op == kvs.OpNoop }
+
 // raftLog holds the entries of slots 1..last. Commitment is prefix-closed
 // (PROTOCOL.md section 3.2), so the log is a plain slice indexed by slot-1.
 type raftLog struct {

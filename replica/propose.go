@@ -76,7 +76,7 @@ func (c *Core) appendStrong(from wire.ClientID, p *wire.Propose) {
 	c.wit.add(wire.Record{Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, Accepted: ok, Ballot: c.ballot, CausalDep: p.WeakDep}, c.o.Now())
 	c.o.Out.ToClient(from, &wire.LeaderReply{
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd, Ok: ok,
-		Result: res.Value, Version: res.Version, Slot: s, ReadDep: dep,
+		Result: res.Value, Version: res.Version, Items: res.Items, Slot: s, ReadDep: dep,
 	})
 	c.releaseHeld(p.Cmd)
 }
@@ -115,30 +115,16 @@ func (c *Core) readOverLog(cmd kvs.Command) kvs.Result {
 	if c.o.Mutation.SpeculateFromStore {
 		return c.store.Read(cmd)
 	}
-	if cmd.Op == kvs.OpGet {
-		if s, ok := c.keys.lastWrite(cmd.Key); ok {
-			return kvs.Result{Value: c.entries.at(s).Command.Value, Version: s}
-		}
-		return c.store.Read(cmd)
+	return c.store.ReadOver(cmd, c.unappliedWrite)
+}
+
+// unappliedWrite is the kvs.Overlay of the log suffix: the latest unapplied
+// write of k, if any (the spec's lastWrite, PROTOCOL.md 3.1).
+func (c *Core) unappliedWrite(k kvs.Key) (kvs.Value, kvs.Slot, bool) {
+	if s, ok := c.keys.lastWrite(k); ok {
+		return c.entries.at(s).Command.Value, s, true
 	}
-	var res kvs.Result
-	lo, hi := cmd.KeyRange()
-	for k := lo; ; k++ {
-		var v kvs.Value
-		var ver kvs.Slot
-		if s, ok := c.keys.lastWrite(k); ok {
-			v, ver = c.entries.at(s).Command.Value, s
-		} else {
-			v, ver = c.store.Get(k)
-		}
-		res.Value = append(res.Value, v...)
-		if ver > res.Version {
-			res.Version = ver
-		}
-		if k == hi {
-			return res
-		}
-	}
+	return nil, 0, false
 }
 
 // ProposeWeak hands a weak write to the leader: it is appended once the
@@ -253,7 +239,7 @@ func (c *Core) sendSyncReply(to wire.ClientID, id wire.CmdID, a applied) {
 	}
 	c.o.Out.ToClient(to, &wire.SyncReply{
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: id,
-		Result: a.result.Value, Version: a.result.Version, Slot: a.slot, WeakCommittedSeq: wcs,
+		Result: a.result.Value, Version: a.result.Version, Items: a.result.Items, Slot: a.slot, WeakCommittedSeq: wcs,
 	})
 }
 

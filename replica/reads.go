@@ -1,14 +1,17 @@
 package replica
 
 import (
-	"sort"
+	"math"
+	"slices"
 
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
 
-// waitingRead is a weak read held until appliedIndex reaches its minimum
-// slot (the read frontier, PROTOCOL.md 4.5-4.6).
+// waitingRead is a weak read parked until appliedIndex reaches its minimum
+// slot (the read frontier, PROTOCOL.md 4.5-4.6, and the view start, 6.5).
+// min is recomputed whenever the ballot or the known view start changes:
+// it is a slot number of the ballot the read is judged in.
 type waitingRead struct {
 	from  wire.ClientID
 	req   *wire.WeakRead
@@ -16,37 +19,61 @@ type waitingRead struct {
 	since int64
 }
 
+// unservable is the minimum slot of a read that must wait for the view
+// start of the current ballot, which this replica does not know yet.
+const unservable = kvs.Slot(math.MaxUint64)
+
+// readMin is the applied index a weak read needs (PROTOCOL.md 6.5): its
+// MinSlot, and, when it carries an older ballot than this replica's, the
+// end of the current view's replay block (docs/DECISIONS.md 2). Without
+// that view start (a new ballot whose leader has not finished recovery, or
+// whose no-op has not reached this replica) the read must wait: what it
+// could see now may lie inside the replay block.
+func (c *Core) readMin(r *wire.WeakRead) kvs.Slot {
+	if r.Ballot >= c.ballot {
+		return r.MinSlot
+	}
+	if c.viewBallot != c.ballot {
+		return unservable
+	}
+	return max(r.MinSlot, c.viewStart-1)
+}
+
 func (c *Core) onWeakRead(from wire.ClientID, r *wire.WeakRead) {
 	if r.Ballot > c.ballot {
 		// This replica has not joined the client's view yet.
-		c.o.Out.ToClient(from, &wire.WeakReadReply{Replica: c.o.ID, Ballot: c.ballot, Cmd: r.Cmd, Retry: true})
+		c.o.Out.ToClient(from, &wire.WeakReadReply{Replica: c.o.ID, Ballot: c.ballot, Cmd: r.Cmd, Attempt: r.Attempt, Retry: true})
 		return
 	}
-	min := r.MinSlot
-	if r.Ballot < c.ballot && min < c.viewStart {
-		min = c.viewStart - 1
-	}
+	min := c.readMin(r)
 	if c.appliedIndex >= min {
 		c.answerRead(from, r)
 		return
 	}
-	w := waitingRead{from: from, req: r, min: min, since: c.o.Now()}
-	i := sort.Search(len(c.reads), func(i int) bool { return c.reads[i].min > min })
-	c.reads = append(c.reads, waitingRead{})
-	copy(c.reads[i+1:], c.reads[i:])
-	c.reads[i] = w
+	c.parkRead(waitingRead{from: from, req: r, min: min, since: c.o.Now()})
+}
+
+// parkRead inserts w keeping the parked reads sorted by minimum slot.
+func (c *Core) parkRead(w waitingRead) {
+	i, _ := slices.BinarySearchFunc(c.reads, w.min, func(x waitingRead, m kvs.Slot) int {
+		if x.min <= m {
+			return -1
+		}
+		return 1
+	})
+	c.reads = slices.Insert(c.reads, i, w)
 }
 
 func (c *Core) answerRead(to wire.ClientID, r *wire.WeakRead) {
 	res := c.store.Read(r.Command)
-	own := r.Own > 0 && c.sessions.wasApplied(wire.CmdID{Client: r.Cmd.Client, Seq: r.Own})
 	c.o.Out.ToClient(to, &wire.WeakReadReply{
-		Replica: c.o.ID, Ballot: c.ballot, Cmd: r.Cmd,
-		Result: res.Value, Version: res.Version, AppliedIndex: c.appliedIndex, OwnApplied: own,
+		Replica: c.o.ID, Ballot: c.ballot, Cmd: r.Cmd, Attempt: r.Attempt,
+		Result: res.Value, Version: res.Version, Items: res.Items, AppliedIndex: c.appliedIndex,
+		WeakApplied: c.WeakCommittedSeq(r.Cmd.Client),
 	})
 }
 
-// releaseReads answers the held reads whose minimum slot is applied.
+// releaseReads answers the parked reads whose minimum slot is applied.
 func (c *Core) releaseReads() {
 	n := 0
 	for n < len(c.reads) && c.reads[n].min <= c.appliedIndex {
@@ -59,69 +86,46 @@ func (c *Core) releaseReads() {
 	}
 }
 
+// viewChanged re-judges every parked read after the ballot or the known
+// view start changed (PROTOCOL.md 6.5): a minimum computed in an older
+// ballot's numbering may lie inside the new view's replay block.
+func (c *Core) viewChanged() {
+	for i := range c.reads {
+		c.reads[i].min = c.readMin(c.reads[i].req)
+	}
+	slices.SortStableFunc(c.reads, func(a, b waitingRead) int {
+		switch {
+		case a.min < b.min:
+			return -1
+		case a.min > b.min:
+			return 1
+		}
+		return 0
+	})
+	c.releaseReads()
+}
+
+// learnViewStart records the view start of the current ballot, from the
+// leader's recovery, a NewView or the ballot's no-op in the log.
+func (c *Core) learnViewStart(b wire.Ballot, start kvs.Slot) {
+	if b != c.ballot || c.viewBallot == b && c.viewStart >= start {
+		return
+	}
+	c.viewBallot, c.viewStart = b, start
+	c.viewChanged()
+}
+
 // expireReads tells clients whose reads waited too long to retry
 // elsewhere (PROTOCOL.md 4.5 step 2).
 func (c *Core) expireReads(now int64) {
 	keep := c.reads[:0]
 	for _, w := range c.reads {
 		if now-w.since >= int64(c.o.ReadWait) {
-			c.o.Out.ToClient(w.from, &wire.WeakReadReply{Replica: c.o.ID, Ballot: c.ballot, Cmd: w.req.Cmd, Retry: true})
+			c.o.Out.ToClient(w.from, &wire.WeakReadReply{Replica: c.o.ID, Ballot: c.ballot, Cmd: w.req.Cmd, Attempt: w.req.Attempt, Retry: true})
 			continue
 		}
 		keep = append(keep, w)
 	}
 	clear(c.reads[len(keep):])
 	c.reads = keep
-}
-
-// orphanAge is how many WitnessSyncAge periods a record may outlive its
-// client's last message before it is dropped.
-const orphanAge = 10
-
-// dropOrphanRecords drops records whose client has been silent for
-// orphanAge flush periods. A live client keeps re-sending what it has not
-// completed, and a completed command is in the log and leaves on apply
-// long before; what remains belongs to a crashed client and can never be
-// ordered (its barrier or chain predecessor may never come), so it must not
-// block its key forever (PROTOCOL.md 3.4 rule 4).
-func (c *Core) dropOrphanRecords(now int64) {
-	limit := orphanAge * int64(c.o.WitnessSyncAge)
-	var orphans []wire.CmdID
-	for id, r := range c.wit.byCmd {
-		if now-r.born < limit {
-			continue
-		}
-		if s := c.sessions.peek(id.Client); s == nil || now-s.heard >= limit {
-			orphans = append(orphans, id)
-		}
-	}
-	for _, id := range orphans {
-		c.wit.remove(id)
-	}
-}
-
-// flushStaleRecords hands the leader the witness records that have not
-// committed for WitnessSyncAge (PROTOCOL.md 3.4 rule 4). A record is sent
-// again after another WitnessSyncAge in case the leader changed.
-func (c *Core) flushStaleRecords(now int64) {
-	if c.leader == wire.NoReplica || c.leader == c.o.ID {
-		return
-	}
-	age := int64(c.o.WitnessSyncAge)
-	var stale []*witnessRecord
-	for _, r := range c.wit.byCmd {
-		if now-r.created >= age {
-			stale = append(stale, r)
-		}
-	}
-	if len(stale) == 0 {
-		return
-	}
-	sort.Slice(stale, func(i, j int) bool { return stale[i].Arrival < stale[j].Arrival })
-	m := &wire.WitnessSync{Records: make([]wire.Record, len(stale))}
-	for i, r := range stale {
-		m.Records[i] = r.Record
-		r.created = now
-	}
-	c.o.Out.ToReplica(c.leader, m)
 }

@@ -104,7 +104,7 @@ func (c *Core) maybeFinishRecovery() {
 		c.appendEntry(wire.Entry{Ballot: c.ballot, Cmd: r.Cmd, Command: r.Command, Level: r.Level, CausalDep: r.CausalDep})
 	}
 	c.appendEntry(wire.Entry{Ballot: c.ballot, Command: kvs.Command{Op: kvs.OpNoop}, Level: wire.Strong})
-	c.viewStart = c.entries.last() + 1
+	c.learnViewStart(c.ballot, c.entries.last()+1)
 	c.log.Info("view started", zap.Uint32("ballot", uint32(c.ballot)), zap.Int("replayed", len(replay)), zap.Uint64("view_start", uint64(c.viewStart)))
 	buffered := c.rec.buffered
 	c.rec = nil
@@ -238,7 +238,7 @@ func (c *Core) onNewView(m *wire.NewView) {
 	}
 	c.leader = m.Leader
 	c.lastHeard = c.o.Now()
-	c.viewStart = max(c.viewStart, m.ViewStart)
+	c.learnViewStart(m.Ballot, m.ViewStart)
 	if m.Committed {
 		c.wit.removeOlderThan(m.Ballot)
 	}

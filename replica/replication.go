@@ -115,9 +115,13 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) {
 		return
 	}
 	truncated := false
+	var viewNoop kvs.Slot
 	for i := range m.Entries {
 		e := m.Entries[i]
 		e.Slot = m.PrevSlot + kvs.Slot(i) + 1
+		if isViewNoop(&e) && e.Ballot == c.ballot {
+			viewNoop = e.Slot
+		}
 		if e.Slot <= c.entries.last() {
 			if c.entries.at(e.Slot).Ballot == e.Ballot {
 				continue
@@ -133,6 +137,12 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) {
 	}
 	if truncated {
 		c.rebuildKeys()
+	}
+	if viewNoop > 0 {
+		// The no-op that ends the ballot's replay block: the view starts
+		// after it (PROTOCOL.md 6.5), whether or not the leader's NewView
+		// arrives.
+		c.learnViewStart(c.ballot, viewNoop+1)
 	}
 	lastNew := m.PrevSlot + kvs.Slot(len(m.Entries))
 	c.matchedUpTo = max(c.matchedUpTo, lastNew)

@@ -11,6 +11,7 @@ const (
 	evInvoke
 	evFault
 	evApply
+	evReplicaDown
 )
 
 // event is one scheduled happening. seq breaks ties between events at the
@@ -23,8 +24,10 @@ type event struct {
 	link  *link
 	epoch uint64
 	frame []byte
-	// ticks and invokes
+	// ticks and invokes; evReplicaDown: the session
 	idx int
+	// evReplicaDown: the crashed replica
+	peer int
 }
 
 type eventQueue []*event

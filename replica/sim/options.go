@@ -79,6 +79,10 @@ type Options struct {
 	Tick time.Duration
 	// RetryAfter is the sessions' retry timeout.
 	RetryAfter time.Duration
+	// ReadWait bounds how long a replica parks a weak read (0: the
+	// replica's default); scripted scenarios raise it to keep a read
+	// parked across a view change.
+	ReadWait time.Duration
 	// Deadline bounds the virtual duration of the run; a run that has not
 	// finished and settled by then failed to make progress.
 	Deadline time.Duration

@@ -81,6 +81,10 @@ func (c *Cluster) handle(e *event, settling bool) error {
 		c.schedule(&event{at: c.now + int64(c.o.Tick), kind: evTickClient, idx: e.idx})
 	case evInvoke:
 		c.invoke(c.sessions[e.idx])
+	case evReplicaDown:
+		if s := c.sessions[e.idx]; !s.dead {
+			s.core.ReplicaDown(wire.ReplicaID(e.peer))
+		}
 	case evApply:
 		if c.dead[e.idx] {
 			return nil
@@ -119,7 +123,7 @@ func (c *Cluster) fault(kind int) {
 				}
 			}
 		}
-		c.dead[victim] = true
+		c.crash(victim)
 		if c.o.Faults.CrashClientToo {
 			c.sessions[c.rng.IntN(len(c.sessions))].dead = true
 		}
@@ -127,6 +131,21 @@ func (c *Cluster) fault(kind int) {
 }
 
 func (c *Cluster) heal() { c.isolated = -1 }
+
+// crash stops replica r for good. Its sessions' connections break, as a
+// dead process's TCP connections do: each live session learns it after a
+// network delay (PROTOCOL.md 6.6: a broken connection tells a client).
+func (c *Cluster) crash(r int) {
+	if c.dead[r] {
+		return
+	}
+	c.dead[r] = true
+	for i, s := range c.sessions {
+		if !s.dead {
+			c.schedule(&event{at: c.now + int64(c.o.Faults.MaxDelay), kind: evReplicaDown, idx: i, peer: r})
+		}
+	}
+}
 
 func (c *Cluster) clientsDone() bool {
 	for _, s := range c.sessions {

@@ -45,7 +45,7 @@ func runUntil(t *testing.T, s *sim.Script, what string, cond func() bool, max ti
 	t.Helper()
 	ok, err := s.RunUntil(cond, max)
 	require.NoError(t, err)
-	require.True(t, ok, "%s within %v", what, max)
+	require.True(t, ok, "%s within %v:%s", what, max, s.Describe())
 }
 
 // onlyCandidate drops every RequestVote except those of replica r, so that

@@ -72,7 +72,7 @@ func (s *Script) Run(d time.Duration) error {
 }
 
 // Crash stops replica r for good.
-func (s *Script) Crash(r int) { s.c.dead[r] = true }
+func (s *Script) Crash(r int) { s.c.crash(r) }
 
 // CrashSession stops session i for good (its client crashed).
 func (s *Script) CrashSession(i int) { s.c.sessions[i].dead = true }
@@ -94,6 +94,10 @@ func (s *Script) RunUntil(cond func() bool, max time.Duration) (bool, error) {
 	}
 	return true, nil
 }
+
+// Describe summarises every replica and unfinished session, for failure
+// messages.
+func (s *Script) Describe() string { return s.c.progress() }
 
 // ClientID is session i's client id.
 func (s *Script) ClientID(session int) wire.ClientID { return s.c.sessions[session].core.ID() }

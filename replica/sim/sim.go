@@ -136,6 +136,7 @@ func newCluster(o Options) (*Cluster, error) {
 			Out: outbox{c: c, from: i}, Now: c.clock,
 			Rand:       rand.New(rand.NewPCG(o.Seed, uint64(i))),
 			Mutation:   o.Mutation,
+			ReadWait:   o.ReadWait,
 			DeferApply: deferApply,
 			Executed:   func(e *wire.Entry, res kvs.Result) { c.recordExecuted(id, e, res) },
 		})

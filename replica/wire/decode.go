@@ -36,13 +36,14 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &Propose{Cmd: d.cmdID(), Command: d.command(), AckUpTo: d.seq(), WeakDep: d.seq()}
 	case TypeLeaderReply:
 		m = &LeaderReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Ok: d.bool(),
-			Retry: d.bool(), Result: d.value(), Version: d.slot(), Slot: d.slot(), ReadDep: d.readDep()}
+			Retry: d.bool(), Result: d.value(), Version: d.slot(), Slot: d.slot(), ReadDep: d.readDep(),
+			Items: d.items()}
 	case TypeRecordAck:
 		m = &RecordAck{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Ok: d.bool(),
 			CausalDeps: d.cmdIDs(), DepCommittedSeq: d.seq(), ReadDep: d.readDep()}
 	case TypeSyncReply:
 		m = &SyncReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Result: d.value(),
-			Version: d.slot(), Slot: d.slot(), WeakCommittedSeq: d.seq()}
+			Version: d.slot(), Slot: d.slot(), WeakCommittedSeq: d.seq(), Items: d.items(), Refused: d.bool()}
 	case TypeSync:
 		m = &Sync{Cmd: d.cmdID()}
 	case TypeAccept:
@@ -60,14 +61,15 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &WeakPropose{Cmd: d.cmdID(), Command: d.command(), CausalDep: d.seq(), AckUpTo: d.seq()}
 	case TypeWeakReply:
 		m = &WeakReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Slot: d.slot(),
-			Committed: d.bool()}
+			Committed: d.bool(), Refused: d.bool()}
 	case TypeWeakCommit:
 		m = &WeakCommit{Ballot: d.ballot(), Commits: d.slotOfs()}
 	case TypeWeakRead:
-		m = &WeakRead{Cmd: d.cmdID(), Command: d.command(), MinSlot: d.slot(), Ballot: d.ballot(), Own: d.seq()}
+		m = &WeakRead{Cmd: d.cmdID(), Command: d.command(), MinSlot: d.slot(), Ballot: d.ballot(), Attempt: d.attempt()}
 	case TypeWeakReadReply:
-		m = &WeakReadReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Retry: d.bool(),
-			Result: d.value(), Version: d.slot(), AppliedIndex: d.slot(), OwnApplied: d.bool()}
+		m = &WeakReadReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Attempt: d.attempt(),
+			Retry: d.bool(), Result: d.value(), Version: d.slot(), AppliedIndex: d.slot(), WeakApplied: d.seq(),
+			Items: d.items()}
 	case TypeCausalPropose:
 		m = &CausalPropose{Cmd: d.cmdID(), Command: d.command(), CausalDep: d.seq(), Bound: d.replica(),
 			AckUpTo: d.seq()}
@@ -183,6 +185,15 @@ func (d *decoder) ballot() Ballot {
 		return 0
 	}
 	return Ballot(v)
+}
+
+func (d *decoder) attempt() uint32 {
+	v := d.uvarint()
+	if v > math.MaxUint32 {
+		d.fail("attempt exceeds 32 bits")
+		return 0
+	}
+	return uint32(v)
 }
 
 func (d *decoder) replica() ReplicaID {
@@ -315,7 +326,7 @@ func (d *decoder) slotOfs() []SlotOf {
 	}
 	ss := make([]SlotOf, n)
 	for i := range ss {
-		ss[i] = SlotOf{Cmd: d.cmdID(), Slot: d.slot()}
+		ss[i] = SlotOf{Cmd: d.cmdID(), Slot: d.slot(), Refused: d.bool()}
 	}
 	return ss
 }
@@ -345,9 +356,24 @@ func (d *decoder) records() []Record {
 	d.alias = true
 	for i := range rs {
 		rs[i] = Record{Cmd: d.cmdID(), Command: d.command(), Level: d.level(), Accepted: d.bool(),
-			Ballot: d.ballot(), Arrival: d.uvarint(), CausalDep: d.seq()}
+			Ballot: d.ballot(), Arrival: d.uvarint(), CausalDep: d.seq(), Age: d.uvarint()}
 	}
 	d.alias = false
 	detach(n, func(i int) *kvs.Value { return &rs[i].Command.Value })
 	return rs
+}
+
+func (d *decoder) items() []kvs.Item {
+	n := d.count(minItem)
+	if n == 0 {
+		return nil
+	}
+	is := make([]kvs.Item, n)
+	d.alias = true
+	for i := range is {
+		is[i] = kvs.Item{Key: kvs.Key(d.varint()), Value: d.value(), Version: d.slot()}
+	}
+	d.alias = false
+	detach(n, func(i int) *kvs.Value { return &is[i].Value })
+	return is
 }

@@ -54,9 +54,10 @@
 //	              (for NONE and MULTI the Cmd is not sent and decodes as zero)
 //	Entry   [11]  Slot uvarint, Ballot, Cmd CmdID, Command, Level u8,
 //	              CausalDep uvarint, AckUpTo uvarint
-//	Record  [11]  Cmd CmdID, Command, Level u8, Accepted bool, Ballot,
-//	              Arrival uvarint, CausalDep uvarint
-//	SlotOf   [3]  Cmd CmdID, Slot uvarint
+//	Record  [12]  Cmd CmdID, Command, Level u8, Accepted bool, Ballot,
+//	              Arrival uvarint, CausalDep uvarint, Age uvarint
+//	SlotOf   [4]  Cmd CmdID, Slot uvarint, Refused bool
+//	Item     [3]  Key varint, Value bytes, Version uvarint (kvs.Item)
 //
 // # Bodies
 //
@@ -67,11 +68,11 @@
 //	                     (both ids are sent whatever the Kind)
 //	 2 Propose           Cmd, Command, AckUpTo, WeakDep
 //	 3 LeaderReply       Replica, Ballot, Cmd, Ok bool, Retry bool,
-//	                     Result bytes, Version, Slot, ReadDep
+//	                     Result bytes, Version, Slot, ReadDep, Items list(Item)
 //	 4 RecordAck         Replica, Ballot, Cmd, Ok bool,
 //	                     CausalDeps list(CmdID), DepCommittedSeq, ReadDep
 //	 5 SyncReply         Replica, Ballot, Cmd, Result bytes, Version, Slot,
-//	                     WeakCommittedSeq
+//	                     WeakCommittedSeq, Items list(Item), Refused bool
 //	 6 Sync              Cmd
 //	 7 Accept            Ballot, Leader, PrevSlot, PrevBallot,
 //	                     Entries list(Entry), LeaderCommit
@@ -80,11 +81,14 @@
 //	10 NotLeader         Ballot, Leader, Cmd
 //	11 WitnessSync       Records list(Record)
 //	12 WeakPropose       Cmd, Command, CausalDep, AckUpTo
-//	13 WeakReply         Replica, Ballot, Cmd, Slot, Committed bool
+//	13 WeakReply         Replica, Ballot, Cmd, Slot, Committed bool,
+//	                     Refused bool
 //	14 WeakCommit        Ballot, Commits list(SlotOf)
-//	15 WeakRead          Cmd, Command, MinSlot, Ballot, Own Seq
-//	16 WeakReadReply     Replica, Ballot, Cmd, Retry bool, Result bytes,
-//	                     Version, AppliedIndex, OwnApplied bool
+//	15 WeakRead          Cmd, Command, MinSlot, Ballot, Attempt uvarint
+//	                     (at most 2^32-1)
+//	16 WeakReadReply     Replica, Ballot, Cmd, Attempt, Retry bool,
+//	                     Result bytes, Version, AppliedIndex, WeakApplied Seq,
+//	                     Items list(Item)
 //	17 CausalPropose     Cmd, Command, CausalDep, Bound, AckUpTo
 //	18 CausalReply       Replica, Ballot, Cmd
 //	19 RequestVote       Ballot, Candidate, LastSlot, LastBallot
@@ -109,13 +113,13 @@
 //     empty value means absent, so nothing is lost.)
 //   - No aliasing: decoded messages copy every byte string out of the input,
 //     so they may be kept after the input buffer is reused. The values of one
-//     list (Accept.Entries, Records) share one new array, one allocation per
+//     list (Accept.Entries, Records, Items) share one new array, one allocation per
 //     list; each has capacity equal to its length, so appending to one
 //     cannot clobber another.
 //   - Bounded decoding: no input, however crafted, makes the decoder panic or
-//     allocate more than the message struct (under 128 bytes) plus 11 bytes
-//     per input byte. The worst case is a list of minimal 10-byte Entries,
-//     each decoding into a 104-byte struct; list counts are checked against
+//     allocate more than the message struct (under 160 bytes) plus 14 bytes
+//     per input byte. The worst case is a list of minimal 3-byte Items,
+//     each decoding into a 40-byte struct; list counts are checked against
 //     the minimum sizes above before any slice is made. A Reader never
 //     allocates for a frame longer than its limit, and grows its buffer only
 //     as body bytes actually arrive.

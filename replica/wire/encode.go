@@ -20,8 +20,9 @@ const (
 	minCmdID   = 2
 	minCommand = 4
 	minEntry   = 1 + 1 + minCmdID + minCommand + 1 + 1 + 1
-	minRecord  = minCmdID + minCommand + 1 + 1 + 1 + 1 + 1
-	minSlotOf  = minCmdID + 1
+	minRecord  = minCmdID + minCommand + 1 + 1 + 1 + 1 + 1 + 1
+	minSlotOf  = minCmdID + 1 + 1
+	minItem    = 1 + 1 + 1
 )
 
 var typeNames = [typeEnd]string{
@@ -97,6 +98,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendUvarint(b, uint64(m.Version))
 		b = appendUvarint(b, uint64(m.Slot))
 		b = appendReadDep(b, m.ReadDep)
+		b = appendItems(b, m.Items)
 	case *RecordAck:
 		b = appendReplica(b, m.Replica)
 		b = appendUvarint(b, uint64(m.Ballot))
@@ -116,6 +118,8 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendUvarint(b, uint64(m.Version))
 		b = appendUvarint(b, uint64(m.Slot))
 		b = appendUvarint(b, uint64(m.WeakCommittedSeq))
+		b = appendItems(b, m.Items)
+		b = appendBool(b, m.Refused)
 	case *Sync:
 		b = appendCmdID(b, m.Cmd)
 	case *Accept:
@@ -153,28 +157,32 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendCmdID(b, m.Cmd)
 		b = appendUvarint(b, uint64(m.Slot))
 		b = appendBool(b, m.Committed)
+		b = appendBool(b, m.Refused)
 	case *WeakCommit:
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendUvarint(b, uint64(len(m.Commits)))
 		for _, c := range m.Commits {
 			b = appendCmdID(b, c.Cmd)
 			b = appendUvarint(b, uint64(c.Slot))
+			b = appendBool(b, c.Refused)
 		}
 	case *WeakRead:
 		b = appendCmdID(b, m.Cmd)
 		b = appendCommand(b, &m.Command)
 		b = appendUvarint(b, uint64(m.MinSlot))
 		b = appendUvarint(b, uint64(m.Ballot))
-		b = appendUvarint(b, uint64(m.Own))
+		b = appendUvarint(b, uint64(m.Attempt))
 	case *WeakReadReply:
 		b = appendReplica(b, m.Replica)
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendCmdID(b, m.Cmd)
+		b = appendUvarint(b, uint64(m.Attempt))
 		b = appendBool(b, m.Retry)
 		b = appendBytes(b, m.Result)
 		b = appendUvarint(b, uint64(m.Version))
 		b = appendUvarint(b, uint64(m.AppliedIndex))
-		b = appendBool(b, m.OwnApplied)
+		b = appendUvarint(b, uint64(m.WeakApplied))
+		b = appendItems(b, m.Items)
 	case *CausalPropose:
 		b = appendCmdID(b, m.Cmd)
 		b = appendCommand(b, &m.Command)
@@ -271,6 +279,17 @@ func appendRecords(b []byte, rs []Record) []byte {
 		b = binary.AppendUvarint(b, uint64(r.Ballot))
 		b = binary.AppendUvarint(b, r.Arrival)
 		b = binary.AppendUvarint(b, uint64(r.CausalDep))
+		b = binary.AppendUvarint(b, r.Age)
+	}
+	return b
+}
+
+func appendItems(b []byte, items []kvs.Item) []byte {
+	b = binary.AppendUvarint(b, uint64(len(items)))
+	for i := range items {
+		b = binary.AppendVarint(b, int64(items[i].Key))
+		b = appendBytes(b, items[i].Value)
+		b = binary.AppendUvarint(b, uint64(items[i].Version))
 	}
 	return b
 }

@@ -60,7 +60,15 @@ func sampleRecords() []Record {
 		{Cmd: cmdB, Command: getCmd, Level: Strong, Accepted: false, Ballot: math.MaxUint32,
 			Arrival: math.MaxUint64},
 		{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: 5, Value: binValue}, Level: Weak,
-			Accepted: true, Ballot: 0, Arrival: 99, CausalDep: 299},
+			Accepted: true, Ballot: 0, Arrival: 99, CausalDep: 299, Age: 2_000_000_000},
+	}
+}
+
+func sampleItems() []kvs.Item {
+	return []kvs.Item{
+		{Key: math.MinInt64, Value: kvs.Value("a"), Version: 3},
+		{Key: -1, Version: 80},
+		{Key: 7, Value: binValue, Version: math.MaxUint64},
 	}
 }
 
@@ -82,6 +90,8 @@ func examples() []example {
 
 		{name: "leaderreply-ok", msg: &LeaderReply{Replica: 0, Ballot: 9, Cmd: cmdA, Ok: true,
 			Result: binValue, Version: 77, Slot: 78, ReadDep: ReadDep{Kind: DepOne, Cmd: cmdB}}},
+		{name: "leaderreply-scan", msg: &LeaderReply{Replica: 1, Ballot: 9, Cmd: cmdC, Ok: true, Version: 80,
+			Slot: 81, ReadDep: ReadDep{Kind: DepNone}, Items: sampleItems()}},
 		{name: "leaderreply-retry", msg: &LeaderReply{Replica: math.MaxInt32, Ballot: math.MaxUint32,
 			Cmd: cmdC, Retry: true, ReadDep: ReadDep{Kind: DepMulti}}},
 
@@ -95,6 +105,9 @@ func examples() []example {
 
 		{name: "syncreply", msg: &SyncReply{Replica: 1, Ballot: 2, Cmd: cmdA, Result: kvs.Value("v"),
 			Version: 3, Slot: 4, WeakCommittedSeq: 5}},
+		{name: "syncreply-scan", msg: &SyncReply{Replica: 1, Ballot: 2, Cmd: cmdC, Version: 80, Slot: 81,
+			Items: sampleItems()}},
+		{name: "syncreply-refused", msg: &SyncReply{Replica: 0, Ballot: 7, Cmd: cmdB, Slot: 90, Refused: true}},
 		{name: "sync", msg: &Sync{Cmd: cmdC}},
 
 		{name: "accept", msg: &Accept{Ballot: 3, Leader: 1, PrevSlot: 10, PrevBallot: 2,
@@ -117,17 +130,24 @@ func examples() []example {
 		{name: "weakpropose-chain", msg: &WeakPropose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut,
 			Key: -1, Value: binValue}, CausalDep: 299, AckUpTo: 250}},
 		{name: "weakreply", msg: &WeakReply{Replica: 0, Ballot: 6, Cmd: cmdB, Slot: 600, Committed: true}},
+		{name: "weakreply-refused", msg: &WeakReply{Replica: 0, Ballot: 6, Cmd: cmdB, Slot: 601, Committed: true,
+			Refused: true}},
 
 		{name: "weakcommit", msg: &WeakCommit{Ballot: 6, Commits: []SlotOf{{Cmd: cmdA, Slot: 1},
-			{Cmd: cmdB, Slot: math.MaxUint64}}}},
+			{Cmd: cmdB, Slot: math.MaxUint64}, {Cmd: cmdC, Slot: 3, Refused: true}}}},
 		{name: "weakcommit-empty",
 			msg:  &WeakCommit{Ballot: 6, Commits: []SlotOf{}},
 			want: &WeakCommit{Ballot: 6}},
 
-		{name: "weakread-get", msg: &WeakRead{Cmd: cmdA, Command: getCmd, MinSlot: 55, Ballot: 2, Own: 7}},
+		{name: "weakread-get", msg: &WeakRead{Cmd: cmdA, Command: getCmd, MinSlot: 55, Ballot: 2, Attempt: 7}},
 		{name: "weakread-scan", msg: &WeakRead{Cmd: cmdC, Command: scanCmd}},
 		{name: "weakreadreply", msg: &WeakReadReply{Replica: 3, Ballot: 2, Cmd: cmdA, Result: binValue,
-			Version: 54, AppliedIndex: 56, OwnApplied: true}},
+			Version: 54, AppliedIndex: 56, WeakApplied: 9, Attempt: math.MaxUint32}},
+		{name: "weakreadreply-scan", msg: &WeakReadReply{Replica: 1, Ballot: 2, Cmd: cmdC, Version: 80,
+			AppliedIndex: 90, Items: sampleItems()}},
+		{name: "weakreadreply-empty-items",
+			msg:  &WeakReadReply{Replica: 1, Cmd: cmdC, Items: []kvs.Item{}},
+			want: &WeakReadReply{Replica: 1, Cmd: cmdC}},
 		{name: "weakreadreply-retry", msg: &WeakReadReply{Replica: 3, Ballot: 2, Cmd: cmdA, Retry: true}},
 
 		{name: "causalpropose", msg: &CausalPropose{Cmd: cmdC, Command: putCmd, CausalDep: 298, Bound: 2,

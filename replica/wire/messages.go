@@ -84,6 +84,10 @@ type Record struct {
 	Ballot    Ballot
 	Arrival   uint64
 	CausalDep Seq
+	// Age is how long, in nanoseconds, the sending replica has held the
+	// record; a leader refuses a flushed record whose predecessor stays
+	// missing for long (PROTOCOL.md 3.4 rule 6, docs/DECISIONS.md).
+	Age uint64
 }
 
 // Propose carries a strong operation, client to every replica (section 3.8).
@@ -105,6 +109,8 @@ type LeaderReply struct {
 	Version kvs.Slot
 	Slot    kvs.Slot
 	ReadDep ReadDep
+	// Items is a SCAN's result in per-key form (kvs.Result.Items).
+	Items []kvs.Item
 }
 
 // RecordAck is a witness's admission answer (sections 3.8, 5.5).
@@ -127,6 +133,11 @@ type SyncReply struct {
 	Version          kvs.Slot
 	Slot             kvs.Slot
 	WeakCommittedSeq Seq
+	// Items is a SCAN's result in per-key form (kvs.Result.Items).
+	Items []kvs.Item
+	// Refused: the leader refused the command for good (its session's
+	// causal chain is broken); it never executed and never will.
+	Refused bool
 }
 
 // Sync asks for the result of an applied command (section 3.7).
@@ -185,12 +196,16 @@ type WeakReply struct {
 	Cmd       CmdID
 	Slot      kvs.Slot
 	Committed bool
+	// Refused: the leader refused the write for good; it never executes.
+	Refused bool
 }
 
 // SlotOf pairs a command with its slot in a WeakCommit.
 type SlotOf struct {
 	Cmd  CmdID
 	Slot kvs.Slot
+	// Refused: the leader refused the write for good; it never executes.
+	Refused bool
 }
 
 // WeakCommit tells a client that some of its weak writes committed (section 5.2).
@@ -205,9 +220,10 @@ type WeakRead struct {
 	Command kvs.Command
 	MinSlot kvs.Slot
 	Ballot  Ballot
-	// Own is the session's own write to the key whose slot the session
-	// does not know yet (zero if none); the reply says whether it is applied.
-	Own Seq
+	// Attempt numbers the session's sends of this read; the reply echoes
+	// it, so that an answer to an earlier attempt is never taken for the
+	// current one (PROTOCOL.md 6.5).
+	Attempt uint32
 }
 
 // WeakReadReply answers a WeakRead from applied state (section 4.2).
@@ -215,13 +231,17 @@ type WeakReadReply struct {
 	Replica      ReplicaID
 	Ballot       Ballot
 	Cmd          CmdID
-	Retry        bool // the replica could not reach MinSlot in time
+	Attempt      uint32 // the request's Attempt
+	Retry        bool   // the replica could not reach MinSlot in time
 	Result       kvs.Value
 	Version      kvs.Slot
 	AppliedIndex kvs.Slot
-	// OwnApplied: the request's Own write is applied here, so Result is at
-	// least as new as it.
-	OwnApplied bool
+	// WeakApplied is the largest Seq of the session's weak writes applied
+	// here; by the causal chain every earlier one is applied too, so the
+	// answer is at least as new as each of them (docs/DECISIONS.md 10).
+	WeakApplied Seq
+	// Items is a SCAN's result in per-key form (kvs.Result.Items).
+	Items []kvs.Item
 }
 
 // CausalPropose is a CURP-HO weak write, client to every replica (section 5.2).

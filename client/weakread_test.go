@@ -1,0 +1,81 @@
+package client_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/client"
+	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// recorder is a session core with a fake network and clock.
+type recorder struct {
+	core *client.Core
+	now  int64
+	sent []sentMsg
+	done []client.Result
+}
+
+type sentMsg struct {
+	to wire.ReplicaID
+	m  wire.Message
+}
+
+func newRecorder(t *testing.T) *recorder {
+	t.Helper()
+	r := &recorder{}
+	core, err := client.NewCore(client.Options{
+		ID: 5, N: 3, Leader: 0, Nearest: 2, Policy: curpht.NewClientPolicy(),
+		Send:       func(to wire.ReplicaID, m wire.Message) { r.sent = append(r.sent, sentMsg{to, m}) },
+		Complete:   func(res client.Result) { r.done = append(r.done, res) },
+		Now:        func() int64 { return r.now },
+		RetryAfter: 100,
+	})
+	require.NoError(t, err)
+	r.core = core
+	return r
+}
+
+// lastRead returns the last WeakRead sent and where it went.
+func (r *recorder) lastRead(t *testing.T) (wire.ReplicaID, *wire.WeakRead) {
+	t.Helper()
+	for i := len(r.sent) - 1; i >= 0; i-- {
+		if m, ok := r.sent[i].m.(*wire.WeakRead); ok {
+			return r.sent[i].to, m
+		}
+	}
+	t.Fatal("no weak read sent")
+	return 0, nil
+}
+
+// TestStaleWeakReadReplyIgnored: a weak read goes to replica 2, times out,
+// and after two "retry" answers reaches replica 2 again. The late answer to
+// the first attempt, computed for the old frontier and ballot, must not be
+// taken for the current one (PROTOCOL.md 6.5, third consequence); the
+// answer to the current attempt completes the read.
+func TestStaleWeakReadReplyIgnored(t *testing.T) {
+	r := newRecorder(t)
+	seq := r.core.Invoke(client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: 1}})
+	to, first := r.lastRead(t)
+	require.Equal(t, wire.ReplicaID(2), to)
+	r.now += 100
+	r.core.Tick()
+	for range 2 {
+		to, m := r.lastRead(t)
+		require.NotEqual(t, wire.ReplicaID(2), to)
+		r.core.Step(to, &wire.WeakReadReply{Replica: to, Cmd: m.Cmd, Attempt: m.Attempt, Retry: true})
+	}
+	to, current := r.lastRead(t)
+	require.Equal(t, wire.ReplicaID(2), to, "the read is back at replica 2")
+	require.NotEqual(t, first.Attempt, current.Attempt)
+
+	r.core.Step(2, &wire.WeakReadReply{Replica: 2, Cmd: first.Cmd, Attempt: first.Attempt, Result: kvs.Value("old"), Version: 1})
+	require.Empty(t, r.done, "the answer to the first attempt is stale")
+	r.core.Step(2, &wire.WeakReadReply{Replica: 2, Cmd: current.Cmd, Attempt: current.Attempt, Result: kvs.Value("new"), Version: 7})
+	require.Len(t, r.done, 1)
+	require.Equal(t, seq, r.done[0].Seq)
+	require.Equal(t, kvs.Value("new"), r.done[0].Value)
+}
