@@ -18,7 +18,10 @@ type Options struct {
 	Policy   Policy
 	Send     func(to wire.ReplicaID, m wire.Message)
 	Complete func(Result)
-	Now      func() int64
+	// Lost, when set, is told of an operation that completed but was
+	// refused afterwards (see Core.Lost).
+	Lost func(seq wire.Seq)
+	Now  func() int64
 	// RetryAfter is how long an operation waits for replies before the
 	// same request (same CmdID) is sent again (PROTOCOL.md 3.7).
 	RetryAfter time.Duration
@@ -420,6 +423,11 @@ func (s *Core) onSyncReply(m *wire.SyncReply) {
 	if p.Op.Level != wire.Strong {
 		return
 	}
+	if m.Refused {
+		s.Complete(p, Result{Slot: m.Slot, Path: PathSlow, Err: ErrRefused})
+		s.o.Policy.Handle(s, m.Replica, m)
+		return
+	}
 	s.completeStrong(p, Result{Value: m.Result, Items: m.Items, Version: m.Version, Slot: m.Slot, Path: PathSlow})
 	s.o.Policy.Handle(s, m.Replica, m)
 }
@@ -654,6 +662,16 @@ func (s *Core) nextTarget(from wire.ReplicaID) wire.ReplicaID {
 		}
 	}
 	return wire.ReplicaID((int(from) + 1) % s.o.N)
+}
+
+// Lost records that the session's acknowledged operation seq was refused
+// by the leader after it completed (a CURP-HO weak write whose session was
+// cut off from the leader for longer than the refusal age, PROTOCOL.md
+// 6.8): the session reports it through Options.Lost.
+func (s *Core) Lost(seq wire.Seq) {
+	if s.o.Lost != nil {
+		s.o.Lost(seq)
+	}
 }
 
 // LastWeakWrite is the Seq of the session's latest weak write (CURP-HO's

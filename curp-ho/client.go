@@ -106,14 +106,26 @@ func (c *clientPolicy) Handle(s *client.Core, from wire.ReplicaID, m wire.Messag
 			if sc.Cmd.Client != s.ID() {
 				continue
 			}
+			p := s.Lookup(sc.Cmd)
 			if i, found := c.find(sc.Cmd.Seq); found {
-				if sc.Slot > 0 {
+				switch {
+				case sc.Refused:
+					// The write never executes: its cache entry goes.
+					s.SettleCache(c.writeSet[i].cmd.Key, sc.Cmd.Seq, 0)
+					if p == nil {
+						s.Lost(sc.Cmd.Seq)
+					}
+				case sc.Slot > 0:
 					s.SettleCache(c.writeSet[i].cmd.Key, sc.Cmd.Seq, sc.Slot)
 				}
 				c.writeSet = slices.Delete(c.writeSet, i, i+1)
 			}
-			if p := s.Lookup(sc.Cmd); p != nil && p.Op.Level == wire.Weak {
-				s.Complete(p, client.Result{Version: sc.Slot, Slot: sc.Slot, Path: client.PathWeak})
+			if p != nil && p.Op.Level == wire.Weak {
+				r := client.Result{Version: sc.Slot, Slot: sc.Slot, Path: client.PathWeak}
+				if sc.Refused {
+					r = client.Result{Slot: sc.Slot, Path: client.PathWeak, Err: client.ErrRefused}
+				}
+				s.Complete(p, r)
 			}
 		}
 	case *wire.SyncReply:

@@ -1,7 +1,6 @@
 package curpho
 
 import (
-	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/wire"
 )
@@ -53,10 +52,11 @@ func (p *replicaPolicy) HandleClient(c *replica.Core, from wire.ClientID, m wire
 		}
 	}
 	if c.IsLeader() {
-		// A re-sent write that already committed: its WeakCommit was
-		// lost, so announce it again (slot 0 if it is forgotten).
-		if slot, committed := c.CommitState(w.Cmd); committed {
-			p.queueCommit(w.Cmd, slot)
+		// A re-sent write that already committed (or was refused): its
+		// WeakCommit was lost, so announce it again (slot 0 if it is
+		// forgotten).
+		if slot, committed, refused := c.Outcome(w.Cmd); committed {
+			p.queueCommit(wire.SlotOf{Cmd: w.Cmd, Slot: slot, Refused: refused})
 		}
 	}
 	if w.Bound == c.ID() {
@@ -96,18 +96,19 @@ func (p *replicaPolicy) WitnessReport(c *replica.Core, pr *wire.Propose, ack *wi
 	}
 }
 
-// Committed batches a WeakCommit for every committed weak write.
+// Committed batches a WeakCommit for every committed weak write, and for
+// every committed refusal of one.
 func (p *replicaPolicy) Committed(c *replica.Core, e *wire.Entry) {
-	if e.Level == wire.Weak && e.Command.IsWrite() {
-		p.queueCommit(e.Cmd, e.Slot)
+	if e.Level == wire.Weak && (e.Command.IsWrite() || e.IsRefusal()) {
+		p.queueCommit(wire.SlotOf{Cmd: e.Cmd, Slot: e.Slot, Refused: e.IsRefusal()})
 	}
 }
 
-func (p *replicaPolicy) queueCommit(id wire.CmdID, slot kvs.Slot) {
-	if _, ok := p.commits[id.Client]; !ok {
-		p.order = append(p.order, id.Client)
+func (p *replicaPolicy) queueCommit(sc wire.SlotOf) {
+	if _, ok := p.commits[sc.Cmd.Client]; !ok {
+		p.order = append(p.order, sc.Cmd.Client)
 	}
-	p.commits[id.Client] = append(p.commits[id.Client], wire.SlotOf{Cmd: id, Slot: slot})
+	p.commits[sc.Cmd.Client] = append(p.commits[sc.Cmd.Client], sc)
 }
 
 // Flush sends the batched WeakCommits, one message per client.

@@ -40,6 +40,10 @@ func (clientPolicy) Handle(s *client.Core, _ wire.ReplicaID, m wire.Message) boo
 	if p == nil || p.Op.Level != wire.Weak || !r.Committed {
 		return true
 	}
+	if r.Refused {
+		s.Complete(p, client.Result{Slot: r.Slot, Path: client.PathWeak, Err: client.ErrRefused})
+		return true
+	}
 	s.SetCache(p.Op.Command.Key, p.Op.Command.Value, r.Slot, p.Seq)
 	s.Complete(p, client.Result{Version: r.Slot, Slot: r.Slot, Path: client.PathWeak})
 	return true

@@ -26,9 +26,9 @@ func (replicaPolicy) HandleClient(c *replica.Core, from wire.ClientID, m wire.Me
 		c.ToClient(from, &wire.NotLeader{Ballot: c.Ballot(), Leader: c.Leader(), Cmd: w.Cmd})
 		return true
 	}
-	if s, ok := c.SlotOf(w.Cmd); ok {
-		if s <= c.CommitIndex() {
-			c.ToClient(from, &wire.WeakReply{Replica: c.ID(), Ballot: c.Ballot(), Cmd: w.Cmd, Slot: s, Committed: true})
+	if s, committed, refused := c.Outcome(w.Cmd); s > 0 {
+		if committed {
+			c.ToClient(from, &wire.WeakReply{Replica: c.ID(), Ballot: c.Ballot(), Cmd: w.Cmd, Slot: s, Committed: true, Refused: refused})
 		}
 		return true // otherwise the reply follows at commit
 	}
@@ -37,9 +37,11 @@ func (replicaPolicy) HandleClient(c *replica.Core, from wire.ClientID, m wire.Me
 }
 
 // Committed acknowledges a weak write once it is committed (PROTOCOL.md
-// 4.5 step 3): the default, safe acknowledgement mode.
+// 4.5 step 3): the default, safe acknowledgement mode. A committed refusal
+// of a weak write tells its client that the write never executes.
 func (replicaPolicy) Committed(c *replica.Core, e *wire.Entry) {
-	if e.Level == wire.Weak && e.Command.IsWrite() {
-		c.ToClient(e.Cmd.Client, &wire.WeakReply{Replica: c.ID(), Ballot: c.Ballot(), Cmd: e.Cmd, Slot: e.Slot, Committed: true})
+	if e.Level == wire.Weak && (e.Command.IsWrite() || e.IsRefusal()) {
+		c.ToClient(e.Cmd.Client, &wire.WeakReply{Replica: c.ID(), Ballot: c.Ballot(), Cmd: e.Cmd, Slot: e.Slot,
+			Committed: true, Refused: e.IsRefusal()})
 	}
 }

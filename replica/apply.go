@@ -29,6 +29,10 @@ func (c *Core) apply(max int) {
 		switch {
 		case e.Cmd.IsZero():
 			// A no-op of a view start.
+		case e.IsRefusal():
+			if !c.sessions.wasApplied(e.Cmd) {
+				c.sessions.refuse(e)
+			}
 		case c.sessions.wasApplied(e.Cmd):
 			if a, ok := c.sessions.appliedResult(e.Cmd); ok {
 				res = a.result

@@ -1,33 +1,113 @@
 package replica
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
+	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
 
+// The leader decides every witness record it is shown (PROTOCOL.md 3.4
+// rules 4 and 6, docs/DECISIONS.md 15). A record that has not committed for
+// WitnessSyncAge is flushed to the leader, which either appends the command
+// (through the same barrier and causal chain as a fresh request) or, when
+// the command's session predecessor is refused or stays missing for
+// RefuseAfter, appends a refusal. Either outcome is a log entry, so every
+// witness drops the record when it applies that entry, and never earlier:
+// an accepted strong record of a silent client stays until the leader has
+// decided it, however long a partition lasts.
+
 // flushStaleRecords hands the leader the witness records that have not
-// committed for WitnessSyncAge (PROTOCOL.md 3.4 rule 4). A record is sent
-// again after another WitnessSyncAge in case the leader changed.
+// committed for WitnessSyncAge; the leader decides its own. A record is
+// shown again after another WitnessSyncAge, in case the leader changed.
 func (c *Core) flushStaleRecords(now int64) {
-	if c.role == Leader || c.leader == wire.NoReplica {
+	if c.leader == wire.NoReplica || c.rec != nil || c.role == Candidate {
 		return
 	}
 	age := int64(c.o.WitnessSyncAge)
-	var stale []*witnessRecord
+	var stale []wire.Record
 	for _, r := range c.wit.byCmd {
 		if now-r.created >= age {
-			stale = append(stale, r)
+			r.created = now
+			rec := r.Record
+			rec.Age = uint64(now - r.born)
+			stale = append(stale, rec)
 		}
 	}
 	if len(stale) == 0 {
 		return
 	}
-	sort.Slice(stale, func(i, j int) bool { return stale[i].Arrival < stale[j].Arrival })
-	m := &wire.WitnessSync{Records: make([]wire.Record, len(stale))}
-	for i, r := range stale {
-		m.Records[i] = r.Record
-		r.created = now
+	slices.SortFunc(stale, func(a, b wire.Record) int { return cmp.Compare(a.Arrival, b.Arrival) })
+	if c.role == Leader {
+		c.decide(stale)
+		return
 	}
-	c.o.Out.ToReplica(c.leader, m)
+	c.o.Out.ToReplica(c.leader, &wire.WitnessSync{Records: stale})
+}
+
+func (c *Core) onWitnessSync(m *wire.WitnessSync) {
+	if c.role == Leader && c.rec == nil {
+		c.decide(m.Records)
+	}
+}
+
+// decide gives every record an outcome in the log, now or (for records
+// that wait for a predecessor) once the predecessor has a slot.
+func (c *Core) decide(recs []wire.Record) {
+	for i := range recs {
+		r := &recs[i]
+		if c.sessions.ignorable(r.Cmd) || c.HasSlot(r.Cmd) {
+			continue // the outcome is in the log, or the client completed it
+		}
+		if dep, ok := c.recordDep(r); ok && !c.HasSlot(dep) && r.Age >= uint64(c.o.RefuseAfter) {
+			c.appendRefusal(r.Cmd, r.Level, r.CausalDep)
+			continue
+		}
+		if r.Level == wire.Weak {
+			c.ProposeWeak(WeakWrite{From: r.Cmd.Client, Cmd: r.Cmd, Command: r.Command, CausalDep: r.CausalDep})
+			continue
+		}
+		// The normal path, so that the barrier holds for flushed records
+		// too (the record keeps the proposal's WeakDep).
+		c.onPropose(r.Cmd.Client, &wire.Propose{Cmd: r.Cmd, Command: r.Command, WeakDep: r.CausalDep})
+	}
+}
+
+// recordDep is the command a record's command must follow in the log: a
+// weak write's CausalDep, a strong command's barrier dependency.
+func (c *Core) recordDep(r *wire.Record) (wire.CmdID, bool) {
+	if r.Level == wire.Weak {
+		return wire.CmdID{Client: r.Cmd.Client, Seq: r.CausalDep}, r.CausalDep > 0
+	}
+	return c.policy.StrongDep(&wire.Propose{Cmd: r.Cmd, Command: r.Command, WeakDep: r.CausalDep})
+}
+
+// appendRefusal decides id for good: it never executes. Requests held for
+// it are re-run and, depending on a refused command, refused in turn.
+func (c *Core) appendRefusal(id wire.CmdID, level wire.Level, dep wire.Seq) {
+	c.appendEntry(wire.Entry{Ballot: c.ballot, Cmd: id, Command: kvs.Command{Op: kvs.OpNoop}, Level: level, CausalDep: dep})
+	c.releaseHeld(id)
+}
+
+// refused reports whether id's slot holds the leader's refusal of it.
+func (c *Core) refused(id wire.CmdID) bool {
+	if s, ok := c.cmdIndex[id]; ok {
+		return c.entries.at(s).IsRefusal()
+	}
+	a, ok := c.sessions.appliedResult(id)
+	return ok && a.refused
+}
+
+// Outcome tells what this replica knows of id's fate: its slot (0 when
+// forgotten below the session's floor), whether it is committed, and
+// whether that slot refuses it.
+func (c *Core) Outcome(id wire.CmdID) (slot kvs.Slot, committed, refused bool) {
+	if s, ok := c.cmdIndex[id]; ok {
+		return s, s <= c.commitIndex, c.entries.at(s).IsRefusal()
+	}
+	if a, ok := c.sessions.appliedResult(id); ok {
+		return a.slot, true, a.refused
+	}
+	return 0, c.sessions.wasApplied(id), false
 }

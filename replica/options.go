@@ -42,6 +42,12 @@ type Options struct {
 	// WitnessSyncAge is the age after which a witness hands a record that
 	// has not committed to the leader (PROTOCOL.md 3.4 rule 4).
 	WitnessSyncAge time.Duration
+	// RefuseAfter is how long a flushed witness record may wait for its
+	// session's missing predecessor (a weak write's CausalDep, a CURP-HO
+	// strong operation's WeakDep) before the leader refuses it for good
+	// (PROTOCOL.md 3.4 rule 6, docs/DECISIONS.md 15). Zero means ten
+	// WitnessSyncAge periods.
+	RefuseAfter time.Duration
 	// ReadWait bounds how long a weak read waits for the read frontier.
 	ReadWait time.Duration
 	// BarrierWait bounds how long the leader holds a request whose causal
@@ -104,6 +110,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.WitnessSyncAge == 0 {
 		o.WitnessSyncAge = 2 * time.Second
+	}
+	if o.RefuseAfter == 0 {
+		o.RefuseAfter = 10 * o.WitnessSyncAge
 	}
 	if o.ReadWait == 0 {
 		o.ReadWait = time.Second

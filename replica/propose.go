@@ -42,9 +42,15 @@ func (c *Core) onPropose(from wire.ClientID, p *wire.Propose) {
 	if _, inLog := c.cmdIndex[id]; inLog {
 		return // the SyncReply follows when it is applied
 	}
-	if dep, wait := c.policy.StrongDep(p); wait && !c.HasSlot(dep) {
-		c.hold(dep, heldRequest{from: from, strong: p})
-		return
+	if dep, wait := c.policy.StrongDep(p); wait {
+		if c.refused(dep) {
+			c.appendRefusal(p.Cmd, wire.Strong, p.WeakDep)
+			return
+		}
+		if !c.HasSlot(dep) {
+			c.hold(dep, heldRequest{from: from, strong: p})
+			return
+		}
 	}
 	c.appendStrong(from, p)
 }
@@ -136,6 +142,10 @@ func (c *Core) ProposeWeak(w WeakWrite) {
 	}
 	if w.CausalDep > 0 {
 		dep := wire.CmdID{Client: w.Cmd.Client, Seq: w.CausalDep}
+		if c.refused(dep) {
+			c.appendRefusal(w.Cmd, wire.Weak, w.CausalDep)
+			return
+		}
 		if !c.HasSlot(dep) {
 			c.hold(dep, heldRequest{from: w.From, weak: &w})
 			return
@@ -238,28 +248,7 @@ func (c *Core) sendSyncReply(to wire.ClientID, id wire.CmdID, a applied) {
 		wcs = s.weakCommittedSeq
 	}
 	c.o.Out.ToClient(to, &wire.SyncReply{
-		Replica: c.o.ID, Ballot: c.ballot, Cmd: id,
+		Replica: c.o.ID, Ballot: c.ballot, Cmd: id, Refused: a.refused,
 		Result: a.result.Value, Version: a.result.Version, Items: a.result.Items, Slot: a.slot, WeakCommittedSeq: wcs,
 	})
-}
-
-// onWitnessSync appends the never-seen commands a witness flushed
-// (PROTOCOL.md 3.4 rule 4); de-duplication makes this harmless.
-func (c *Core) onWitnessSync(m *wire.WitnessSync) {
-	if c.role != Leader || c.rec != nil {
-		return
-	}
-	for i := range m.Records {
-		r := &m.Records[i]
-		if c.sessions.ignorable(r.Cmd) || c.HasSlot(r.Cmd) {
-			continue
-		}
-		if r.Level == wire.Weak {
-			c.ProposeWeak(WeakWrite{From: r.Cmd.Client, Cmd: r.Cmd, Command: r.Command, CausalDep: r.CausalDep})
-			continue
-		}
-		// The normal path, so that the barrier holds for flushed records
-		// too (the record keeps the proposal's WeakDep).
-		c.onPropose(r.Cmd.Client, &wire.Propose{Cmd: r.Cmd, Command: r.Command, WeakDep: r.CausalDep})
-	}
 }

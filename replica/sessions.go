@@ -10,6 +10,9 @@ import (
 type applied struct {
 	slot   kvs.Slot
 	result kvs.Result
+	// refused: the slot holds the leader's refusal of the command, which
+	// therefore never executed and never will.
+	refused bool
 }
 
 // session is the client-table row of one client session (PROTOCOL.md 3.1).
@@ -85,6 +88,13 @@ func (t sessionTable) noteAck(c wire.ClientID, ack wire.Seq) {
 	if ack > s.ackUpTo {
 		s.ackUpTo = ack
 	}
+}
+
+// refuse stores the outcome of an applied refusal: later copies of the
+// command are skipped, and a re-sent request is answered that it was
+// refused.
+func (t sessionTable) refuse(e *wire.Entry) {
+	t.get(e.Cmd.Client).results[e.Cmd.Seq] = applied{slot: e.Slot, refused: true}
 }
 
 // record stores the outcome of an applied entry and advances the floor to

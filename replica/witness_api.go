@@ -68,18 +68,6 @@ func (c *Core) vouchesChain(r *witnessRecord) bool {
 	return true
 }
 
-// CommitState tells what this replica knows of id's commitment: its slot
-// (0 when forgotten below the session's floor) and whether it committed.
-func (c *Core) CommitState(id wire.CmdID) (kvs.Slot, bool) {
-	if s, ok := c.cmdIndex[id]; ok {
-		return s, s <= c.commitIndex
-	}
-	if a, ok := c.sessions.appliedResult(id); ok {
-		return a.slot, true
-	}
-	return 0, c.sessions.wasApplied(id)
-}
-
 // CheckWitness verifies that the witness's indexes agree (no record is
 // listed that nothing can remove); tests and the simulator call it.
 func (c *Core) CheckWitness() error { return c.wit.check() }

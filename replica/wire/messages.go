@@ -75,6 +75,11 @@ type Entry struct {
 	AckUpTo Seq
 }
 
+// IsRefusal reports whether e records the leader's refusal of the command
+// Cmd: a no-op that carries a command id. Applying it makes the command
+// never execute (PROTOCOL.md 3.4 rule 6, docs/DECISIONS.md).
+func (e *Entry) IsRefusal() bool { return !e.Cmd.IsZero() && e.Command.Op == kvs.OpNoop }
+
 // Record is a witness record (PROTOCOL.md section 3.4).
 type Record struct {
 	Cmd       CmdID

@@ -1,0 +1,122 @@
+package sim_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	curpho "swiftpaxos/curp-ho"
+	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/replica/sim"
+	"swiftpaxos/replica/wire"
+)
+
+// Witness records leave only through the leader's decision, committed in
+// the log (PROTOCOL.md 3.4 rule 6).
+
+func between(a, b int) func(from, to int, m wire.Message) bool {
+	return func(from, to int, m wire.Message) bool {
+		return from == a && to == b || from == b && to == a
+	}
+}
+
+// TestScenarioSilentClientRecordSurvivesPartition: a strong write completes
+// on the fast path while the leader's Accepts are lost; then the leader and
+// the writing client crash, and the two survivors cannot reach each other
+// for 30 s, longer than any client-silence timeout. No witness may drop
+// the write's record meanwhile: once the partition heals, recovery must
+// replay it, and a strong read must return it.
+func TestScenarioSilentClientRecordSurvivesPartition(t *testing.T) {
+	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
+		s := newScript(t, p, 3, 2)
+		drops(t, s, acceptFrom(0))
+		s.Put(0, wire.Strong, 4)
+		runUntil(t, s, "the strong write completes", func() bool { ok, _ := s.Done(0, 1); return ok }, time.Second)
+		require.Equal(t, "fast", s.Path(0, 1))
+		s.Crash(0)
+		s.CrashSession(0)
+		drops(t, s, between(1, 2))
+		require.NoError(t, s.Run(30*time.Second))
+		s.Drop(nil)
+		runUntil(t, s, "a leader is elected", func() bool { return s.Leader() > 0 }, 5*time.Second)
+		s.Get(1, wire.Strong, 4)
+		runUntil(t, s, "the strong read completes", func() bool { ok, _ := s.Done(1, 1); return ok }, 5*time.Second)
+		_, wrote := s.Done(0, 1)
+		_, read := s.Done(1, 1)
+		require.Equal(t, wrote, read, "the acknowledged write survived")
+		require.NoError(t, s.Run(time.Second))
+		requireClean(t, s)
+	})
+}
+
+// requireNoRecords checks that every live replica has dropped every record
+// and that its witness indexes agree.
+func requireNoRecords(t *testing.T, s *sim.Script, live ...int) {
+	t.Helper()
+	for _, r := range live {
+		require.NoError(t, s.Replica(r).CheckWitness(), "replica %d", r)
+		require.Zero(t, s.Replica(r).HeldRecords(), "replica %d: %s", r, s.Describe())
+	}
+}
+
+// TestScenarioBrokenChainIsRefused (CURP-HO): a client's weak write w1
+// reaches no replica, then its weak write w2 (which depends on w1) and a
+// strong write s (behind w2 at the barrier) reach every replica, and the
+// client crashes. The leader can never order w2 or s; it must refuse them
+// for good, through the log, so that the witnesses drop their records: s's
+// accepted strong record would otherwise block the fast path of its key
+// forever, and w2's would make strong reads of its key slow.
+func TestScenarioBrokenChainIsRefused(t *testing.T) {
+	p := sim.Protocol{Name: curpho.Name, Replica: curpho.NewReplicaPolicy, Client: curpho.NewClientPolicy}
+	s := newScript(t, p, 3, 2)
+	w := s.Endpoint(0)
+	s.Drop(func(from, to int, m wire.Message) bool {
+		cp, ok := m.(*wire.CausalPropose)
+		return ok && from == w && cp.Cmd.Seq == 1
+	})
+	s.Put(0, wire.Weak, 1)
+	s.Put(0, wire.Weak, 2)
+	s.Put(0, wire.Strong, 3)
+	require.NoError(t, s.Run(5*time.Millisecond))
+	s.CrashSession(0)
+	s.Drop(nil)
+	require.NoError(t, s.Run(30*time.Second))
+	requireNoRecords(t, s, 0, 1, 2)
+	s.Put(1, wire.Strong, 3)
+	s.Get(1, wire.Strong, 2)
+	runUntil(t, s, "both complete", func() bool {
+		a, _ := s.Done(1, 1)
+		b, _ := s.Done(1, 2)
+		return a && b
+	}, 5*time.Second)
+	require.Equal(t, "fast", s.Path(1, 1), "no record blocks key 3")
+	require.Equal(t, "fast", s.Path(1, 2), "no record makes the read of key 2 slow")
+	_, v := s.Done(1, 2)
+	require.Empty(t, v, "the refused write never executed")
+	requireClean(t, s)
+}
+
+// TestScenarioCrashedClientStrongRecordIsDecided (CURP-HT): a crashed
+// client's strong write reached the witnesses but not the leader. The
+// witnesses flush it and the leader appends it (its client did issue it),
+// so the records leave and the key takes the fast path again.
+func TestScenarioCrashedClientStrongRecordIsDecided(t *testing.T) {
+	p := sim.Protocol{Name: curpht.Name, Replica: curpht.NewReplicaPolicy, Client: curpht.NewClientPolicy}
+	s := newScript(t, p, 3, 2)
+	w := s.Endpoint(0)
+	s.Drop(func(from, to int, m wire.Message) bool {
+		_, ok := m.(*wire.Propose)
+		return ok && from == w && to == 0
+	})
+	s.Put(0, wire.Strong, 3)
+	require.NoError(t, s.Run(5*time.Millisecond))
+	s.CrashSession(0)
+	s.Drop(nil)
+	require.NoError(t, s.Run(5*time.Second))
+	requireNoRecords(t, s, 0, 1, 2)
+	s.Put(1, wire.Strong, 3)
+	runUntil(t, s, "the write completes", func() bool { ok, _ := s.Done(1, 1); return ok }, 5*time.Second)
+	require.Equal(t, "fast", s.Path(1, 1))
+	requireClean(t, s)
+}
