@@ -13,16 +13,15 @@ import (
 var protocol = sim.Protocol{Name: curpht.Name, Replica: curpht.NewReplicaPolicy, Client: curpht.NewClientPolicy}
 
 func options(seed uint64, n int) sim.Options {
-	return sim.Options{
-		Seed: seed, N: n, Sessions: 4, Protocol: protocol, Faults: sim.FaultMix,
-		Workload: sim.Workload{Ops: 60, Pendings: 3, Keys: 3, WeakRatio: 50, WeakWrites: 50, Writes: 50},
-	}
+	return sim.Configs(curpht.Name)[0].Make(seed, n, protocol)
 }
 
-// TestSimulation: mixed strong/weak reads and writes on three hot keys
-// under the core fault mix, for n = 3 and n = 5.
-func TestSimulation(t *testing.T) {
-	sim.CheckSeeds(t, []int{3, 5}, 300, options)
+// TestSuite runs every configuration of the simulation suite (sim.Configs:
+// the core mix, failover, leader crashes, harsh faults, client crashes,
+// many sessions and keys, leader partitions, and all of them at once).
+// scripts/soak.sh runs the same configurations with many more seeds.
+func TestSuite(t *testing.T) {
+	sim.RunSuite(t, protocol)
 }
 
 func TestSameSeedReplays(t *testing.T) {
@@ -50,16 +49,6 @@ func TestMutationIgnoreCacheIsCaught(t *testing.T) {
 	sim.RequireViolation(t, 200, func(seed uint64) sim.Options {
 		o := options(seed, 3)
 		o.ClientMutation = client.Mutation{IgnoreCache: true}
-		return o
-	})
-}
-
-// TestFailover: the fault mix plus crashes of up to f replicas, the leader
-// included, and partitions that isolate the leader.
-func TestFailover(t *testing.T) {
-	sim.CheckSeeds(t, []int{3, 5}, 500, func(seed uint64, n int) sim.Options {
-		o := options(seed, n)
-		o.Faults = sim.FailoverMix(n)
 		return o
 	})
 }
@@ -93,18 +82,6 @@ func TestMutationVoteByCommitIndexIsCaught(t *testing.T) {
 		o := crashOptions(seed, 5)
 		o.Mutation = replica.Mutation{VoteByCommitIndex: true}
 		o.Faults.MaxDelay = 8 * time.Millisecond
-		return o
-	})
-}
-
-// TestHarshFaults: many dropped connections and two crashes starting with
-// the leader.
-func TestHarshFaults(t *testing.T) {
-	sim.CheckSeeds(t, []int{5}, 200, func(seed uint64, n int) sim.Options {
-		o := options(seed, n)
-		o.Sessions = 6
-		o.Faults = sim.HarshMix()
-		o.Faults.DropProb = 0.05
 		return o
 	})
 }

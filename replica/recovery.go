@@ -118,7 +118,7 @@ func (c *Core) maybeFinishRecovery() {
 // held as accepted in one ballot by at least R of the majority, a weak
 // write held by at least R (any ballot), and, as best effort, a weak write
 // whose causal chain is complete. Commands already in the log or applied
-// are skipped. The order is per session Seq order, ties by (client, seq).
+// are skipped. The order is replayOrder's.
 func (c *Core) selectReplays() []wire.Record {
 	if c.o.Mutation.NoWitnessReplay {
 		return nil
@@ -187,6 +187,82 @@ func (c *Core) selectReplays() []wire.Record {
 		if !c.HasSlot(id) {
 			out = append(out, recs[id])
 		}
+	}
+	return c.replayOrder(out)
+}
+
+// replayOrder orders the replayed records as the witnesses received them
+// where they agree (PROTOCOL.md 6.5, last paragraph): a record goes before
+// another if most of the collected replies that hold both received it
+// first, ties by (ClientId, Seq); one session's records always keep their
+// Seq order. Replayed commands commute (6.4), so any order is correct;
+// this one keeps strong writes in real-time order, which is what a reader
+// of the log would expect, at no cost on the normal path.
+func (c *Core) replayOrder(recs []wire.Record) []wire.Record {
+	if len(recs) < 2 {
+		return recs
+	}
+	rank := make(map[wire.CmdID]int, len(recs))
+	for i, r := range recs {
+		rank[r.Cmd] = i
+	}
+	// pos[k][i] is where reply k received recs[i] (its Arrival order), -1
+	// if it does not hold it.
+	var pos [][]int
+	for _, rep := range c.rec.replies {
+		if rep == nil {
+			continue
+		}
+		p := make([]int, len(recs))
+		for i := range p {
+			p[i] = -1
+		}
+		for j, r := range rep.Records {
+			if i, ok := rank[r.Cmd]; ok {
+				p[i] = j
+			}
+		}
+		pos = append(pos, p)
+	}
+	order := make([]int, len(recs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		x, y := recs[a].Cmd, recs[b].Cmd
+		if x.Client == y.Client {
+			return cmp.Compare(x.Seq, y.Seq)
+		}
+		first, second := 0, 0
+		for _, p := range pos {
+			if p[a] >= 0 && p[b] >= 0 {
+				if p[a] < p[b] {
+					first++
+				} else {
+					second++
+				}
+			}
+		}
+		if first != second {
+			return cmp.Compare(second, first)
+		}
+		return cmpCmdID(x, y)
+	})
+	// Disagreeing witnesses can make the pairwise order cyclic; one
+	// session's records then take the places its records got, in Seq order.
+	bySession := make(map[wire.ClientID][]int)
+	for _, i := range order {
+		bySession[recs[i].Cmd.Client] = append(bySession[recs[i].Cmd.Client], i)
+	}
+	next := make(map[wire.ClientID]int, len(bySession))
+	for _, l := range bySession {
+		slices.SortFunc(l, func(a, b int) int { return cmp.Compare(recs[a].Cmd.Seq, recs[b].Cmd.Seq) })
+	}
+	out := make([]wire.Record, len(recs))
+	for k, i := range order {
+		cl := recs[i].Cmd.Client
+		out[k] = recs[bySession[cl][next[cl]]]
+		next[cl]++
 	}
 	return out
 }

@@ -38,6 +38,9 @@ type Faults struct {
 	// replica from everybody; each lasts up to PartitionFor. 0: none.
 	PartitionEvery time.Duration
 	PartitionFor   time.Duration
+	// PartitionLeader makes every partition isolate the replica that
+	// currently believes it leads, instead of a random one.
+	PartitionLeader bool
 	// Crashes is how many replicas crash (crash-stop, any of them, the
 	// leader included), at random instants within CrashWithin of the
 	// start. At most f: a run with more is rejected.
@@ -50,6 +53,9 @@ type Faults struct {
 	// session: the case where an acknowledged CURP-HO weak write may be
 	// lost (PROTOCOL.md 6.8), so that nobody else may have observed it.
 	CrashClientToo bool
+	// ClientCrashes is how many client sessions crash on their own, at
+	// random instants within CrashWithin (or the first second).
+	ClientCrashes int
 	// ApplyLag, when positive, makes about half of the replicas execute
 	// on their own schedule: a few committed entries at a time, at random
 	// instants up to ApplyLag apart.
@@ -124,6 +130,9 @@ func (o Options) validate() error {
 	}
 	if o.Faults.Crashes > (o.N-1)/2 {
 		errs = append(errs, fmt.Errorf("%d crashes: at most f=%d", o.Faults.Crashes, (o.N-1)/2))
+	}
+	if o.Faults.ClientCrashes >= o.Sessions {
+		errs = append(errs, fmt.Errorf("%d client crashes: at least one of the %d sessions must survive", o.Faults.ClientCrashes, o.Sessions))
 	}
 	if o.Faults.Crashes > 0 && o.Faults.CrashWithin <= 0 {
 		errs = append(errs, errors.New("crashes need a positive CrashWithin"))

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"time"
 
 	"swiftpaxos/client"
 	"swiftpaxos/client/check"
@@ -13,6 +14,7 @@ const (
 	faultPartition = iota
 	faultHeal
 	faultCrash
+	faultCrashClient
 )
 
 func (c *Cluster) run() error {
@@ -32,6 +34,13 @@ func (c *Cluster) run() error {
 	}
 	for range c.o.Faults.Crashes {
 		c.schedule(&event{at: 1 + c.rng.Int64N(int64(c.o.Faults.CrashWithin)), kind: evFault, idx: faultCrash})
+	}
+	within := c.o.Faults.CrashWithin
+	if within <= 0 {
+		within = time.Second
+	}
+	for range c.o.Faults.ClientCrashes {
+		c.schedule(&event{at: 1 + c.rng.Int64N(int64(within)), kind: evFault, idx: faultCrashClient})
 	}
 	if c.o.Faults.PartitionEvery > 0 {
 		c.schedule(&event{at: c.rng.Int64N(int64(c.o.Faults.PartitionEvery)), kind: evFault, idx: faultPartition})
@@ -92,7 +101,7 @@ func (c *Cluster) handle(e *event, settling bool) error {
 		c.replicas[e.idx].Apply(1 + c.rng.IntN(4))
 		c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(c.o.Faults.ApplyLag)), kind: evApply, idx: e.idx})
 	case evFault:
-		if !settling || e.idx == faultCrash {
+		if !settling || e.idx == faultCrash || e.idx == faultCrashClient {
 			c.fault(e.idx)
 		}
 	}
@@ -105,6 +114,13 @@ func (c *Cluster) fault(kind int) {
 	case faultPartition:
 		if c.isolated < 0 {
 			c.isolated = c.rng.IntN(c.o.N)
+			if f.PartitionLeader {
+				for i, r := range c.replicas {
+					if r.IsLeader() && !c.dead[i] {
+						c.isolated = i
+					}
+				}
+			}
 			for i := range c.links {
 				c.links[c.isolated][i].epoch++
 				c.links[i][c.isolated].epoch++
@@ -126,6 +142,16 @@ func (c *Cluster) fault(kind int) {
 		c.crash(victim)
 		if c.o.Faults.CrashClientToo {
 			c.sessions[c.rng.IntN(len(c.sessions))].dead = true
+		}
+	case faultCrashClient:
+		var live []*session
+		for _, s := range c.sessions {
+			if !s.dead {
+				live = append(live, s)
+			}
+		}
+		if len(live) > 1 {
+			live[c.rng.IntN(len(live))].dead = true
 		}
 	}
 }

@@ -129,6 +129,17 @@ func (s *Script) Path(session int, seq wire.Seq) string {
 	return ""
 }
 
+// AppliedSlot is the slot at which replica r executed session i's
+// operation seq, if it did.
+func (s *Script) AppliedSlot(r, session int, seq wire.Seq) (kvs.Slot, bool) {
+	for _, e := range s.c.executed[r] {
+		if e.Session == s.c.sessions[session].name && e.Seq == seq {
+			return e.Slot, true
+		}
+	}
+	return 0, false
+}
+
 // Done reports whether session i's operation seq completed, and its value.
 func (s *Script) Done(session int, seq wire.Seq) (bool, string) {
 	for _, h := range s.c.history {

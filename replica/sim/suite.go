@@ -3,6 +3,7 @@ package sim
 import (
 	"flag"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -11,6 +12,7 @@ import (
 // go test ./curp-ht -sim.seeds 1000, or -sim.seed 17 to replay one seed.
 var (
 	flagSeeds = flag.Int("sim.seeds", 0, "simulation seeds per cluster size (0: each test's own count)")
+	flagBase  = flag.Uint64("sim.base", 1, "first simulation seed (seeds base..base+count-1)")
 	flagSeed  = flag.Uint64("sim.seed", 0, "replay only this simulation seed")
 )
 
@@ -24,8 +26,8 @@ var FaultMix = Faults{
 	ApplyLag: 2 * time.Millisecond,
 }
 
-// Seeds returns the seeds a test runs: 1..count (or 1..sim.seeds when that
-// flag is set), or only sim.seed.
+// Seeds returns the seeds a test runs: count seeds from sim.base (sim.seeds
+// of them when that flag is set), or only sim.seed.
 func Seeds(count int) []uint64 {
 	if *flagSeed != 0 {
 		return []uint64{*flagSeed}
@@ -35,9 +37,34 @@ func Seeds(count int) []uint64 {
 	}
 	l := make([]uint64, count)
 	for i := range l {
-		l[i] = uint64(i + 1)
+		l[i] = *flagBase + uint64(i)
 	}
 	return l
+}
+
+// Failure is why one run did not pass, or "" if it passed: it did not
+// finish and settle, or the checker's verdict is not OK (a violation, or
+// anything the checker could not decide: PROTOCOL.md 2.6 item 9).
+func Failure(res *Result, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	if !res.Report.OK() {
+		return "checker: " + strings.TrimSpace(res.Report.String())
+	}
+	return ""
+}
+
+// RunSuite runs every configuration of the protocol's suite, each in a
+// subtest named after it (replay one seed with -run 'TestSuite/NAME/n=N'
+// -sim.seed SEED).
+func RunSuite(t *testing.T, p Protocol) {
+	for _, cfg := range Configs(p.Name) {
+		t.Run(cfg.Name, func(t *testing.T) {
+			t.Parallel()
+			CheckSeeds(t, cfg.Sizes, cfg.CISeeds, func(seed uint64, n int) Options { return cfg.Make(seed, n, p) })
+		})
+	}
 }
 
 // CheckSeeds runs count seeds for each cluster size in parallel subtests
@@ -51,11 +78,8 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 			seeds := Seeds(count)
 			for _, seed := range seeds {
 				res, err := Run(mk(seed, n))
-				if err != nil {
-					t.Fatalf("%v (replay: go test -run '%s' -sim.seed %d)", err, t.Name(), seed)
-				}
-				if v := res.Report.Violations; len(v) > 0 {
-					t.Fatalf("seed %d: %d violations, first: %v (replay: go test -run '%s' -sim.seed %d)", seed, len(v), v[0], t.Name(), seed)
+				if f := Failure(res, err); f != "" {
+					t.Fatalf("seed %d: %s (replay: go test -run '%s' -sim.seed %d)", seed, f, t.Name(), seed)
 				}
 				fast += res.Fast
 				slow += res.Slow

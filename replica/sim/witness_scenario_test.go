@@ -67,3 +67,40 @@ func TestScenarioLeaderReplacesOwnWitnessRecord(t *testing.T) {
 		requireClean(t, s)
 	})
 }
+
+// TestScenarioReplayFollowsArrivalOrder: PROTOCOL.md 6.5, last paragraph.
+// Two sessions' strong writes of different keys complete on the fast path,
+// one after the other, while the leader's Accepts are lost; the leader
+// crashes and the new one replays both. The witnesses received them in
+// real-time order and agree, so the replay keeps that order, whatever the
+// sessions' client ids say (the tie-break).
+func TestScenarioReplayFollowsArrivalOrder(t *testing.T) {
+	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
+		s := newScript(t, p, 3, 2)
+		// first is the session with the larger client id: ordering by
+		// (ClientId, Seq) would put its write second.
+		first, second := 0, 1
+		if s.ClientID(0) < s.ClientID(1) {
+			first, second = 1, 0
+		}
+		drops(t, s, acceptFrom(0))
+		s.Put(first, wire.Strong, 1)
+		runUntil(t, s, "the first write completes", func() bool { ok, _ := s.Done(first, 1); return ok }, time.Second)
+		s.Put(second, wire.Strong, 2)
+		runUntil(t, s, "the second write completes", func() bool { ok, _ := s.Done(second, 1); return ok }, time.Second)
+		require.Equal(t, "fast", s.Path(first, 1))
+		require.Equal(t, "fast", s.Path(second, 1))
+		s.Crash(0)
+		drops(t, s, onlyCandidate(1))
+		runUntil(t, s, "both writes are applied at replica 1", func() bool {
+			_, a := s.AppliedSlot(1, first, 1)
+			_, b := s.AppliedSlot(1, second, 1)
+			return a && b
+		}, 5*time.Second)
+		a, _ := s.AppliedSlot(1, first, 1)
+		b, _ := s.AppliedSlot(1, second, 1)
+		require.Less(t, a, b, "the replay keeps the writes in the order the witnesses received them")
+		s.Drop(nil)
+		requireClean(t, s)
+	})
+}

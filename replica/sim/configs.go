@@ -1,0 +1,120 @@
+package sim
+
+import (
+	"time"
+)
+
+// Config is one named simulation configuration of the suite. CI runs
+// CISeeds seeds of it per cluster size (TestSuite in each protocol's
+// package); the soak (scripts/soak.sh) runs it from a random seed base for
+// as long as it is given. Make builds the options of one run.
+type Config struct {
+	Name    string
+	Sizes   []int
+	CISeeds int
+	Make    func(seed uint64, n int, p Protocol) Options
+}
+
+// Configs is the simulation suite of a protocol: the same configurations
+// for both, with the workload mix tuned to what each protocol's weak
+// operations exercise.
+func Configs(protocol string) []Config {
+	ho := protocol == "curpho"
+	mix := func(o *Options) {
+		if ho {
+			o.Workload.WeakWrites, o.Workload.Writes = 60, 30
+		}
+	}
+	return []Config{
+		{Name: "core", Sizes: []int{3, 5}, CISeeds: 300, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			return o
+		}},
+		{Name: "failover", Sizes: []int{3, 5}, CISeeds: 400, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			o.Faults = FailoverMix(n)
+			return o
+		}},
+		// Weak writes followed by strong operations of the same session on
+		// other keys, and reads of hot keys, across a leader crash.
+		{Name: "leader-crash", Sizes: []int{5}, CISeeds: 200, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			o.Sessions = 6
+			o.Workload = Workload{Ops: 80, Pendings: 4, Keys: 8, WeakRatio: 50, WeakWrites: 70, Writes: 50}
+			o.Faults = Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 4 * time.Millisecond,
+				Crashes: 1, CrashWithin: 100 * time.Millisecond, CrashLeader: true}
+			return o
+		}},
+		{Name: "harsh", Sizes: []int{5}, CISeeds: 150, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			o.Sessions = 6
+			o.Workload = Workload{Ops: 60, Pendings: 3, Keys: 4, WeakRatio: 50, WeakWrites: 80, Writes: 50}
+			o.Faults = HarshMix()
+			return o
+		}},
+		// The harsh mix with client crashes and execution lag: sessions die
+		// with weak writes held by few witnesses, and their records must
+		// still be decided (PROTOCOL.md 3.4 rule 6).
+		{Name: "harsh-clients", Sizes: []int{5}, CISeeds: 60, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			o.Sessions = 8
+			o.Workload = Workload{Ops: 80, Pendings: 3, Keys: 6, WeakRatio: 50, WeakWrites: 80, Writes: 50}
+			o.Faults = HarshMix()
+			o.Faults.CrashClientToo = true
+			o.Faults.ClientCrashes = 2
+			o.Faults.ApplyLag = 2 * time.Millisecond
+			return o
+		}},
+		// More sessions, keys and operations than the others, so that
+		// anomalies across keys and long chains show.
+		{Name: "many", Sizes: []int{3, 5}, CISeeds: 8, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			o.Sessions = 8
+			o.Workload = Workload{Ops: 200, Pendings: 4, Keys: 20, WeakRatio: 50, WeakWrites: o.Workload.WeakWrites,
+				Writes: o.Workload.Writes}
+			o.Faults = FaultMix
+			o.Faults.ClientCrashes = 2
+			return o
+		}},
+		// Repeated partitions that isolate the leader for longer than the
+		// election timeout: views change again and again under load.
+		{Name: "partitions", Sizes: []int{3, 5}, CISeeds: 8, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			o.Sessions = 6
+			o.Workload = Workload{Ops: 150, Pendings: 3, Keys: 10, WeakRatio: 50, WeakWrites: o.Workload.WeakWrites,
+				Writes: o.Workload.Writes}
+			o.Faults = FaultMix
+			o.Faults.PartitionEvery, o.Faults.PartitionFor = 2*time.Second, 3*time.Second
+			o.Faults.PartitionLeader = true
+			return o
+		}},
+		// Everything at once: up to f crashes, client crashes, execution
+		// lag, dropped weak writes and leader partitions, on many keys.
+		{Name: "chaos", Sizes: []int{3, 5}, CISeeds: 8, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			o.Sessions = 10
+			o.Workload = Workload{Ops: 150, Pendings: 3, Keys: 30, WeakRatio: 50, WeakWrites: o.Workload.WeakWrites,
+				Writes: o.Workload.Writes}
+			o.Faults = FailoverMix(n)
+			o.Faults.CrashWithin = time.Second
+			o.Faults.ClientCrashes = 3
+			o.Faults.DropWeakProb = 0.3
+			o.Faults.PartitionEvery, o.Faults.PartitionFor = 2*time.Second, 2500*time.Millisecond
+			o.Faults.PartitionLeader = true
+			return o
+		}},
+	}
+}
+
+// base is the core workload: four sessions colliding on three hot keys.
+func base(seed uint64, n int, p Protocol) Options {
+	return Options{
+		Seed: seed, N: n, Sessions: 4, Protocol: p, Faults: FaultMix,
+		Workload: Workload{Ops: 60, Pendings: 3, Keys: 3, WeakRatio: 50, WeakWrites: 50, Writes: 50},
+	}
+}
