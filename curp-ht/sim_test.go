@@ -73,15 +73,3 @@ func TestMutationNoWitnessReplayIsCaught(t *testing.T) {
 		return o
 	})
 }
-
-// TestMutationVoteByCommitIndexIsCaught: a vote rule that compares only
-// commit indices (the reference's) elects a replica that lacks entries the
-// old leader committed and answered.
-func TestMutationVoteByCommitIndexIsCaught(t *testing.T) {
-	sim.RequireViolation(t, 300, func(seed uint64) sim.Options {
-		o := crashOptions(seed, 5)
-		o.Mutation = replica.Mutation{VoteByCommitIndex: true}
-		o.Faults.MaxDelay = 8 * time.Millisecond
-		return o
-	})
-}

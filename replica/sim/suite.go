@@ -3,9 +3,12 @@ package sim
 import (
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"swiftpaxos/client/check"
 )
 
 // Flags shared by the protocol packages' simulation tests:
@@ -93,8 +96,10 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 }
 
 // RequireViolation runs seeds 1..maxSeeds of a deliberately broken build
-// until the checker reports a violation, and fails if none does.
-func RequireViolation(t *testing.T, maxSeeds int, mk func(seed uint64) Options) {
+// until the checker reports a violation, and fails if none does. When
+// rules are given, only a violation of one of them counts: the mutation
+// must be caught for the reason it breaks.
+func RequireViolation(t *testing.T, maxSeeds int, mk func(seed uint64) Options, rules ...check.Rule) {
 	t.Helper()
 	for seed := uint64(1); seed <= uint64(maxSeeds); seed++ {
 		res, err := Run(mk(seed))
@@ -102,12 +107,14 @@ func RequireViolation(t *testing.T, maxSeeds int, mk func(seed uint64) Options) 
 			t.Logf("seed %d: %v", seed, err)
 			continue
 		}
-		if len(res.Report.Violations) > 0 {
-			t.Logf("seed %d caught it: %v", seed, res.Report.Violations[0])
-			return
+		for _, v := range res.Report.Violations {
+			if len(rules) == 0 || slices.Contains(rules, v.Rule) {
+				t.Logf("seed %d caught it: %v", seed, v)
+				return
+			}
 		}
 	}
-	t.Fatalf("no violation in %d seeds", maxSeeds)
+	t.Fatalf("no violation of %v in %d seeds", rules, maxSeeds)
 }
 
 // RequireReplay runs one seed twice and requires identical runs.
