@@ -120,3 +120,26 @@ func TestScenarioCrashedClientStrongRecordIsDecided(t *testing.T) {
 	require.Equal(t, "fast", s.Path(1, 1))
 	requireClean(t, s)
 }
+
+// TestScenarioSessionRebindsWhenBoundReplicaDies (CURP-HO): a session's
+// weak writes reach only its bound replica (every other copy is lost, as
+// on connections that keep breaking), and its strong write waits at the
+// leader's barrier behind them. The bound replica crashes. The session must
+// learn it (a dead process's connections break), re-bind to a live replica
+// and re-send its write set there, so that the chain reaches the leader and
+// the strong write completes: no session may stall while a majority is up.
+func TestScenarioSessionRebindsWhenBoundReplicaDies(t *testing.T) {
+	p := sim.Protocol{Name: curpho.Name, Replica: curpho.NewReplicaPolicy, Client: curpho.NewClientPolicy}
+	s := newScript(t, p, 5, 2)
+	w := s.Endpoint(1) // bound to replica 1
+	s.Drop(func(from, to int, m wire.Message) bool {
+		cp, ok := m.(*wire.CausalPropose)
+		return ok && from == w && wire.ReplicaID(to) != cp.Bound
+	})
+	s.Put(1, wire.Weak, 1)
+	s.Put(1, wire.Strong, 2)
+	runUntil(t, s, "the weak write is acknowledged", func() bool { ok, _ := s.Done(1, 1); return ok }, time.Second)
+	s.Crash(1)
+	runUntil(t, s, "the strong write completes", func() bool { ok, _ := s.Done(1, 2); return ok }, 10*time.Second)
+	requireClean(t, s)
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"swiftpaxos/client"
+	"swiftpaxos/replica/wire"
 	"swiftpaxos/replica"
 )
 
@@ -92,6 +93,10 @@ type Options struct {
 	// Deadline bounds the virtual duration of the run; a run that has not
 	// finished and settled by then failed to make progress.
 	Deadline time.Duration
+	// Trace, when set, sees every message delivered (for debugging a
+	// failing seed): the instant, the endpoints (replicas 0..N-1, then
+	// sessions) and the message.
+	Trace func(now time.Duration, from, to int, m wire.Message)
 	// Mutation is passed to every replica, ClientMutation to every
 	// session (tests of the checker only).
 	Mutation       replica.Mutation

@@ -249,6 +249,9 @@ func (c *Cluster) deliver(e *event) error {
 		return fmt.Errorf("decoding a frame from %d to %d: %w", l.from, l.to, err)
 	}
 	n := c.o.N
+	if c.o.Trace != nil {
+		c.o.Trace(time.Duration(c.now), l.from, l.to, m)
+	}
 	switch {
 	case l.to < n && l.from < n:
 		c.replicas[l.to].StepReplica(wire.ReplicaID(l.from), m)
