@@ -66,9 +66,11 @@
 //     order respecting real time (LIN-RT, LIN-LEGAL). See "Linearizability"
 //     below. A key whose search times out is reported in Report.Unknown,
 //     which is neither a pass nor a violation.
-//   - strong-write-order (logs only): completed strong puts s1 rt s2, of
-//     any keys, with pos(s1) > pos(s2) (section 2.6 item 3; LIN-RT and HC
-//     order strong puts across keys too).
+//   - strong-write-order (logs only): completed strong puts s1 rt s2 of
+//     one key with pos(s1) > pos(s2) (section 2.6 item 3). Only per key:
+//     linearizability is local, and recovery may replay commuting strong
+//     writes of different keys in either order (sections 1.7, 6.4, and
+//     the amended HC of 2.3).
 //   - read-your-writes: a get returned a value older in <A than a put its
 //     own session completed before the get was invoked.
 //   - monotonic-reads: gets r1 so r2 of one key, where r2 returned a value
