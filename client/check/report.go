@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"time"
 
 	"swiftpaxos/kvs"
 )
@@ -68,8 +67,8 @@ type Violation struct {
 
 func (v Violation) String() string { return fmt.Sprintf("[%s] %s", v.Rule, v.Message) }
 
-// Unknown is a check that could not decide within its time budget. It is
-// neither a pass nor a violation.
+// Unknown is a check that could not be decided. It is neither a pass nor
+// a violation, and makes Report.OK false. doc.go lists what produces one.
 type Unknown struct {
 	Rule    Rule
 	Key     kvs.Key
@@ -91,7 +90,7 @@ func (s Skipped) String() string { return fmt.Sprintf("[%s not checked] %s", s.R
 // Report is the outcome of Check.
 type Report struct {
 	Violations []Violation
-	// Unknown lists checks that timed out (see Options.LinTimeout).
+	// Unknown lists checks that could not be decided (doc.go, "Verdict").
 	Unknown []Unknown
 	// Skipped lists the rules that could not be checked, or only partly,
 	// and why. They do not make the report fail, but nothing was verified
@@ -146,16 +145,8 @@ func (r Report) String() string {
 	return b.String()
 }
 
-// DefaultLinTimeout is the per-key linearizability budget used when
-// Options.LinTimeout is zero.
-const DefaultLinTimeout = 10 * time.Second
-
 // Options tune Check. The zero value is ready to use.
 type Options struct {
-	// LinTimeout bounds porcupine's search on one key. A key that runs out
-	// of time is reported in Report.Unknown. Zero means DefaultLinTimeout;
-	// a negative value means no limit.
-	LinTimeout time.Duration
 	// VisualizeDir, when not empty, receives porcupine's HTML rendering of
 	// every key that fails linearizability (created if missing).
 	VisualizeDir string
@@ -173,12 +164,6 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	switch {
-	case o.LinTimeout == 0:
-		o.LinTimeout = DefaultLinTimeout
-	case o.LinTimeout < 0:
-		o.LinTimeout = 0 // porcupine: no limit
-	}
 	if o.Parallelism <= 0 {
 		o.Parallelism = runtime.GOMAXPROCS(0)
 	}

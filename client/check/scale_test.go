@@ -214,3 +214,37 @@ func TestCheckLargeHistoryCatchesCausalAnomaly(t *testing.T) {
 	requireViolation(t, r, RuleCausalVisibility, h[bx].ID().String(), "causal chain")
 	requireOnly(t, r, RuleCausalVisibility, RuleReadYourWrites, RuleMonotonicReads)
 }
+
+// hotKeyParams is one key under 60 sessions (a quarter of them pipelined):
+// the case that made a search over orders time out.
+var hotKeyParams = genParams{ops: 160_000, sessions: 60, keys: 1, hotKeys: 1, hotShare: 1}
+
+// One hot key is decided exactly and quickly, and a single stale strong
+// read among 160,000 operations is found.
+func TestHotKeyDecidedExactly(t *testing.T) {
+	h, logs := genHistory(4, hotKeyParams)
+	start, cpu := time.Now(), cpuTime()
+	r := Check(h, logs, Options{})
+	t.Logf("Check of %d ops on one key: %v (CPU %v)", len(h), time.Since(start), cpuTime()-cpu)
+	requireOK(t, r)
+
+	// Make a late strong get return the value of the first strong put to
+	// complete, which many strong puts have overwritten since.
+	first := -1
+	for i, o := range h {
+		if o.Kind == Put && o.Level == Strong && o.OK && (first < 0 || o.ReturnNS < h[first].ReturnNS) {
+			first = i
+		}
+	}
+	stale := -1
+	for i := len(h) - 1; i >= 0 && stale < 0; i-- {
+		if o := h[i]; o.Kind == Get && o.Level == Strong && o.OK && o.Session != h[first].Session {
+			stale = i
+		}
+	}
+	h[stale].Value = h[first].Value
+	start = time.Now()
+	r = Check(h, logs, Options{MaxPerRule: 5})
+	t.Logf("Check with one stale read: %v", time.Since(start))
+	requireViolation(t, r, RuleLinearizability, h[stale].ID().String()+" (strong get of key 0", "read from "+h[first].ID().String())
+}
