@@ -70,6 +70,18 @@
 //     linearizability is local, and recovery may replay commuting strong
 //     writes of different keys in either order (sections 1.7, 6.4, and
 //     the amended HC of 2.3).
+//   - strong-read-order (logs only): a completed strong get r of key k
+//     with source w breaks the log order <A of k (section 2.6 item 4):
+//     (a) a completed strong put s of k with s rt r is later than w in
+//     <A; (c) a completed strong get r1 rt r of k read a source later in
+//     <A than w; (d) a strong put s of k, completed or not, with r rt s is
+//     earlier than w in <A. Clause (b), w invoked before resp(r), is
+//     read-from-future. Comparisons with a position missing from the log
+//     are skipped (durability, C1 and C3 report missing puts). One
+//     violation per get, for the first clause it breaks; a get that
+//     read-your-writes or monotonic reads reported is not repeated.
+//     Unlike linearizability, which may choose any order, this holds the
+//     strong reads to the order the log actually has.
 //   - read-your-writes: a get returned a value older in <A than a put its
 //     own session completed before the get was invoked.
 //   - monotonic-reads: gets r1 so r2 of one key, where r2 returned a value

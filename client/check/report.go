@@ -20,6 +20,7 @@ const (
 	RuleReadFromFuture   Rule = "read-from-future"
 	RuleLinearizability  Rule = "linearizability"
 	RuleStrongWriteOrder Rule = "strong-write-order"
+	RuleStrongReadOrder  Rule = "strong-read-order"
 	RuleReadYourWrites   Rule = "read-your-writes"
 	RuleMonotonicReads   Rule = "monotonic-reads"
 	RuleLogAgreement     Rule = "log-agreement"
@@ -40,7 +41,7 @@ var ruleRank = func() map[Rule]int {
 	m := map[Rule]int{}
 	for i, r := range []Rule{
 		RuleHistoryInvalid, RuleLogInvalid, RuleReadNeverWritten, RuleReadFromFuture,
-		RuleCausalCycle, RuleLinearizability, RuleStrongWriteOrder, RuleReadYourWrites,
+		RuleCausalCycle, RuleLinearizability, RuleStrongWriteOrder, RuleStrongReadOrder, RuleReadYourWrites,
 		RuleMonotonicReads, RuleCausalVisibility, RuleCausalArbitration,
 		RuleLogAgreement, RuleLogMismatch, RuleAtMostOnce, RuleDurability,
 		RuleC1ReadFrom, RuleC2DurabilityOrder, RuleC3VisibilityBarrier,
