@@ -33,7 +33,23 @@
 // operation with ok false is pending (resp = +infinity) whatever its
 // return_ns says, because its outcome is unknown: a pending put may or may
 // not have taken effect, a pending get constrains nothing. path ("fast" or
-// "slow") is optional and ignored.
+// "slow") is optional and ignored. Instants must lie strictly between the
+// least and the greatest int64, which stand for -infinity and +infinity.
+//
+// A SCAN of the key range [k, k+c] (kvs.Command.KeyRange) is recorded as
+// one record per key of the range, each a get with its own key and value
+// ("" for a key the SCAN found NIL, that is never written), sharing the
+// SCAN's session, seq, level, invoke_ns, return_ns, ok and path, and
+// marked "scan":true (omitted or false on every other record):
+//
+//	{"session":"S","seq":2,"level":"weak","op":"get","key":8,"value":"",
+//	 "invoke_ns":300,"return_ns":400,"ok":true,"scan":true}
+//
+// [ScanRecords] builds them from the command and the store's per-key
+// result (kvs.Result.Items); a pending SCAN has NIL everywhere. The
+// records of one SCAN are a scan group: they must agree on everything but
+// key and value and cover each key of a range of consecutive keys once.
+// Records of different operations never share a (session, seq).
 //
 // An applied-log record ([LogEntry]), one file per replica, in the order
 // the replica applied them:
@@ -42,7 +58,15 @@
 //
 // op is "put", "get" or "noop" (a no-op needs only slot and op). The dump
 // must list what was applied: an entry the apply step skipped as a
-// duplicate (section 6.7) must be left out or recorded as a noop.
+// duplicate (section 6.7) must be left out or recorded as a noop. A SCAN
+// applied at slot s is one line per key of its range, in increasing key
+// order, each a get with its key and returned value, all with slot s, the
+// SCAN's session and seq, and "scan":true:
+//
+//	{"slot":4,"session":"S","seq":2,"op":"get","key":8,"value":"","scan":true}
+//
+// [LogEntriesOf] returns the lines of any executed command; [LogEntryOf]
+// the single line of a command other than a SCAN.
 //
 // # Relations
 //
@@ -50,14 +74,19 @@
 // a and b are of the same session, so pipelined operations of a session
 // that overlap in time are concurrent. The arbitration order <A is the
 // order of the reference log, the longest replica log (the first by name
-// among equals); pos(o) is the slot of o's first occurrence there, and the
-// initial NIL (w0) precedes every slot.
+// among equals); pos(o) is the slot of o's first occurrence there (for
+// each part of a SCAN, the SCAN's slot), and the initial NIL (w0)
+// precedes every slot.
 //
 // # Rules
 //
-//   - history-invalid: a record is malformed, reuses a (session, seq), or
-//     writes a value already written (values must be unique).
-//   - log-invalid: slots of one replica's log do not strictly increase.
+//   - history-invalid: a record is malformed, reuses a (session, seq)
+//     outside one scan group, breaks a scan group (records that differ in
+//     more than key and value, a key twice, a key of the range missing),
+//     or writes a value already written (values must be unique).
+//   - log-invalid: slots of one replica's log do not strictly increase,
+//     except between the lines of one SCAN, which share a slot and list
+//     their keys in increasing order.
 //   - read-never-written: a completed get returned a value no put wrote to
 //     its key.
 //   - read-from-future: a completed get returned the value of a put that
@@ -91,9 +120,13 @@
 //     reported, once per replica.
 //   - log-mismatch (logs only): the reference log applied, under some
 //     (session, seq), a command other than the one the client recorded, or
-//     one no client recorded.
+//     one no client recorded. SCAN lines are matched by (session, seq,
+//     key): a line for a key outside the client's range, a key of the
+//     range with no line (once per SCAN), and a SCAN applied for a get or
+//     the reverse are all mismatches.
 //   - at-most-once (logs only): a (session, seq) occurs twice in one
-//     replica's applied log (sections 2.6 item 7, 6.7).
+//     replica's applied log (sections 2.6 item 7, 6.7); the lines of one
+//     SCAN are one command.
 //   - durability (logs only): a completed put, strong or weak, is missing
 //     from the reference log (sections 2.6 item 2, 6.8). Weak puts of
 //     crashed sessions are not exempted yet.
@@ -114,6 +147,14 @@
 //   - c3-visibility-barrier (logs only): a get r read put w of another
 //     session, and w, or a put in w's causal past, is missing from the log
 //     (once per w); or r is strong and precedes w in the log.
+//
+// A part of a SCAN is a get of its key in every rule: a read with its own
+// source, in its session's order and the causal order, a strong read for
+// linearizability, strong-read-order, C1 and C3 when the SCAN is strong
+// (section 2.6 item 8). So a strong SCAN after a session's weak put w is,
+// through its part of key(w), a C1 pair, and through its other parts C2
+// pairs. SCANs are checked key by key, not as one atomic read of their
+// range: section 2.6 item 8 records them as one read per key.
 //
 // A protocol fault often breaks several rules at once; each rule reports
 // it in its own terms, at most once per operation. C1 and C2
