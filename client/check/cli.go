@@ -26,9 +26,9 @@ const (
 // and returns ExitOK, ExitViolation (also when the report lists undecided
 // checks: a history is not known to be good until every check passed) or
 // ExitBadInput (reporting the file and line of the bad record on stderr).
-// porcupine's visualisation of a key that fails linearizability is written
-// to opts.VisualizeDir, by default the directory of PATH, and named in the
-// violation's line.
+// porcupine's rendering of the conflict that makes a key fail
+// linearizability is written to opts.VisualizeDir, by default the
+// directory of PATH, and named in the violation's line.
 func RunCommand(path string, opts Options, stdout, stderr io.Writer) int {
 	h, logs, dir, err := readInput(path)
 	if err != nil {

@@ -260,9 +260,10 @@
 // directly.
 //
 // porcupine is used only to draw a violation: with Options.VisualizeDir
-// set, the two clusters in conflict (or, beyond 64 operations, just the
-// operations the message names, which are not linearizable on their own
-// either) are given to porcupine, bounded by a 2 s timeout, and its HTML
+// set, the two clusters in conflict (or, beyond 16 operations, just the
+// six or fewer operations the message names, which are not linearizable
+// on their own either) are given to porcupine, bounded by a 2 s timeout
+// as well, and its HTML
 // rendering is written to the directory and named in the message. If
 // porcupine does not finish, the message says the rendering was not
 // written; the verdict never depends on it.

@@ -111,8 +111,10 @@ func dedup(is ...int32) []int32 {
 
 const (
 	// maxVisualOps bounds the operations porcupine is given to render a
-	// conflict: its search is exponential in the worst case.
-	maxVisualOps = 64
+	// conflict: its search is exponential in the number of concurrent
+	// operations (100 concurrent gets of one value take it seconds), and a
+	// failing run may have many keys to render.
+	maxVisualOps = 16
 	// visualTimeout bounds porcupine's search for a rendering. Only the
 	// rendering depends on it, never the verdict.
 	visualTimeout = 2 * time.Second

@@ -30,6 +30,24 @@ func TestStaleStrongReadAfterCompletedWrite(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// A conflict between large clusters is drawn from the operations the
+// message names only, which keeps porcupine's search small.
+func TestVisualizationOfALargeConflict(t *testing.T) {
+	h := []Op{sPut("a", 1, 7, "a1", 0, 10)}
+	for i := range 100 {
+		h = append(h, sGet(fmt.Sprintf("r%d", i), 1, 7, "a1", 20, 1000))
+	}
+	h = append(h, sPut("b", 1, 7, "b1", 20, 30), sGet("c", 1, 7, "a1", 40, 50))
+	dir := t.TempDir()
+	r := Check(h, nil, Options{VisualizeDir: dir})
+	v := requireViolation(t, r, RuleLinearizability, "c#1", "but b#1")
+	html, err := os.ReadFile(v.Visualization)
+	require.NoError(t, err)
+	require.Contains(t, string(html), "c#1 (strong get")
+	require.NotContains(t, string(html), "r50#1", "a reader the message does not name")
+	require.Greater(t, len(newHistory(h, newCollector(0)).linOps(7)), maxVisualOps)
+}
+
 func TestStaleNilStrongRead(t *testing.T) {
 	h := []Op{
 		sPut("a", 1, 7, "a1", 0, 10),
