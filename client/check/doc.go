@@ -213,9 +213,10 @@
 //     last two kinds, then b is after w, or w would separate b from its
 //     readers); w precedes r, so w precedes b.
 //
-// They are not open-ended ([inv, +inf)) either: a window ending at the
-// first strong reader keeps each put's constraints as local as the strong
-// operations'.
+// Such a put's window ends at its first strong reader's response rather
+// than at +infinity; the decision below is the same either way (its
+// cluster's least ret is a reader's), and porcupine, which renders
+// violations, has less to search.
 //
 // The decision is exact and takes O(n log n) (lin_zones.go), by the
 // cluster and zone characterisation of Gibbons and Korach (SIAM J.

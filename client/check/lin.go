@@ -14,7 +14,8 @@ import (
 // Linearizability of strong operations, one key at a time (PROTOCOL.md
 // section 2.3, LIN-RT and LIN-LEGAL restricted to one key; a register
 // history is linearizable iff each key's is). doc.go explains which
-// operations take part and with which time windows.
+// operations take part and with which time windows; lin_zones.go decides
+// exactly; porcupine, through the model below, only renders a violation.
 
 // linInput is the porcupine input of one register operation.
 type linInput struct {

@@ -62,7 +62,8 @@ type Violation struct {
 	// instants, and which guarantee that breaks.
 	Message string
 	// Visualization is the path of porcupine's HTML rendering of the
-	// offending key, when Options.VisualizeDir was set.
+	// conflict that makes a key fail linearizability, when
+	// Options.VisualizeDir was set and porcupine confirmed it in time.
 	Visualization string
 }
 
@@ -149,7 +150,8 @@ func (r Report) String() string {
 // Options tune Check. The zero value is ready to use.
 type Options struct {
 	// VisualizeDir, when not empty, receives porcupine's HTML rendering of
-	// every key that fails linearizability (created if missing).
+	// the conflict of every key that fails linearizability (created if
+	// missing). The verdict does not depend on it.
 	VisualizeDir string
 	// Parallelism is the number of keys checked at once; zero means
 	// GOMAXPROCS.
