@@ -88,6 +88,7 @@ func TestReadLogBadLine(t *testing.T) {
 func FuzzReadHistory(f *testing.F) {
 	f.Add([]byte(`{"session":"a","seq":1,"level":"weak","op":"get","key":1,"value":"","invoke_ns":0,"return_ns":0,"ok":false}`))
 	f.Add([]byte("{}\n\n{"))
+	f.Add([]byte(`{"session":"a","seq":1,"level":"strong","op":"get","key":1,"value":"","invoke_ns":0,"return_ns":3,"ok":true,"scan":true}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := ReadHistory(bytes.NewReader(data), "fuzz")
 		if err != nil {

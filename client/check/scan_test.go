@@ -265,3 +265,15 @@ func TestScanPartsShareALane(t *testing.T) {
 	require.Equal(t, int32(10), ss.rank[len(h)-1])
 	requireOK(t, Check(h, nil, Options{}))
 }
+
+// A strong scan is held to the log order of each key it reads.
+func TestStrongScanPartReadOrder(t *testing.T) {
+	a := sPut("a", 1, 4, "a1", 0, 10)
+	b := sPut("b", 1, 4, "b1", 5, 30) // concurrent with a#1
+	scan := scanOf("c", 1, Strong, 3, 2, map[kvs.Key]string{4: "b1"}, 40, 50)
+	h := append([]Op{a, b}, scan...)
+	requireOK(t, Check(h, logs1(append(logOf(a, b), scanLog(3, scan)...)), Options{}))
+	r := Check(h, logs1(append(logOf(b, a), scanLog(3, scan)...)), Options{})
+	requireViolation(t, r, RuleStrongReadOrder, "c#1 (strong scan of keys 3 to 5, returning \"b1\" for key 4", "a#1 (strong put")
+	requireOnly(t, r, RuleStrongReadOrder)
+}
