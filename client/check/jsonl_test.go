@@ -63,6 +63,8 @@ func TestReadHistoryBadLine(t *testing.T) {
 		"empty put value":  strings.Replace(good, `"a1"`, `""`, 1),
 		"trailing garbage": good + ` {}`,
 		"bad path":         strings.Replace(good, `"ok":true`, `"ok":true,"path":"medium"`, 1),
+		"instant at -inf":  strings.Replace(good, `"invoke_ns":0`, `"invoke_ns":-9223372036854775808`, 1),
+		"scan put":         strings.Replace(good, `"ok":true`, `"ok":true,"scan":true`, 1),
 	}
 	for name, bad := range cases {
 		t.Run(name, func(t *testing.T) {
