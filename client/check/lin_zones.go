@@ -85,7 +85,7 @@ func (x *history) decideLin(lops []linOp) []linConflict {
 		w := x.src[lo.op]
 		c := &clusters[of[w]]
 		if w >= 0 {
-			if put := lops[clusters[of[w]].putAt]; lo.ret < put.call {
+			if put := lops[c.putAt]; lo.ret < put.call {
 				out = append(out, linConflict{read: j, wA: w, a1: -1, b1: -1, b2: -1, a2: -1})
 			}
 		}
