@@ -19,8 +19,13 @@ func Check(h []Op, logs map[string][]LogEntry, opts Options) Report {
 	checkSessions(x, l, c) // before checkCausal, which skips the reads it flags
 	ss := newSessions(x)
 	checkCausal(x, ss, l, pos, c)
-	if l != nil {
+	if l == nil {
+		c.skipped = append(c.skipped,
+			Skipped{RuleStrongWriteOrder, "needs the log positions of the applied logs"},
+			Skipped{RuleStrongReadOrder, "needs the log order of the applied logs (the linearizability rule still orders strong operations by real time)"})
+	} else {
 		checkStrongWriteOrder(x, l, c)
+		checkStrongReadOrder(x, l, pos, c) // after checkSessions, whose reads it skips
 		checkDurability(x, l, opts.Crashed, c)
 		checkC1C2(x, ss, l, pos, c)
 	}

@@ -35,8 +35,12 @@ type history struct {
 	end []int64
 	// src is, for a completed get, the put it read from (by value), srcNil
 	// or srcNone; srcNone for everything else.
-	src  []int32
+	src []int32
+	// byID maps a CmdId to its record, the first one for a scan.
 	byID map[OpID]int32
+	// scans and scanPart index the records of scans (scan.go).
+	scans    map[OpID]*scanGroup
+	scanPart map[partID]int32
 	// writer maps a written value to the first put that wrote it.
 	writer    map[string]int32
 	byKey     map[kvs.Key][]int32
@@ -61,6 +65,8 @@ func newHistory(h []Op, c *collector) *history {
 		end:       make([]int64, n),
 		src:       make([]int32, n),
 		byID:      make(map[OpID]int32, n),
+		scans:     map[OpID]*scanGroup{},
+		scanPart:  map[partID]int32{},
 		writer:    map[string]int32{},
 		byKey:     map[kvs.Key][]int32{},
 		bySessKey: map[sessKey][]int32{},
@@ -83,9 +89,14 @@ func newHistory(h []Op, c *collector) *history {
 			invalid(i, "%v", err)
 		}
 		if j, dup := x.byID[o.ID()]; dup {
-			invalid(i, "reuses the (session, seq) of record %d; every operation needs its own seq", j+1)
+			if why := x.joinScan(j, i); why != "" {
+				invalid(i, "%s", why)
+			}
 		} else {
 			x.byID[o.ID()] = i
+			if o.Scan {
+				x.startScan(i)
+			}
 		}
 		if o.Kind == Put && o.Value != "" {
 			if j, dup := x.writer[o.Value]; dup {
@@ -102,6 +113,7 @@ func newHistory(h []Op, c *collector) *history {
 		sk := sessKey{o.Session, o.Key}
 		x.bySessKey[sk] = append(x.bySessKey[sk], i)
 	}
+	x.checkScanRanges(invalid)
 	slices.Sort(x.keys)
 	for i := int32(0); int(i) < n; i++ {
 		o := &h[i]
@@ -125,6 +137,8 @@ func (x *history) describe(i int32) string {
 	o := &x.ops[i]
 	var what string
 	switch {
+	case o.Scan:
+		what = x.describeScanPart(i)
 	case o.Kind == Put:
 		what = fmt.Sprintf("%v put of %s to key %d", o.Level, shortValue(o.Value), o.Key)
 	case x.completed(i) && o.Value == "":

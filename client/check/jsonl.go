@@ -40,6 +40,7 @@ type opRecord struct {
 	ReturnNS *int64     `json:"return_ns"`
 	OK       *bool      `json:"ok"`
 	Path     *string    `json:"path"`
+	Scan     *bool      `json:"scan"`
 }
 
 func (r *opRecord) op() (Op, error) {
@@ -68,6 +69,9 @@ func (r *opRecord) op() (Op, error) {
 	if r.Path != nil {
 		o.Path = *r.Path
 	}
+	if r.Scan != nil {
+		o.Scan = *r.Scan
+	}
 	if err := validateOp(o); err != nil {
 		return Op{}, err
 	}
@@ -90,6 +94,10 @@ func validateOp(o Op) error {
 		return fmt.Errorf("return_ns %d is before invoke_ns %d", o.ReturnNS, o.InvokeNS)
 	case o.Path != "" && o.Path != "fast" && o.Path != "slow":
 		return fmt.Errorf("path %q is neither \"fast\" nor \"slow\"", o.Path)
+	case o.Scan && o.Kind != Get:
+		return errors.New("a scan record must be a get (one per key of the scanned range)")
+	case o.InvokeNS == negInf || o.InvokeNS == inf || o.ReturnNS == negInf || o.ReturnNS == inf:
+		return errors.New("instants must lie strictly between the least and the greatest int64, which stand for -infinity and +infinity")
 	}
 	return nil
 }
@@ -103,6 +111,7 @@ type logRecord struct {
 	Kind    *OpKind    `json:"op"`
 	Key     *kvs.Key   `json:"key"`
 	Value   *string    `json:"value"`
+	Scan    *bool      `json:"scan"`
 }
 
 func (r *logRecord) entry() (LogEntry, error) {
@@ -121,6 +130,12 @@ func (r *logRecord) entry() (LogEntry, error) {
 	}
 	if r.Value != nil {
 		e.Value = *r.Value
+	}
+	if r.Scan != nil {
+		e.Scan = *r.Scan
+	}
+	if e.Scan && e.Kind != Get {
+		return LogEntry{}, errors.New("a scan entry must be a get (one per key of the scanned range)")
 	}
 	if e.Kind == Noop {
 		return e, nil

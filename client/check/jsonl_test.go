@@ -63,6 +63,8 @@ func TestReadHistoryBadLine(t *testing.T) {
 		"empty put value":  strings.Replace(good, `"a1"`, `""`, 1),
 		"trailing garbage": good + ` {}`,
 		"bad path":         strings.Replace(good, `"ok":true`, `"ok":true,"path":"medium"`, 1),
+		"instant at -inf":  strings.Replace(good, `"invoke_ns":0`, `"invoke_ns":-9223372036854775808`, 1),
+		"scan put":         strings.Replace(good, `"ok":true`, `"ok":true,"scan":true`, 1),
 	}
 	for name, bad := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -88,6 +90,7 @@ func TestReadLogBadLine(t *testing.T) {
 func FuzzReadHistory(f *testing.F) {
 	f.Add([]byte(`{"session":"a","seq":1,"level":"weak","op":"get","key":1,"value":"","invoke_ns":0,"return_ns":0,"ok":false}`))
 	f.Add([]byte("{}\n\n{"))
+	f.Add([]byte(`{"session":"a","seq":1,"level":"strong","op":"get","key":1,"value":"","invoke_ns":0,"return_ns":3,"ok":true,"scan":true}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := ReadHistory(bytes.NewReader(data), "fuzz")
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"container/heap"
 	"slices"
+
+	"swiftpaxos/replica/wire"
 )
 
 // Sessions, lanes and clocks: the compact causal pasts of causal.go
@@ -18,7 +20,9 @@ import (
 // Completed ops are packed greedily, in invocation order, into the lane
 // whose last op ended earliest, if that was before the op's invocation;
 // this uses as few lanes as the session has mutually overlapping ops
-// (one, without pipelining). A pending put that some get read has a lane
+// (one, without pipelining). The parts of a scan (scan.go) share one
+// place in one lane: they have the same window, so every op is so-after
+// all of them or none, and a clock holds all of them or none. A pending put that some get read has a lane
 // of its own (it has no so-successor); other pending ops never enter a
 // clock and have no lane.
 type sessions struct {
@@ -69,9 +73,20 @@ func newSessions(x *history) *sessions {
 		slices.SortFunc(byInv, func(a, b int32) int {
 			return cmp.Or(cmp.Compare(x.ops[a].InvokeNS, x.ops[b].InvokeNS), cmp.Compare(a, b))
 		})
-		var tails laneHeap // this session's lanes by the response of their last op
+		var tails laneHeap             // this session's lanes by the response of their last op
+		placed := map[wire.Seq]int32{} // a scan -> its first part placed
 		for _, o := range byInv {
+			first, inScan := int32(0), false
+			if x.ops[o].Scan {
+				first, inScan = placed[x.ops[o].Seq]
+				// An invalid scan (history-invalid) may not share a window.
+				inScan = inScan && x.end[first] == x.end[o] && x.ops[first].InvokeNS == x.ops[o].InvokeNS
+			}
 			switch {
+			case inScan && x.completed(o):
+				// The parts of a scan share its window: they are one step
+				// of a lane, not a chain.
+				ss.lane[o], ss.rank[o] = ss.lane[first], ss.rank[first]
 			case x.completed(o) && len(tails) > 0 && tails[0].end < x.ops[o].InvokeNS:
 				l := &tails[0]
 				ss.lane[o], ss.rank[o] = l.lane, l.size
@@ -84,6 +99,9 @@ func newSessions(x *history) *sessions {
 			case read[o]:
 				ss.lane[o] = int32(ss.lanes)
 				ss.lanes++
+			}
+			if x.ops[o].Scan && !inScan {
+				placed[x.ops[o].Seq] = o
 			}
 		}
 	}

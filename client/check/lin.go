@@ -3,8 +3,6 @@ package check
 import (
 	"fmt"
 	"hash/maphash"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 
@@ -16,7 +14,8 @@ import (
 // Linearizability of strong operations, one key at a time (PROTOCOL.md
 // section 2.3, LIN-RT and LIN-LEGAL restricted to one key; a register
 // history is linearizable iff each key's is). doc.go explains which
-// operations take part and with which time windows.
+// operations take part and with which time windows; lin_zones.go decides
+// exactly; porcupine, through the model below, only renders a violation.
 
 // linInput is the porcupine input of one register operation.
 type linInput struct {
@@ -122,16 +121,11 @@ func (x *history) linOps(k kvs.Key) []linOp {
 	return out
 }
 
-type linResult struct {
-	violation *Violation
-	unknown   *Unknown
-}
-
-// checkLinearizability checks every key with a strong read, opts.Parallelism
-// keys at a time, and reports in key order.
+// checkLinearizability decides every key with a strong read,
+// opts.Parallelism keys at a time, and reports in key order.
 func checkLinearizability(x *history, opts Options, c *collector) {
 	model := registerModel(x)
-	results := make([]linResult, len(x.keys))
+	results := make([]*Violation, len(x.keys))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range opts.Parallelism {
@@ -148,137 +142,41 @@ func checkLinearizability(x *history, opts Options, c *collector) {
 		}()
 	}
 	wg.Wait()
-	for _, r := range results {
-		if r.violation != nil {
-			c.add(*r.violation)
-		}
-		if r.unknown != nil {
-			c.unknown = append(c.unknown, *r.unknown)
+	for _, v := range results {
+		if v != nil {
+			c.add(*v)
 		}
 	}
 }
 
-func (x *history) checkKey(model porcupine.Model, k kvs.Key, opts Options) linResult {
+// checkKey decides key k exactly (decideLin) and, if it is not
+// linearizable, describes the first conflict and renders it with
+// porcupine when opts.VisualizeDir is set.
+func (x *history) checkKey(model porcupine.Model, k kvs.Key, opts Options) *Violation {
 	lops := x.linOps(k)
 	if lops == nil {
-		return linResult{}
+		return nil
 	}
-	sessions := map[SessionID]int{}
-	ops := make([]porcupine.Operation, len(lops))
-	for j, lo := range lops {
-		o := &x.ops[lo.op]
-		client, ok := sessions[o.Session]
-		if !ok {
-			client = len(sessions)
-			sessions[o.Session] = client
-		}
-		ops[j] = porcupine.Operation{
-			ClientId: client,
-			Input:    linInput{put: o.Kind == Put, value: o.Value},
-			Output:   o.Value,
-			Call:     lo.call,
-			Return:   lo.ret,
-			Metadata: lo.op,
-		}
+	conflicts := x.decideLin(lops)
+	if len(conflicts) == 0 {
+		return nil
 	}
-	// A quick check first; the verbose one, which records partial
-	// linearizations and costs more when the search backtracks, runs only
-	// to explain a failure.
-	res := porcupine.CheckOperationsTimeout(model, ops, opts.LinTimeout)
-	if res == porcupine.Ok {
-		return linResult{}
-	}
-	explanations, involved := x.explainLin(lops)
-	if res == porcupine.Unknown && len(explanations) == 0 {
-		return linResult{unknown: &Unknown{
-			Rule: RuleLinearizability,
-			Key:  k,
-			Message: fmt.Sprintf("linearizability of the %d operations on key %d is undecided: the search ran out of its %v budget (Options.LinTimeout)",
-				len(ops), k, opts.LinTimeout),
-		}}
-	}
-	v := &Violation{Rule: RuleLinearizability, Ops: involved}
-	var visErr error
-	if res == porcupine.Illegal {
-		vres, info := porcupine.CheckOperationsVerbose(model, ops, opts.LinTimeout)
-		if vres == porcupine.Illegal {
-			if len(explanations) == 0 {
-				var e string
-				e, v.Ops = x.explainPartial(info, lops)
-				explanations = append(explanations, e)
-			}
-			if opts.VisualizeDir != "" {
-				v.Visualization, visErr = visualize(model, info, opts.VisualizeDir, k)
-			}
-		}
-	}
-	if len(explanations) == 0 {
-		explanations = []string{"the search found no legal order"}
-	}
-	msg := fmt.Sprintf("the strong operations on key %d are not linearizable: %s", k, explanations[0])
-	if more := len(explanations) - 1; more > 0 {
-		msg += fmt.Sprintf(" (and %d similar conflict(s) on this key)", more)
+	why, ops := x.explainConflict(lops, conflicts[0])
+	msg := fmt.Sprintf("the strong operations on key %d are not linearizable: %s", k, why)
+	if more := len(conflicts) - 1; more > 0 {
+		msg += fmt.Sprintf(" (and %d more conflict(s) on this key)", more)
 	}
 	msg += "; strong operations must appear to take effect in one order that respects real time and in which every get returns the latest put (PROTOCOL.md 2.3 LIN-RT, LIN-LEGAL)"
-	switch {
-	case v.Visualization != "":
-		msg += "; visualization: " + v.Visualization
-	case visErr != nil:
-		msg += fmt.Sprintf("; visualization not written: %v", visErr)
+	v := &Violation{Rule: RuleLinearizability, Ops: ops}
+	if opts.VisualizeDir != "" {
+		path, err := x.visualize(model, lops, conflicts[0], opts.VisualizeDir, k)
+		if err != nil {
+			msg += fmt.Sprintf("; visualization not written: %v", err)
+		} else {
+			v.Visualization = path
+			msg += "; visualization: " + path
+		}
 	}
 	v.Message = msg
-	return linResult{violation: v}
-}
-
-// visualize writes porcupine's rendering of key k and returns its path.
-func visualize(model porcupine.Model, info porcupine.LinearizationInfo, dir string, k kvs.Key) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, fmt.Sprintf("linearizability-key-%d.html", k))
-	if err := porcupine.VisualizePath(model, info, path); err != nil {
-		return "", err
-	}
-	return path, nil
-}
-
-// explainPartial describes where porcupine's longest partial linearization
-// stops: the first operation (by response) that no legal order could place.
-func (x *history) explainPartial(info porcupine.LinearizationInfo, lops []linOp) (string, []OpID) {
-	parts := info.PartialLinearizationsOperations()
-	var longest []porcupine.Operation
-	if len(parts) > 0 {
-		for _, p := range parts[0] {
-			if len(p) > len(longest) {
-				longest = p
-			}
-		}
-	}
-	placed := map[int32]bool{}
-	state := ""
-	last := int32(-1)
-	for _, o := range longest {
-		i := o.Metadata.(int32)
-		placed[i] = true
-		last = i
-		if in := o.Input.(linInput); in.put {
-			state = in.value
-		}
-	}
-	stuck, stuckRet := int32(-1), int64(inf)
-	for _, lop := range lops {
-		if !placed[lop.op] && (stuck < 0 || lop.ret < stuckRet) {
-			stuck, stuckRet = lop.op, lop.ret
-		}
-	}
-	if stuck < 0 {
-		return "the search found no legal order", nil
-	}
-	prefix := "no operation can be placed first"
-	if last >= 0 {
-		prefix = fmt.Sprintf("the longest legal order places %d of the %d operations, ending with %s and leaving the value %s",
-			len(longest), len(lops), x.describe(last), describeValue(state))
-	}
-	return fmt.Sprintf("%s; %s cannot be placed next without breaking real time or returning a value other than the latest put",
-		prefix, x.describe(stuck)), x.ids(stuck, last)
+	return v
 }

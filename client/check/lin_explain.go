@@ -1,101 +1,84 @@
 package check
 
 import (
-	"cmp"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"swiftpaxos/kvs"
 )
 
-// explainLin looks for two simple patterns that make a key's operations
-// non-linearizable, in terms of the same windows porcupine was given, so
-// that a failure can be reported in words (and so that such a failure is
-// still reported when the search itself times out). Each instance on its
-// own rules out every legal order:
-//
-//   - Stale read: get r reads w, and a put s has ret(w) < call(s) and
-//     ret(s) < call(r), so s sits between w and r in every order
-//     (PROTOCOL.md 2.6 item 4, first clause).
-//   - Reads going back: gets r1, r2 with ret(r1) < call(r2) read w1 and w2,
-//     and ret(w2) < call(w1): every order has w2 < w1 < r1 < r2, so r2
-//     cannot return w2's value (2.6 item 4, third clause).
-//
-// Both are swept in O(n log n). It returns one message per instance and the
-// operations of the first.
-func (x *history) explainLin(lops []linOp) ([]string, []OpID) {
-	win := map[int32]linOp{}
-	var puts, reads []linOp
-	for _, lo := range lops {
-		if x.isPut(lo.op) {
-			win[lo.op] = lo
-			if lo.ret != inf {
-				puts = append(puts, lo)
-			}
-		} else {
-			reads = append(reads, lo)
-		}
+// explainConflict says in words why conflict k rules out every legal
+// order, in terms of the windows of lops, and returns the operations
+// involved, most relevant first.
+func (x *history) explainConflict(lops []linOp, k linConflict) (string, []OpID) {
+	if k.read >= 0 {
+		r, w := lops[k.read], k.wA
+		return fmt.Sprintf("%s read from %s, which was invoked only after the get returned; a get must be ordered after the put it reads",
+			x.describe(r.op), x.describe(w)), x.ids(r.op, w)
 	}
-	// srcRet is ret(w) for the source w of read r; negInf for w0.
-	srcRet := func(r linOp) int64 {
-		if w := x.src[r.op]; w >= 0 {
-			return win[w].ret
-		}
-		return negInf
+	if s := k.swap(); x.readableScore(lops, s) > x.readableScore(lops, k) {
+		k = s
 	}
-	byRet := func(a, b linOp) int { return cmp.Compare(a.ret, b.ret) }
-	slices.SortFunc(puts, byRet)
-	readsByRet := slices.Clone(reads)
-	slices.SortFunc(readsByRet, byRet)
-	slices.SortFunc(reads, func(a, b linOp) int { return cmp.Compare(a.call, b.call) })
+	opOf := func(j int) int32 {
+		if j < 0 {
+			return srcNil
+		}
+		return lops[j].op
+	}
+	ops := x.ids(dedup(opOf(k.a2), k.wB, k.wA, opOf(k.a1), opOf(k.b1), opOf(k.b2))...)
+	aFirst := "the initial NIL precedes every put"
+	if k.a1 >= 0 {
+		aFirst = x.retPhrase(lops, k.a1) + " before " + x.callPhrase(lops, k.b1)
+	}
+	if a2 := opOf(k.a2); a2 >= 0 && x.isRead(a2) {
+		return fmt.Sprintf("%s read from %s, but %s must be ordered after that write and before the get, since %s, and %s before the get was invoked at %d",
+			x.describe(a2), x.describeSrc(k.wA), x.describeSrc(k.wB), aFirst, x.retPhrase(lops, k.b2), lops[k.a2].call), ops
+	}
+	return fmt.Sprintf("%s and %s must each be ordered before the other together with the gets of its value (a get returns the latest put and values are unique): %s, and %s before %s",
+		x.describeSrc(k.wA), x.describeSrc(k.wB), aFirst, x.retPhrase(lops, k.b2), x.callPhrase(lops, k.a2)), ops
+}
 
-	var msgs []string
-	var first []OpID
-	note := func(msg string, ops []OpID) {
-		if first == nil {
-			first = ops
-		}
-		msgs = append(msgs, msg)
+// readableScore ranks the two ways of stating a conflict: best when a2 is
+// a get ("it read a value that another put must precede") and B is a real
+// put rather than the initial NIL.
+func (x *history) readableScore(lops []linOp, k linConflict) int {
+	score := 0
+	if k.a2 >= 0 && x.isRead(lops[k.a2].op) {
+		score += 2
 	}
-	lastPut, lastSrc := noLatest, noLatest // max call(s) with its s; max call(src(r1)) with its r1
-	nextPut, nextRead := 0, 0
-	for _, r := range reads {
-		for ; nextPut < len(puts) && puts[nextPut].ret < r.call; nextPut++ {
-			lastPut.offer(puts[nextPut].call, puts[nextPut].op)
-		}
-		for ; nextRead < len(readsByRet) && readsByRet[nextRead].ret < r.call; nextRead++ {
-			r1 := readsByRet[nextRead]
-			if w1 := x.src[r1.op]; w1 >= 0 {
-				lastSrc.offer(win[w1].call, r1.op)
-			}
-		}
-		wRet := srcRet(r)
-		if wRet == inf {
-			continue // a source without an upper bound can move past anything
-		}
-		w := x.src[r.op]
-		if lastPut.op >= 0 && lastPut.rank > wRet {
-			s := win[lastPut.op]
-			why := x.endPhrase(s) + " before the get was invoked"
-			if w >= 0 {
-				why = fmt.Sprintf("%s before %s, and %s", x.endPhrase(win[w]), x.startPhrase(s), why)
-			}
-			note(fmt.Sprintf("%s read from %s, but %s must be ordered between that write and the get because %s",
-				x.describe(r.op), x.describeSrc(w), x.describe(s.op), why),
-				x.ids(r.op, s.op, w))
-		}
-		if lastSrc.op >= 0 && lastSrc.rank > wRet {
-			r1 := lastSrc.op
-			w1 := win[x.src[r1]]
-			why := ""
-			if w >= 0 {
-				why = fmt.Sprintf(", which must be ordered after %v because %s before %s",
-					x.ops[w].ID(), x.endPhrase(win[w]), x.startPhrase(w1))
-			}
-			note(fmt.Sprintf("%s read from %s, but %s, which completed before that get was invoked, had already read from %s%s; reads cannot go back to an older value",
-				x.describe(r.op), x.describeSrc(w), x.describe(r1), x.describe(w1.op), why),
-				x.ids(r.op, r1, w, w1.op))
-		}
+	if k.wB >= 0 {
+		score++
 	}
-	return msgs, first
+	return score
+}
+
+// retPhrase says why operation j of a cluster is over by its window's
+// end: a put completed (or was read by a get that completed), a get of its
+// value completed.
+func (x *history) retPhrase(lops []linOp, j int) string {
+	if j < 0 {
+		return "the initial NIL precedes everything"
+	}
+	lo := lops[j]
+	if x.isPut(lo.op) {
+		return x.endPhrase(lo)
+	}
+	return fmt.Sprintf("%v, which returned %s, completed at %d", x.ops[lo.op].ID(), describeValue(x.ops[lo.op].Value), lo.ret)
+}
+
+// callPhrase says why operation j of a cluster cannot be ordered before
+// its window's start.
+func (x *history) callPhrase(lops []linOp, j int) string {
+	lo := lops[j]
+	if x.isPut(lo.op) {
+		return x.startPhrase(lo)
+	}
+	return fmt.Sprintf("%v, which returned %s, was invoked at %d", x.ops[lo.op].ID(), describeValue(x.ops[lo.op].Value), lo.call)
 }
 
 // endPhrase says why a put is ordered before ret(lo): it completed, or a
@@ -114,4 +97,91 @@ func (x *history) startPhrase(lo linOp) string {
 		return fmt.Sprintf("%v was invoked at %d", x.ops[lo.op].ID(), lo.call)
 	}
 	return fmt.Sprintf("%v and all strong gets of it were invoked at or after %d", x.ops[lo.op].ID(), lo.call)
+}
+
+func dedup(is ...int32) []int32 {
+	var out []int32
+	for _, i := range is {
+		if !slices.Contains(out, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+const (
+	// maxVisualOps bounds the operations porcupine is given to render a
+	// conflict: its search is exponential in the number of concurrent
+	// operations (100 concurrent gets of one value take it seconds), and a
+	// failing run may have many keys to render.
+	maxVisualOps = 16
+	// visualTimeout bounds porcupine's search for a rendering. Only the
+	// rendering depends on it, never the verdict.
+	visualTimeout = 2 * time.Second
+)
+
+// visualize writes porcupine's rendering of conflict k of key k and
+// returns its path. It renders the two clusters in conflict (the puts
+// and every strong get of their values), or only the operations the
+// explanation names when the clusters are larger than maxVisualOps; any
+// such set closed under reads-from is non-linearizable on its own.
+func (x *history) visualize(model porcupine.Model, lops []linOp, k linConflict, dir string, key kvs.Key) (string, error) {
+	in := func(lo linOp) bool {
+		w := lo.op
+		if x.isRead(w) {
+			w = x.src[w]
+		}
+		return w == k.wA || (k.read < 0 && w == k.wB)
+	}
+	var sub []linOp
+	for _, lo := range lops {
+		if in(lo) {
+			sub = append(sub, lo)
+		}
+	}
+	if len(sub) > maxVisualOps {
+		sub = sub[:0]
+		for j, lo := range lops {
+			named := slices.Contains([]int{k.read, k.a1, k.b1, k.b2, k.a2}, j)
+			if named || (x.isPut(lo.op) && (lo.op == k.wA || lo.op == k.wB)) {
+				sub = append(sub, lo)
+			}
+		}
+	}
+	res, info := porcupine.CheckOperationsVerbose(model, x.porcupineOps(sub), visualTimeout)
+	if res != porcupine.Illegal {
+		return "", fmt.Errorf("porcupine did not confirm the conflict within %v", visualTimeout)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("linearizability-key-%d.html", key))
+	if err := porcupine.VisualizePath(model, info, path); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// porcupineOps converts linOps to porcupine's input, one client per
+// session.
+func (x *history) porcupineOps(lops []linOp) []porcupine.Operation {
+	sessions := map[SessionID]int{}
+	ops := make([]porcupine.Operation, len(lops))
+	for j, lo := range lops {
+		o := &x.ops[lo.op]
+		client, ok := sessions[o.Session]
+		if !ok {
+			client = len(sessions)
+			sessions[o.Session] = client
+		}
+		ops[j] = porcupine.Operation{
+			ClientId: client,
+			Input:    linInput{put: o.Kind == Put, value: o.Value},
+			Output:   o.Value,
+			Call:     lo.call,
+			Return:   lo.ret,
+			Metadata: lo.op,
+		}
+	}
+	return ops
 }

@@ -13,6 +13,7 @@ type logIndex struct {
 	ref     string
 	entries []LogEntry
 	pos     map[OpID]int64
+	scans   map[OpID]bool // the CmdIds the reference log applied as scans
 }
 
 // posOf returns the arbitration position of write w (srcNil for w0, which
@@ -31,6 +32,9 @@ func describeEntry(e LogEntry) string {
 		return fmt.Sprintf("slot %d: noop", e.Slot)
 	case Put:
 		return fmt.Sprintf("slot %d: %v put of %q to key %d", e.Slot, e.ID(), e.Value, e.Key)
+	}
+	if e.Scan {
+		return fmt.Sprintf("slot %d: %v scan part for key %d", e.Slot, e.ID(), e.Key)
 	}
 	return fmt.Sprintf("slot %d: %v %v of key %d", e.Slot, e.ID(), e.Kind, e.Key)
 }
@@ -57,7 +61,7 @@ func checkLogs(x *history, logs map[string][]LogEntry, c *collector) *logIndex {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	l := &logIndex{ref: names[0], pos: map[OpID]int64{}}
+	l := &logIndex{ref: names[0], pos: map[OpID]int64{}, scans: map[OpID]bool{}}
 	for _, name := range names {
 		if len(logs[name]) > len(logs[l.ref]) {
 			l.ref = name
@@ -73,34 +77,63 @@ func checkLogs(x *history, logs map[string][]LogEntry, c *collector) *logIndex {
 			checkAgreement(l.ref, l.entries, name, logs[name], c)
 		}
 	}
-	for _, e := range l.entries {
+	seen := map[partID]bool{} // the scan parts of the reference log
+	for i, e := range l.entries {
 		if e.Kind == Noop {
+			continue
+		}
+		if i > 0 && sameScan(l.entries[i-1], e) {
+			if l.pos[e.ID()] == int64(e.Slot) { // not a repeat of the scan
+				seen[partID{e.ID(), e.Key}] = true
+				checkEntryMatchesHistory(x, l.ref, e, c)
+			}
 			continue
 		}
 		if _, dup := l.pos[e.ID()]; !dup {
 			l.pos[e.ID()] = int64(e.Slot)
+			if e.Scan {
+				l.scans[e.ID()] = true
+				seen[partID{e.ID(), e.Key}] = true
+			}
 			checkEntryMatchesHistory(x, l.ref, e, c)
 		}
 	}
+	checkScansComplete(x, l, seen, c)
 	return l
 }
 
-// checkOneLog checks that slots increase and that no command is applied
-// twice (PROTOCOL.md sections 2.6 item 7 and 6.7).
+// sameScan reports whether log line e continues the scan of line prev:
+// the lines of one scan share slot and CmdId (scan.go).
+func sameScan(prev, e LogEntry) bool {
+	return e.Scan && prev.Scan && e.ID() == prev.ID() && e.Slot == prev.Slot
+}
+
+// checkOneLog checks that slots increase (the lines of one scan share
+// theirs, listing its keys in increasing order) and that no command is
+// applied twice (PROTOCOL.md sections 2.6 item 7 and 6.7); a scan counts
+// once.
 func checkOneLog(name string, entries []LogEntry, c *collector) {
 	first := make(map[OpID]LogEntry, len(entries))
 	badOrder := false
+	invalid := func(i int, why string) {
+		badOrder = true
+		c.add(Violation{
+			Rule:    RuleLogInvalid,
+			Replica: name,
+			Message: fmt.Sprintf("replica %s: applied log entry %d (%s) does not follow entry %d (%s); %s",
+				name, i+1, describeEntry(entries[i]), i, describeEntry(entries[i-1]), why),
+		})
+	}
 	for i, e := range entries {
-		if i > 0 && e.Slot <= entries[i-1].Slot && !badOrder {
-			badOrder = true
-			c.add(Violation{
-				Rule:    RuleLogInvalid,
-				Replica: name,
-				Message: fmt.Sprintf("replica %s: applied log entry %d (%s) does not follow entry %d (%s); slots must strictly increase",
-					name, i+1, describeEntry(e), i, describeEntry(entries[i-1])),
-			})
+		cont := i > 0 && sameScan(entries[i-1], e)
+		switch {
+		case badOrder || i == 0:
+		case cont && e.Key <= entries[i-1].Key:
+			invalid(i, "the lines of a scan list its keys once each, in increasing order")
+		case !cont && e.Slot <= entries[i-1].Slot:
+			invalid(i, "slots must strictly increase, and only the lines of one scan share a slot")
 		}
-		if e.Kind == Noop {
+		if e.Kind == Noop || cont {
 			continue
 		}
 		if prev, dup := first[e.ID()]; dup {
@@ -154,8 +187,13 @@ func checkEntryMatchesHistory(x *history, replica string, e LogEntry, c *collect
 		})
 		return
 	}
+	if e.Scan {
+		if p, ok := x.scanPartOf(e.ID(), e.Key); ok {
+			i = p
+		}
+	}
 	o := &x.ops[i]
-	if o.Kind == e.Kind && o.Key == e.Key && (o.Kind != Put || o.Value == e.Value) {
+	if o.Kind == e.Kind && o.Key == e.Key && o.Scan == e.Scan && (o.Kind != Put || o.Value == e.Value) {
 		return
 	}
 	c.add(Violation{
@@ -165,6 +203,34 @@ func checkEntryMatchesHistory(x *history, replica string, e LogEntry, c *collect
 		Message: fmt.Sprintf("replica %s applied %s, but the client issued %s under that CmdId; the log must apply the command the client sent",
 			replica, describeEntry(e), x.describe(i)),
 	})
+}
+
+// checkScansComplete reports, once per scan, a scan of the history that
+// the reference log applied (as a scan) without one of the keys of the
+// client's range. seen holds the scan parts of the log.
+func checkScansComplete(x *history, l *logIndex, seen map[partID]bool, c *collector) {
+	reported := map[OpID]bool{}
+	for i := int32(0); int(i) < len(x.ops); i++ {
+		o := &x.ops[i]
+		id := o.ID()
+		if !o.Scan || reported[id] || seen[partID{id, o.Key}] {
+			continue
+		}
+		if p, ok := x.scanPartOf(id, o.Key); !ok || p != i {
+			continue // an invalid record
+		}
+		if _, applied := l.pos[id]; !applied || !l.scans[id] {
+			continue
+		}
+		reported[id] = true
+		c.add(Violation{
+			Rule:    RuleLogMismatch,
+			Ops:     []OpID{id},
+			Replica: l.ref,
+			Message: fmt.Sprintf("replica %s applied the scan %v at slot %d without key %d, but the client issued %s; the log must apply the command the client sent",
+				l.ref, id, l.pos[id], o.Key, x.describe(i)),
+		})
+	}
 }
 
 // checkDurability reports acknowledged puts missing from the reference log
@@ -190,20 +256,29 @@ func checkDurability(x *history, l *logIndex, crashed map[SessionID]bool, c *col
 	}
 }
 
-// checkStrongWriteOrder checks PROTOCOL.md section 2.6 item 3 over all
-// keys: for completed strong puts, s1 rt s2 implies pos(s1) < pos(s2).
-// Puts sorted by response are swept against puts sorted by invocation,
-// keeping the latest-positioned put that completed before the current one
-// was invoked: O(n log n).
+// checkStrongWriteOrder checks PROTOCOL.md section 2.6 item 3, key by
+// key: for completed strong puts of one key, s1 rt s2 implies pos(s1) <
+// pos(s2). It is per key because linearizability is local: recovery may
+// replay commuting strong writes of different keys in either order
+// (sections 1.7, 6.4), and no client can tell. Per key, puts sorted by
+// response are swept against puts sorted by invocation, keeping the
+// latest-positioned put that completed before the current one was
+// invoked: O(n log n).
 func checkStrongWriteOrder(x *history, l *logIndex, c *collector) {
-	var byEnd []int32
-	for i := int32(0); int(i) < len(x.ops); i++ {
-		if x.isPut(i) && x.strong(i) && x.completed(i) {
-			if _, ok := l.posOf(x, i); ok {
-				byEnd = append(byEnd, i)
+	for _, k := range x.keys {
+		var byEnd []int32
+		for _, i := range x.byKey[k] {
+			if x.isPut(i) && x.strong(i) && x.completed(i) {
+				if _, ok := l.posOf(x, i); ok {
+					byEnd = append(byEnd, i)
+				}
 			}
 		}
+		checkKeyWriteOrder(x, l, byEnd, c)
 	}
+}
+
+func checkKeyWriteOrder(x *history, l *logIndex, byEnd []int32, c *collector) {
 	byInv := slices.Clone(byEnd)
 	slices.SortFunc(byEnd, func(a, b int32) int { return cmp.Compare(x.end[a], x.end[b]) })
 	slices.SortFunc(byInv, func(a, b int32) int { return cmp.Compare(x.ops[a].InvokeNS, x.ops[b].InvokeNS) })
@@ -224,7 +299,7 @@ func checkStrongWriteOrder(x *history, l *logIndex, c *collector) {
 			Rule: RuleStrongWriteOrder,
 			Ops:  x.ids(s2, best),
 			Message: fmt.Sprintf("%s is at slot %d of the applied log (replica %s), before %s at slot %d, although the latter completed before the former was invoked; "+
-				"strong writes must be applied in real-time order (PROTOCOL.md 2.6 item 3)",
+				"strong writes of a key must be applied in real-time order (PROTOCOL.md 2.6 item 3)",
 				x.describe(s2), p2, l.ref, x.describe(best), bestPos),
 		})
 	}

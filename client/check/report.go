@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"time"
 
 	"swiftpaxos/kvs"
 )
@@ -21,6 +20,7 @@ const (
 	RuleReadFromFuture   Rule = "read-from-future"
 	RuleLinearizability  Rule = "linearizability"
 	RuleStrongWriteOrder Rule = "strong-write-order"
+	RuleStrongReadOrder  Rule = "strong-read-order"
 	RuleReadYourWrites   Rule = "read-your-writes"
 	RuleMonotonicReads   Rule = "monotonic-reads"
 	RuleLogAgreement     Rule = "log-agreement"
@@ -41,7 +41,7 @@ var ruleRank = func() map[Rule]int {
 	m := map[Rule]int{}
 	for i, r := range []Rule{
 		RuleHistoryInvalid, RuleLogInvalid, RuleReadNeverWritten, RuleReadFromFuture,
-		RuleCausalCycle, RuleLinearizability, RuleStrongWriteOrder, RuleReadYourWrites,
+		RuleCausalCycle, RuleLinearizability, RuleStrongWriteOrder, RuleStrongReadOrder, RuleReadYourWrites,
 		RuleMonotonicReads, RuleCausalVisibility, RuleCausalArbitration,
 		RuleLogAgreement, RuleLogMismatch, RuleAtMostOnce, RuleDurability,
 		RuleC1ReadFrom, RuleC2DurabilityOrder, RuleC3VisibilityBarrier,
@@ -62,14 +62,15 @@ type Violation struct {
 	// instants, and which guarantee that breaks.
 	Message string
 	// Visualization is the path of porcupine's HTML rendering of the
-	// offending key, when Options.VisualizeDir was set.
+	// conflict that makes a key fail linearizability, when
+	// Options.VisualizeDir was set and porcupine confirmed it in time.
 	Visualization string
 }
 
 func (v Violation) String() string { return fmt.Sprintf("[%s] %s", v.Rule, v.Message) }
 
-// Unknown is a check that could not decide within its time budget. It is
-// neither a pass nor a violation.
+// Unknown is a check that could not be decided. It is neither a pass nor
+// a violation, and makes Report.OK false. doc.go lists what produces one.
 type Unknown struct {
 	Rule    Rule
 	Key     kvs.Key
@@ -91,7 +92,7 @@ func (s Skipped) String() string { return fmt.Sprintf("[%s not checked] %s", s.R
 // Report is the outcome of Check.
 type Report struct {
 	Violations []Violation
-	// Unknown lists checks that timed out (see Options.LinTimeout).
+	// Unknown lists checks that could not be decided (doc.go, "Verdict").
 	Unknown []Unknown
 	// Skipped lists the rules that could not be checked, or only partly,
 	// and why. They do not make the report fail, but nothing was verified
@@ -146,18 +147,11 @@ func (r Report) String() string {
 	return b.String()
 }
 
-// DefaultLinTimeout is the per-key linearizability budget used when
-// Options.LinTimeout is zero.
-const DefaultLinTimeout = 10 * time.Second
-
 // Options tune Check. The zero value is ready to use.
 type Options struct {
-	// LinTimeout bounds porcupine's search on one key. A key that runs out
-	// of time is reported in Report.Unknown. Zero means DefaultLinTimeout;
-	// a negative value means no limit.
-	LinTimeout time.Duration
 	// VisualizeDir, when not empty, receives porcupine's HTML rendering of
-	// every key that fails linearizability (created if missing).
+	// the conflict of every key that fails linearizability (created if
+	// missing). The verdict does not depend on it.
 	VisualizeDir string
 	// Parallelism is the number of keys checked at once; zero means
 	// GOMAXPROCS.
@@ -173,12 +167,6 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	switch {
-	case o.LinTimeout == 0:
-		o.LinTimeout = DefaultLinTimeout
-	case o.LinTimeout < 0:
-		o.LinTimeout = 0 // porcupine: no limit
-	}
 	if o.Parallelism <= 0 {
 		o.Parallelism = runtime.GOMAXPROCS(0)
 	}

@@ -20,6 +20,7 @@ import (
 type genParams struct {
 	ops, sessions, keys, hotKeys int
 	hotShare                     float64 // share of operations on the hot keys
+	scanShare                    float64 // share of reads that are SCANs of up to 4 keys
 }
 
 // genHistory simulates a correct store: every operation takes effect at
@@ -27,8 +28,9 @@ type genParams struct {
 // the order of those instants, and the applied log lists them in that order.
 // Sessions issue operations one after another, some pipelined (the next
 // invoked before the previous returned). A few operations never complete;
-// half of those still take effect. The result is linearizable as a whole,
-// so every rule must pass.
+// half of those still take effect. A SCAN reads its whole range at its
+// instant and is recorded as ScanRecords and LogEntriesOf do. The result
+// is linearizable as a whole, so every rule must pass.
 func genHistory(seed uint64, p genParams) ([]Op, map[string][]LogEntry) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	type event struct {
@@ -38,6 +40,8 @@ func genHistory(seed uint64, p genParams) ([]Op, map[string][]LogEntry) {
 	}
 	h := make([]Op, 0, p.ops)
 	events := make([]event, 0, p.ops)
+	scans := map[int]kvs.Command{}    // op -> its SCAN command
+	scanItems := map[int][]kvs.Item{} // op -> what the SCAN read
 	perSession := p.ops / p.sessions
 	for s := range p.sessions {
 		session := SessionID(fmt.Sprintf("s%03d", s))
@@ -57,6 +61,8 @@ func genHistory(seed uint64, p genParams) ([]Op, map[string][]LogEntry) {
 			if rng.IntN(2) == 0 {
 				o.Kind = Put
 				o.Value = fmt.Sprintf("%s.%d", session, seq)
+			} else if p.scanShare > 0 && rng.Float64() < p.scanShare {
+				scans[len(h)] = kvs.Command{Op: kvs.OpScan, Key: key, Count: rng.Int64N(4)}
 			}
 			o.InvokeNS = t + rng.Int64N(2000)
 			at := o.InvokeNS + 1 + rng.Int64N(5000)
@@ -83,9 +89,17 @@ func genHistory(seed uint64, p genParams) ([]Op, map[string][]LogEntry) {
 		if !e.applied {
 			continue
 		}
+		cmd, isScan := scans[e.op]
 		switch {
 		case o.Kind == Put:
 			store[o.Key] = o.Value
+		case isScan:
+			lo, hi := cmd.KeyRange()
+			for k := lo; k <= hi; k++ {
+				if v := store[k]; v != "" {
+					scanItems[e.op] = append(scanItems[e.op], kvs.Item{Key: k, Value: kvs.Value(v), Version: 1})
+				}
+			}
 		case o.OK:
 			o.Value = store[o.Key]
 		}
@@ -93,14 +107,29 @@ func genHistory(seed uint64, p genParams) ([]Op, map[string][]LogEntry) {
 			if rng.IntN(1000) == 0 {
 				log = append(log, LogEntry{Slot: kvs.Slot(len(log) + 1), Kind: Noop})
 			}
-			log = append(log, LogEntry{Slot: kvs.Slot(len(log) + 1), Session: o.Session, Seq: o.Seq,
-				Kind: o.Kind, Key: o.Key, Value: o.Value})
+			slot := kvs.Slot(len(log) + 1)
+			if isScan {
+				log = append(log, LogEntriesOf(slot, o.Session, o.Seq, cmd, kvs.Result{Items: scanItems[e.op]})...)
+			} else {
+				log = append(log, LogEntry{Slot: slot, Session: o.Session, Seq: o.Seq, Kind: o.Kind, Key: o.Key, Value: o.Value})
+			}
 		}
 	}
 	for i := range h { // pending gets have no result
 		if h[i].Kind == Get && !h[i].OK {
 			h[i].Value = ""
 		}
+	}
+	if len(scans) > 0 {
+		var all []Op
+		for i, o := range h {
+			if cmd, ok := scans[i]; ok {
+				all = append(all, ScanRecords(o, cmd, scanItems[i])...)
+			} else {
+				all = append(all, o)
+			}
+		}
+		h = all
 	}
 	logs := map[string][]LogEntry{"r0": log, "r1": log, "r2": log[:len(log)*9/10]}
 	return h, logs
@@ -213,4 +242,38 @@ func TestCheckLargeHistoryCatchesCausalAnomaly(t *testing.T) {
 	r := Check(h, logs, Options{})
 	requireViolation(t, r, RuleCausalVisibility, h[bx].ID().String(), "causal chain")
 	requireOnly(t, r, RuleCausalVisibility, RuleReadYourWrites, RuleMonotonicReads)
+}
+
+// hotKeyParams is one key under 60 sessions (a quarter of them pipelined):
+// the case that made a search over orders time out.
+var hotKeyParams = genParams{ops: 160_000, sessions: 60, keys: 1, hotKeys: 1, hotShare: 1}
+
+// One hot key is decided exactly and quickly, and a single stale strong
+// read among 160,000 operations is found.
+func TestHotKeyDecidedExactly(t *testing.T) {
+	h, logs := genHistory(4, hotKeyParams)
+	start, cpu := time.Now(), cpuTime()
+	r := Check(h, logs, Options{})
+	t.Logf("Check of %d ops on one key: %v (CPU %v)", len(h), time.Since(start), cpuTime()-cpu)
+	requireOK(t, r)
+
+	// Make a late strong get return the value of the first strong put to
+	// complete, which many strong puts have overwritten since.
+	first := -1
+	for i, o := range h {
+		if o.Kind == Put && o.Level == Strong && o.OK && (first < 0 || o.ReturnNS < h[first].ReturnNS) {
+			first = i
+		}
+	}
+	stale := -1
+	for i := len(h) - 1; i >= 0 && stale < 0; i-- {
+		if o := h[i]; o.Kind == Get && o.Level == Strong && o.OK && o.Session != h[first].Session {
+			stale = i
+		}
+	}
+	h[stale].Value = h[first].Value
+	start = time.Now()
+	r = Check(h, logs, Options{MaxPerRule: 5})
+	t.Logf("Check with one stale read: %v", time.Since(start))
+	requireViolation(t, r, RuleLinearizability, h[stale].ID().String()+" (strong get of key 0", "read from "+h[first].ID().String())
 }

@@ -130,14 +130,21 @@ type Op struct {
 	OK bool `json:"ok"`
 	// Path is "fast", "slow" or empty; informational only.
 	Path string `json:"path,omitempty"`
+	// Scan marks one record of a SCAN: a SCAN of the key range [k, k+c]
+	// is recorded as one Get per key of the range, each with its own Key
+	// and Value, all sharing everything else (PROTOCOL.md 2.6 item 8;
+	// ScanRecords builds them).
+	Scan bool `json:"scan,omitempty"`
 }
 
 // ID returns the operation's CmdId.
 func (o Op) ID() OpID { return OpID{o.Session, o.Seq} }
 
-// LogEntry is one command of a replica's applied log, in slot order. The
+// LogEntry is one line of a replica's applied log, in slot order. The
 // JSON field names are the on-disk format. No-op entries carry only Slot and
-// Kind.
+// Kind. A command is one line, except a SCAN: one Get line per key of its
+// range, in key order, with the same Slot, Session and Seq and Scan set
+// (LogEntriesOf builds them).
 type LogEntry struct {
 	Slot    kvs.Slot  `json:"slot"`
 	Session SessionID `json:"session"`
@@ -145,6 +152,7 @@ type LogEntry struct {
 	Kind    OpKind    `json:"op"`
 	Key     kvs.Key   `json:"key"`
 	Value   string    `json:"value"`
+	Scan    bool      `json:"scan,omitempty"`
 }
 
 // ID returns the CmdId of the applied command.
