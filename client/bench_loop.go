@@ -48,6 +48,9 @@ type loopOptions struct {
 	// included, with wall-clock invoke and return instants (check mode).
 	// Operations still in flight when the thread stops come with ok false.
 	Record func(seq wire.Seq, op Op, invokeNS, returnNS int64, r Result, ok bool)
+	// Wall is the wall clock of the history's instants, in Unix
+	// nanoseconds (time.Now when nil).
+	Wall func() int64
 }
 
 // threadStats is what one thread measured. Warm-ups are not in it.
@@ -92,6 +95,9 @@ type loop struct {
 // that point; a non-nil error means the thread stopped early.
 func runThread(ctx context.Context, s opSession, o loopOptions) (*threadStats, error) {
 	o.Window = max(o.Window, 1)
+	if o.Wall == nil {
+		o.Wall = func() int64 { return time.Now().UnixNano() }
+	}
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
@@ -147,13 +153,16 @@ func (l *loop) run(ctx context.Context) error {
 	return nil
 }
 
+// submit hands op to the session. Both instants are taken before the
+// hand-over: a recorded interval may be wider than the real one, never
+// narrower, or the checker could flag a correct run (PROTOCOL.md 2.6).
 func (l *loop) submit(op Op) error {
-	at := l.o.Now()
+	at, wall := l.o.Now(), l.o.Wall()
 	if err := l.s.Submit(op); err != nil {
 		return fmt.Errorf("submit %s: %w", op, err)
 	}
 	l.seq++
-	l.inflight[l.seq] = sentOp{op: op, at: at, wall: time.Now().UnixNano()}
+	l.inflight[l.seq] = sentOp{op: op, at: at, wall: wall}
 	l.st.maxInFlight = max(l.st.maxInFlight, len(l.inflight))
 	if l.seq == 2 { // operation 1: the first measured one
 		l.st.first, l.st.started = at, true
@@ -187,7 +196,7 @@ func (l *loop) await(ctx context.Context) (Result, sentOp, int64, error) {
 		delete(l.inflight, r.Seq)
 		l.timer.Reset(l.o.ReplyTimeout)
 		if l.o.Record != nil {
-			l.o.Record(r.Seq, sent.op, sent.wall, time.Now().UnixNano(), r, r.Err == nil)
+			l.o.Record(r.Seq, sent.op, sent.wall, l.o.Wall(), r, r.Err == nil)
 		}
 		return r, sent, now, nil
 	}

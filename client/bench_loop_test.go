@@ -319,3 +319,54 @@ func TestProcessResultsAggregates(t *testing.T) {
 	assert.False(t, r.Complete)
 	assert.Equal(t, ErrReplyTimeout.Error(), r.Error)
 }
+
+// slowHandover is a session whose Submit is slow to return, as when the
+// loop's goroutine is descheduled right after handing an operation over:
+// the wall clock moves on between the hand-over and Submit's return.
+type slowHandover struct {
+	wall     atomic.Int64
+	handover map[wire.Seq]int64 // wall instant each operation was handed over
+	seq      wire.Seq
+	out      chan Result
+}
+
+func (s *slowHandover) Submit(op Op) error {
+	s.seq++
+	s.handover[s.seq] = s.wall.Load()
+	s.out <- Result{Seq: s.seq, Op: op, Path: PathWeak}
+	s.wall.Add(int64(time.Millisecond))
+	return nil
+}
+
+func (s *slowHandover) Completions() <-chan Result { return s.out }
+
+// TestHistoryInvocationPrecedesHandover: PROTOCOL.md 2.6. The recorded
+// invocation of every operation is at or before the instant it was handed
+// to the session; taken after Submit returns, it would follow the
+// hand-over (and, on a busy machine, even the operation's ordering), and
+// the checker could report a correct run.
+func TestHistoryInvocationPrecedesHandover(t *testing.T) {
+	s := &slowHandover{handover: map[wire.Seq]int64{}, out: make(chan Result, 64)}
+	invoked := map[wire.Seq]int64{}
+	_, err := runThread(context.Background(), s, loopOptions{
+		Reqs: 20, Window: 4, ReplyTimeout: time.Second, Ops: &constOps{},
+		Now: func() int64 { return s.wall.Load() }, Wall: func() int64 { return s.wall.Load() },
+		Record: func(seq wire.Seq, op Op, inv, ret int64, r Result, ok bool) {
+			require.True(t, ok)
+			require.LessOrEqual(t, inv, ret)
+			invoked[seq] = inv
+		},
+	})
+	require.NoError(t, err)
+	require.Len(t, invoked, 21)
+	for seq, at := range s.handover {
+		require.LessOrEqual(t, invoked[seq], at, "operation %d recorded as invoked after it was handed over", seq)
+	}
+}
+
+type constOps struct{}
+
+func (constOps) WarmUp() Op {
+	return Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: 1}}
+}
+func (constOps) Next() Op { return Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: 2}} }

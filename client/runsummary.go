@@ -131,7 +131,7 @@ func Summarize(dir string, cfg *config.Config, out io.Writer) (*RunSummary, erro
 	case rep.Check.OK:
 		fmt.Fprintf(&txt, "Check: checked %d operations: OK\n", rep.Check.Checked)
 	default:
-		fmt.Fprintf(&txt, "Check: checked %d operations: %d violations, %d keys unknown\n", rep.Check.Checked, rep.Check.Violations, rep.Check.Unknown)
+		fmt.Fprintf(&txt, "Check: checked %d operations: %d violations, %d undecided\n", rep.Check.Checked, rep.Check.Violations, rep.Check.Unknown)
 		for _, v := range rep.Check.First {
 			fmt.Fprintf(&txt, "  %s\n", v)
 		}

@@ -16,7 +16,5 @@ func (s *server) recordExecuted(e *wire.Entry, res kvs.Result) {
 		return
 	}
 	session := check.SessionID(fmt.Sprintf("%x", uint64(e.Cmd.Client)))
-	if le, ok := check.LogEntryOf(e.Slot, session, e.Cmd.Seq, e.Command, res.Value); ok {
-		s.applied = append(s.applied, le)
-	}
+	s.applied = append(s.applied, check.LogEntriesOf(e.Slot, session, e.Cmd.Seq, e.Command, res)...)
 }

@@ -42,7 +42,7 @@ func Configs(protocol string) []Config {
 		{Name: "leader-crash", Sizes: []int{5}, CISeeds: 200, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			o.Sessions = 6
-			o.Workload = Workload{Ops: 80, Pendings: 4, Keys: 8, WeakRatio: 50, WeakWrites: 70, Writes: 50}
+			o.Workload = Workload{Ops: 80, Pendings: 4, Keys: 8, WeakRatio: 50, WeakWrites: 70, Writes: 50, ScanRatio: 10, ScanCount: 3}
 			o.Faults = Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 4 * time.Millisecond,
 				Crashes: 1, CrashWithin: 100 * time.Millisecond, CrashLeader: true}
 			return o
@@ -50,17 +50,17 @@ func Configs(protocol string) []Config {
 		{Name: "harsh", Sizes: []int{5}, CISeeds: 150, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			o.Sessions = 6
-			o.Workload = Workload{Ops: 60, Pendings: 3, Keys: 4, WeakRatio: 50, WeakWrites: 80, Writes: 50}
+			o.Workload = Workload{Ops: 60, Pendings: 3, Keys: 4, WeakRatio: 50, WeakWrites: 80, Writes: 50, ScanRatio: 20, ScanCount: 2}
 			o.Faults = HarshMix()
 			return o
 		}},
 		// The harsh mix with client crashes and execution lag: sessions die
 		// with weak writes held by few witnesses, and their records must
 		// still be decided (PROTOCOL.md 3.4 rule 6).
-		{Name: "harsh-clients", Sizes: []int{5}, CISeeds: 60, Make: func(seed uint64, n int, p Protocol) Options {
+		{Name: "harsh-clients", Sizes: []int{5}, CISeeds: 100, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			o.Sessions = 8
-			o.Workload = Workload{Ops: 80, Pendings: 3, Keys: 6, WeakRatio: 50, WeakWrites: 80, Writes: 50}
+			o.Workload = Workload{Ops: 80, Pendings: 3, Keys: 6, WeakRatio: 50, WeakWrites: 80, Writes: 50, ScanRatio: 20, ScanCount: 2}
 			o.Faults = HarshMix()
 			o.Faults.CrashClientToo = true
 			o.Faults.ClientCrashes = 2
@@ -69,24 +69,24 @@ func Configs(protocol string) []Config {
 		}},
 		// More sessions, keys and operations than the others, so that
 		// anomalies across keys and long chains show.
-		{Name: "many", Sizes: []int{3, 5}, CISeeds: 8, Make: func(seed uint64, n int, p Protocol) Options {
+		{Name: "many", Sizes: []int{3, 5}, CISeeds: 40, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			mix(&o)
 			o.Sessions = 8
 			o.Workload = Workload{Ops: 200, Pendings: 4, Keys: 20, WeakRatio: 50, WeakWrites: o.Workload.WeakWrites,
-				Writes: o.Workload.Writes}
+				Writes: o.Workload.Writes, ScanRatio: 20, ScanCount: 5}
 			o.Faults = FaultMix
 			o.Faults.ClientCrashes = 2
 			return o
 		}},
 		// Repeated partitions that isolate the leader for longer than the
 		// election timeout: views change again and again under load.
-		{Name: "partitions", Sizes: []int{3, 5}, CISeeds: 8, Make: func(seed uint64, n int, p Protocol) Options {
+		{Name: "partitions", Sizes: []int{3, 5}, CISeeds: 40, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			mix(&o)
 			o.Sessions = 6
 			o.Workload = Workload{Ops: 150, Pendings: 3, Keys: 10, WeakRatio: 50, WeakWrites: o.Workload.WeakWrites,
-				Writes: o.Workload.Writes}
+				Writes: o.Workload.Writes, ScanRatio: 20, ScanCount: 5}
 			o.Faults = FaultMix
 			o.Faults.PartitionEvery, o.Faults.PartitionFor = 2*time.Second, 3*time.Second
 			o.Faults.PartitionLeader = true
@@ -94,12 +94,12 @@ func Configs(protocol string) []Config {
 		}},
 		// Everything at once: up to f crashes, client crashes, execution
 		// lag, dropped weak writes and leader partitions, on many keys.
-		{Name: "chaos", Sizes: []int{3, 5}, CISeeds: 8, Make: func(seed uint64, n int, p Protocol) Options {
+		{Name: "chaos", Sizes: []int{3, 5}, CISeeds: 40, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			mix(&o)
 			o.Sessions = 10
 			o.Workload = Workload{Ops: 150, Pendings: 3, Keys: 30, WeakRatio: 50, WeakWrites: o.Workload.WeakWrites,
-				Writes: o.Workload.Writes}
+				Writes: o.Workload.Writes, ScanRatio: 20, ScanCount: 5}
 			o.Faults = FailoverMix(n)
 			o.Faults.CrashWithin = time.Second
 			o.Faults.ClientCrashes = 3
@@ -111,10 +111,12 @@ func Configs(protocol string) []Config {
 	}
 }
 
-// base is the core workload: four sessions colliding on three hot keys.
+// base is the core workload: four sessions colliding on three hot keys,
+// one read in five a SCAN of up to four keys.
 func base(seed uint64, n int, p Protocol) Options {
 	return Options{
 		Seed: seed, N: n, Sessions: 4, Protocol: p, Faults: FaultMix,
-		Workload: Workload{Ops: 60, Pendings: 3, Keys: 3, WeakRatio: 50, WeakWrites: 50, Writes: 50},
+		Workload: Workload{Ops: 60, Pendings: 3, Keys: 3, WeakRatio: 50, WeakWrites: 50, Writes: 50,
+			ScanRatio: 20, ScanCount: 3},
 	}
 }

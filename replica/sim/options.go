@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"swiftpaxos/client"
-	"swiftpaxos/replica/wire"
 	"swiftpaxos/replica"
+	"swiftpaxos/replica/wire"
 )
 
 // Protocol builds the policies of one protocol.
@@ -72,6 +72,9 @@ type Workload struct {
 	Keys int
 	// Percentages, as in the benchmark (PROTOCOL.md 8.2).
 	WeakRatio, WeakWrites, Writes int
+	// ScanRatio is the share (%) of reads, weak and strong, issued as a
+	// SCAN of 1..ScanCount+1 keys (0: none).
+	ScanRatio, ScanCount int
 }
 
 // Options describes a run.

@@ -250,27 +250,38 @@ func (c *Cluster) invoke(s *session) {
 	} else {
 		write = c.rng.IntN(100) < w.Writes
 	}
-	c.start(s, level, key, write)
+	cmd := kvs.Command{Op: kvs.OpGet, Key: key}
+	switch {
+	case write:
+		cmd.Op = kvs.OpPut
+	case w.ScanCount > 0 && c.rng.IntN(100) < w.ScanRatio:
+		cmd.Op, cmd.Count = kvs.OpScan, int64(c.rng.IntN(w.ScanCount)+1)
+	}
+	c.start(s, level, cmd)
 }
 
-// start invokes one operation of session s and records it in the history;
-// a write writes a value unique in the run.
-func (c *Cluster) start(s *session, level wire.Level, key kvs.Key, write bool) {
+// start invokes one operation of session s and records it in the history:
+// a write writes a value unique in the run, a SCAN is one read per key of
+// its range (PROTOCOL.md 2.6 item 8).
+func (c *Cluster) start(s *session, level wire.Level, cmd kvs.Command) {
 	seq := wire.Seq(s.issued + 1)
-	op := client.Op{Level: level, Command: kvs.Command{Op: kvs.OpGet, Key: key}}
-	h := check.Op{Session: s.name, Seq: seq, Level: check.Strong, Kind: check.Get, Key: key, InvokeNS: c.now}
+	h := check.Op{Session: s.name, Seq: seq, Level: check.Strong, Kind: check.Get, Key: cmd.Key, InvokeNS: c.now}
 	if level == wire.Weak {
 		h.Level = check.Weak
 	}
-	if write {
+	if cmd.Op == kvs.OpPut {
 		v := fmt.Sprintf("%s.%d", s.name, seq)
-		op.Command = kvs.Command{Op: kvs.OpPut, Key: key, Value: kvs.Value(v)}
+		cmd.Value = kvs.Value(v)
 		h.Kind, h.Value = check.Put, v
 	}
+	recs := []check.Op{h}
+	if cmd.Op == kvs.OpScan {
+		recs = check.ScanRecords(h, cmd, nil)
+	}
 	s.hist[seq] = len(c.history)
-	c.history = append(c.history, h)
+	c.history = append(c.history, recs...)
 	s.issued++
-	if got := s.core.Invoke(op); got != seq {
+	if got := s.core.Invoke(client.Op{Level: level, Command: cmd}); got != seq {
 		panic(fmt.Sprintf("sim: session %s issued seq %d, expected %d", s.name, got, seq))
 	}
 }
@@ -281,10 +292,10 @@ func (c *Cluster) complete(s *session, r client.Result) {
 		return
 	}
 	delete(s.hist, r.Seq)
-	h := &c.history[i]
+	h := c.history[i]
 	h.ReturnNS = c.now
 	h.OK = r.Err == nil
-	if h.Kind == check.Get {
+	if h.Kind == check.Get && h.OK {
 		h.Value = string(r.Value)
 	}
 	switch r.Path {
@@ -294,6 +305,11 @@ func (c *Cluster) complete(s *session, r client.Result) {
 	case client.PathSlow:
 		h.Path = "slow"
 		c.Slow++
+	}
+	if r.Op.Command.Op == kvs.OpScan {
+		copy(c.history[i:], check.ScanRecords(h, r.Op.Command, r.Items))
+	} else {
+		c.history[i] = h
 	}
 	s.done++
 	if s.issued < c.o.Workload.Ops {
@@ -307,7 +323,5 @@ func (c *Cluster) recordExecuted(r int, e *wire.Entry, res kvs.Result) {
 	if ep, ok := c.byClient[e.Cmd.Client]; ok {
 		session = c.sessions[ep-c.o.N].name
 	}
-	if le, ok := check.LogEntryOf(e.Slot, session, e.Cmd.Seq, e.Command, res.Value); ok {
-		c.executed[r] = append(c.executed[r], le)
-	}
+	c.executed[r] = append(c.executed[r], check.LogEntriesOf(e.Slot, session, e.Cmd.Seq, e.Command, res)...)
 }

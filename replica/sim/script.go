@@ -49,12 +49,17 @@ func (s *Script) Drop(drop func(from, to int, m wire.Message) bool) { s.c.filter
 
 // Put starts a write of key by session; its value is unique in the run.
 func (s *Script) Put(session int, level wire.Level, key kvs.Key) {
-	s.c.start(s.c.sessions[session], level, key, true)
+	s.c.start(s.c.sessions[session], level, kvs.Command{Op: kvs.OpPut, Key: key})
 }
 
 // Get starts a read of key by session.
 func (s *Script) Get(session int, level wire.Level, key kvs.Key) {
-	s.c.start(s.c.sessions[session], level, key, false)
+	s.c.start(s.c.sessions[session], level, kvs.Command{Op: kvs.OpGet, Key: key})
+}
+
+// Scan starts a SCAN of keys key..key+count by session.
+func (s *Script) Scan(session int, level wire.Level, key kvs.Key, count int64) {
+	s.c.start(s.c.sessions[session], level, kvs.Command{Op: kvs.OpScan, Key: key, Count: count})
 }
 
 // Run processes events for d of virtual time.
