@@ -137,7 +137,17 @@ func TestScenarioParkedWeakReadReevaluated(t *testing.T) {
 		require.NoError(t, s.Run(20*time.Millisecond))
 		require.Zero(t, s.Replica(2).AppliedIndex(), "replica 2 parks the read")
 		// The writer misses the NewView, which would make it send the read
-		// elsewhere: replica 2 alone answers it.
+		// elsewhere: replica 2 alone answers it. Replica 2 gets no entries
+		// until the writer has learned the new ballot.
+		drops(t, s, onlyCandidate(1), newViewTo(s.Endpoint(writer)), acceptFrom(1, 2))
+		runUntil(t, s, "replica 1 leads and replica 2 follows", func() bool {
+			return s.Leader() == 1 && s.Replica(2).Ballot() == s.Replica(1).Ballot()
+		}, 5*time.Second)
+		// A strong read tells the writer of the new ballot (its leader
+		// answers at once): the writer drops its tentative fast-path entry,
+		// so the read's answer decides what it returns.
+		s.Get(writer, wire.Strong, 9)
+		require.NoError(t, s.Run(20*time.Millisecond))
 		drops(t, s, onlyCandidate(1), newViewTo(s.Endpoint(writer)))
 		runUntil(t, s, "the weak read completes", func() bool { ok, _ := s.Done(writer, 3); return ok }, 5*time.Second)
 		_, wrote := s.Done(writer, 2)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"swiftpaxos/client/check"
 	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/replica/sim"
@@ -73,4 +74,14 @@ func requireClean(t *testing.T, s *sim.Script) {
 	require.NoError(t, s.Run(time.Second))
 	rep := s.Check()
 	require.True(t, rep.OK(), "checker: %v", rep)
+}
+
+// TestUndecidedIsAFailure: PROTOCOL.md 2.6 item 9. A run whose checker
+// could not decide something fails like a run with a violation.
+func TestUndecidedIsAFailure(t *testing.T) {
+	require.Empty(t, sim.Failure(&sim.Result{}, nil))
+	undecided := &sim.Result{Report: check.Report{Unknown: []check.Unknown{{Rule: check.RuleLinearizability, Message: "no verdict"}}}}
+	require.Contains(t, sim.Failure(undecided, nil), "no verdict")
+	violated := &sim.Result{Report: check.Report{Violations: []check.Violation{{Rule: check.RuleDurability, Message: "lost"}}}}
+	require.Contains(t, sim.Failure(violated, nil), "lost")
 }
