@@ -72,9 +72,7 @@ func Configs(protocol string) []Config {
 		{Name: "many", Sizes: []int{3, 5}, CISeeds: 40, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			mix(&o)
-			o.Sessions = 8
-			o.Workload = Workload{Ops: 200, Pendings: 4, Keys: 20, WeakRatio: 50, WeakWrites: o.Workload.WeakWrites,
-				Writes: o.Workload.Writes, ScanRatio: 20, ScanCount: 5}
+			wide(&o, 8, 200, 4, 20)
 			o.Faults = FaultMix
 			o.Faults.ClientCrashes = 2
 			return o
@@ -84,9 +82,7 @@ func Configs(protocol string) []Config {
 		{Name: "partitions", Sizes: []int{3, 5}, CISeeds: 40, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			mix(&o)
-			o.Sessions = 6
-			o.Workload = Workload{Ops: 150, Pendings: 3, Keys: 10, WeakRatio: 50, WeakWrites: o.Workload.WeakWrites,
-				Writes: o.Workload.Writes, ScanRatio: 20, ScanCount: 5}
+			wide(&o, 6, 150, 3, 10)
 			o.Faults = FaultMix
 			o.Faults.PartitionEvery, o.Faults.PartitionFor = 2*time.Second, 3*time.Second
 			o.Faults.PartitionLeader = true
@@ -97,9 +93,7 @@ func Configs(protocol string) []Config {
 		{Name: "chaos", Sizes: []int{3, 5}, CISeeds: 40, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			mix(&o)
-			o.Sessions = 10
-			o.Workload = Workload{Ops: 150, Pendings: 3, Keys: 30, WeakRatio: 50, WeakWrites: o.Workload.WeakWrites,
-				Writes: o.Workload.Writes, ScanRatio: 20, ScanCount: 5}
+			wide(&o, 10, 150, 3, 30)
 			o.Faults = FailoverMix(n)
 			o.Faults.CrashWithin = time.Second
 			o.Faults.ClientCrashes = 3
@@ -109,6 +103,14 @@ func Configs(protocol string) []Config {
 			return o
 		}},
 	}
+}
+
+// wide sets a larger workload with the protocol's mix: more sessions,
+// operations and keys, and SCANs of up to six keys.
+func wide(o *Options, sessions, ops, pendings, keys int) {
+	o.Sessions = sessions
+	w := &o.Workload
+	w.Ops, w.Pendings, w.Keys, w.ScanRatio, w.ScanCount = ops, pendings, keys, 20, 5
 }
 
 // base is the core workload: four sessions colliding on three hot keys,

@@ -60,6 +60,17 @@ func requireNoRecords(t *testing.T, s *sim.Script, live ...int) {
 	}
 }
 
+// crashWriter crashes session 0 once its requests are out, heals the
+// network, waits d and requires every record to be decided.
+func crashWriter(t *testing.T, s *sim.Script, d time.Duration) {
+	t.Helper()
+	require.NoError(t, s.Run(5*time.Millisecond))
+	s.CrashSession(0)
+	s.Drop(nil)
+	require.NoError(t, s.Run(d))
+	requireNoRecords(t, s, 0, 1, 2)
+}
+
 // TestScenarioBrokenChainIsRefused (CURP-HO): a client's weak write w1
 // reaches no replica, then its weak write w2 (which depends on w1) and a
 // strong write s (behind w2 at the barrier) reach every replica, and the
@@ -78,11 +89,7 @@ func TestScenarioBrokenChainIsRefused(t *testing.T) {
 	s.Put(0, wire.Weak, 1)
 	s.Put(0, wire.Weak, 2)
 	s.Put(0, wire.Strong, 3)
-	require.NoError(t, s.Run(5*time.Millisecond))
-	s.CrashSession(0)
-	s.Drop(nil)
-	require.NoError(t, s.Run(30*time.Second))
-	requireNoRecords(t, s, 0, 1, 2)
+	crashWriter(t, s, 30*time.Second)
 	s.Put(1, wire.Strong, 3)
 	s.Get(1, wire.Strong, 2)
 	runUntil(t, s, "both complete", func() bool {
@@ -110,11 +117,7 @@ func TestScenarioCrashedClientStrongRecordIsDecided(t *testing.T) {
 		return ok && from == w && to == 0
 	})
 	s.Put(0, wire.Strong, 3)
-	require.NoError(t, s.Run(5*time.Millisecond))
-	s.CrashSession(0)
-	s.Drop(nil)
-	require.NoError(t, s.Run(5*time.Second))
-	requireNoRecords(t, s, 0, 1, 2)
+	crashWriter(t, s, 5*time.Second)
 	s.Put(1, wire.Strong, 3)
 	runUntil(t, s, "the write completes", func() bool { ok, _ := s.Done(1, 1); return ok }, 5*time.Second)
 	require.Equal(t, "fast", s.Path(1, 1))

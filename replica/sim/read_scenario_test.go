@@ -72,6 +72,19 @@ func newViewTo(to ...int) func(from, dst int, m wire.Message) bool {
 	}
 }
 
+// replica1TakesOver waits until replica 1 leads and replica 2 follows it,
+// then has the writer learn the new ballot through a strong read (the
+// leader answers at once), so that it drops its tentative fast-path cache
+// entry: a weak read's answer then decides what it returns.
+func replica1TakesOver(t *testing.T, s *sim.Script) {
+	t.Helper()
+	runUntil(t, s, "replica 1 leads and replica 2 follows", func() bool {
+		return s.Leader() == 1 && s.Replica(2).Ballot() == s.Replica(1).Ballot()
+	}, 5*time.Second)
+	s.Get(writer, wire.Strong, 9)
+	require.NoError(t, s.Run(20*time.Millisecond))
+}
+
 // fastWriteThenCrash runs the writer's strong write of key 5 to completion
 // with the leader's Accepts lost, then crashes the leader.
 func fastWriteThenCrash(t *testing.T, s *sim.Script, seq wire.Seq) {
@@ -95,13 +108,7 @@ func TestScenarioWeakReadWaitsForUnknownViewStart(t *testing.T) {
 		drops(t, s, acceptFrom(0))
 		fastWriteThenCrash(t, s, 1)
 		drops(t, s, onlyCandidate(1), newViewTo(2, w), acceptFrom(1, 2))
-		runUntil(t, s, "replica 1 leads and replica 2 follows", func() bool {
-			return s.Leader() == 1 && s.Replica(2).Ballot() == s.Replica(1).Ballot()
-		}, 5*time.Second)
-		// A strong read tells the writer of ballot 1 (its leader answers at
-		// once), so the writer drops its tentative fast-path entry.
-		s.Get(writer, wire.Strong, 9)
-		require.NoError(t, s.Run(20*time.Millisecond))
+		replica1TakesOver(t, s)
 		s.Get(writer, wire.Weak, 5)
 		require.NoError(t, s.Run(50*time.Millisecond))
 		drops(t, s, onlyCandidate(1), newViewTo(2, w))
@@ -140,14 +147,7 @@ func TestScenarioParkedWeakReadReevaluated(t *testing.T) {
 		// elsewhere: replica 2 alone answers it. Replica 2 gets no entries
 		// until the writer has learned the new ballot.
 		drops(t, s, onlyCandidate(1), newViewTo(s.Endpoint(writer)), acceptFrom(1, 2))
-		runUntil(t, s, "replica 1 leads and replica 2 follows", func() bool {
-			return s.Leader() == 1 && s.Replica(2).Ballot() == s.Replica(1).Ballot()
-		}, 5*time.Second)
-		// A strong read tells the writer of the new ballot (its leader
-		// answers at once): the writer drops its tentative fast-path entry,
-		// so the read's answer decides what it returns.
-		s.Get(writer, wire.Strong, 9)
-		require.NoError(t, s.Run(20*time.Millisecond))
+		replica1TakesOver(t, s)
 		drops(t, s, onlyCandidate(1), newViewTo(s.Endpoint(writer)))
 		runUntil(t, s, "the weak read completes", func() bool { ok, _ := s.Done(writer, 3); return ok }, 5*time.Second)
 		_, wrote := s.Done(writer, 2)

@@ -178,19 +178,15 @@ func (d *decoder) seq() Seq { return Seq(d.uvarint()) }
 
 func (d *decoder) slot() kvs.Slot { return kvs.Slot(d.uvarint()) }
 
-func (d *decoder) ballot() Ballot {
-	v := d.uvarint()
-	if v > math.MaxUint32 {
-		d.fail("ballot exceeds 32 bits")
-		return 0
-	}
-	return Ballot(v)
-}
+func (d *decoder) ballot() Ballot { return Ballot(d.u32("ballot")) }
 
-func (d *decoder) attempt() uint32 {
+func (d *decoder) attempt() uint32 { return d.u32("attempt") }
+
+// u32 reads a uvarint that must fit in 32 bits.
+func (d *decoder) u32(what string) uint32 {
 	v := d.uvarint()
 	if v > math.MaxUint32 {
-		d.fail("attempt exceeds 32 bits")
+		d.fail(what + " exceeds 32 bits")
 		return 0
 	}
 	return uint32(v)
