@@ -515,7 +515,11 @@ func (s *Core) releaseParked(k kvs.Key) {
 	}
 	delete(s.parked, k)
 	for _, pr := range parked {
-		s.finishWeakRead(pr.p, pr.reply)
+		// Only the answer to the read's latest attempt counts, and only
+		// while the read is pending.
+		if s.Lookup(pr.reply.Cmd) == pr.p && pr.reply.Attempt == uint32(pr.p.attempts) {
+			s.finishWeakRead(pr.p, pr.reply)
+		}
 	}
 }
 

@@ -26,13 +26,14 @@ func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
 		s.resend(p)
 		return
 	}
-	lo, hi := p.Op.Command.KeyRange()
+	cmd := p.Op.Command
+	lo, hi := cmd.KeyRange()
 	for k := lo; ; k++ {
 		if e, ok := s.cache[k]; ok && e.pending && e.src <= m.WeakApplied {
 			// The replica applied the pending own write: its state is at
 			// least as new, and may hold newer writes the session already
 			// saw through other keys (CC-VIS, docs/DECISIONS.md 10).
-			s.settleFromReplica(k, e, m)
+			s.settleFromReplica(k, e, cmd, m)
 		}
 		if k == hi {
 			break
@@ -52,9 +53,8 @@ func replicaValue(cmd kvs.Command, m *wire.WeakReadReply, k kvs.Key) (kvs.Value,
 // settleFromReplica replaces a pending own entry by the replica's value,
 // which is at least as new as the pending write, or by the entry's
 // alternative if that is newer still.
-func (s *Core) settleFromReplica(k kvs.Key, e cacheEntry, m *wire.WeakReadReply) {
-	p := s.Lookup(m.Cmd)
-	v, ver := replicaValue(p.Op.Command, m, k)
+func (s *Core) settleFromReplica(k kvs.Key, e cacheEntry, cmd kvs.Command, m *wire.WeakReadReply) {
+	v, ver := replicaValue(cmd, m, k)
 	if e.altVersion > ver {
 		s.put(k, cacheEntry{value: e.alt, version: e.altVersion})
 	} else {
@@ -67,6 +67,9 @@ func (s *Core) settleFromReplica(k kvs.Key, e cacheEntry, m *wire.WeakReadReply)
 // answer when it is the session's pending own write or newer. A read of a
 // key whose newest value is ambiguous waits until it settles.
 func (s *Core) finishWeakRead(p *Pending, m *wire.WeakReadReply) {
+	if s.Lookup(m.Cmd) != p {
+		return // completed meanwhile, through an answer parked earlier
+	}
 	cmd := p.Op.Command
 	lo, hi := cmd.KeyRange()
 	if !s.o.Mutation.IgnoreCache {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -145,18 +146,29 @@ func soak(tasks []*task, d time.Duration, jobs int, out io.Writer) error {
 				if !ok {
 					return
 				}
-				res, err := sim.Run(t.cfg.Make(seed, t.n, t.proto))
-				ops := 0
-				if res != nil {
-					ops = len(res.History)
-				}
-				report(t, seed, ops, sim.Failure(res, err))
+				ops, failure := run(t, seed)
+				report(t, seed, ops, failure)
 			}
 		}()
 	}
 	wg.Wait()
 	close(done)
 	return summary(tasks, time.Since(start), out)
+}
+
+// run runs one seed; a panic in the run is a failure of that seed, not of
+// the soak.
+func run(t *task, seed uint64) (ops int, failure string) {
+	defer func() {
+		if r := recover(); r != nil {
+			failure = fmt.Sprintf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	res, err := sim.Run(t.cfg.Make(seed, t.n, t.proto))
+	if res != nil {
+		ops = len(res.History)
+	}
+	return ops, sim.Failure(res, err)
 }
 
 func totals(tasks []*task) (runs, ops, fails int) {
