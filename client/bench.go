@@ -124,6 +124,12 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 	wg.Wait()
 	close(stop)
 	reporter.Wait()
+	for i, s := range sessions {
+		if n := s.Lost(); n > 0 && stats[i] != nil {
+			// Acknowledged, then lost: errors, whatever the latency said.
+			stats[i].errors += n
+		}
+	}
 
 	runErr := errors.Join(errs...)
 	res, err := processResults(stats, seeds, runErr)

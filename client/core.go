@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"swiftpaxos/kvs"
@@ -121,6 +122,15 @@ type Core struct {
 	order    []wire.Seq // pending seqs in issue order, compacted lazily
 	cache    map[kvs.Key]cacheEntry
 	frontier kvs.Slot
+	// tentFrontier is the newest tentative version the session read (a
+	// slot the old leader had not committed, docs/DECISIONS.md 14): it
+	// bounds reads like the frontier until the session learns a new
+	// ballot, and is dropped then, since recovery may have moved it (the
+	// read ballot then makes replicas wait for the new view's start).
+	tentFrontier kvs.Slot
+	// expired: the leader refused an operation of the session, so its
+	// later ones are refused too (docs/DECISIONS.md 15).
+	expired bool
 	// readBallot is the ballot of the last view whose start the session
 	// knows. Weak reads carry it, so that a replica in a later view serves
 	// them only from state that includes that view's start (PROTOCOL.md
@@ -240,12 +250,17 @@ func (s *Core) Broadcast(first wire.ReplicaID, m wire.Message) {
 	}
 }
 
-// Invoke starts an operation and returns its Seq.
+// Invoke starts an operation and returns its Seq. An expired session
+// fails it at once with ErrRefused.
 func (s *Core) Invoke(op Op) wire.Seq {
 	s.seq++
 	now := s.o.Now()
 	p := &Pending{Seq: s.seq, Op: op, invoked: now, sent: now}
 	s.pending[p.Seq] = p
+	if s.expired {
+		s.Complete(p, Result{Err: ErrRefused})
+		return p.Seq
+	}
 	s.order = append(s.order, p.Seq)
 	switch {
 	case op.Level == wire.Strong:
@@ -425,7 +440,7 @@ func (s *Core) onSyncReply(m *wire.SyncReply) {
 	}
 	if m.Refused {
 		s.Complete(p, Result{Slot: m.Slot, Path: PathSlow, Err: ErrRefused})
-		s.o.Policy.Handle(s, m.Replica, m)
+		s.Expire()
 		return
 	}
 	s.completeStrong(p, Result{Value: m.Result, Items: m.Items, Version: m.Version, Slot: m.Slot, Path: PathSlow})
@@ -454,9 +469,9 @@ func (s *Core) completeStrong(p *Pending, r Result) {
 		} else {
 			s.setCache(cmd.Key, e)
 		}
-		s.frontier = max(s.frontier, r.Version)
+		s.raiseFrontier(r.Version, e.tentative)
 	default:
-		s.frontier = max(s.frontier, r.Version)
+		s.raiseFrontier(r.Version, r.Path == PathFast && p.leaderReply != nil && p.leaderReply.ReadDep.Kind == wire.DepOne)
 	}
 	s.o.Policy.StrongCompleted(s, p, r)
 	s.Complete(p, r)
@@ -546,12 +561,13 @@ func (s *Core) SettleCache(k kvs.Key, src wire.Seq, slot kvs.Slot) {
 	}
 	switch {
 	case e.altVersion > slot:
-		s.cache[k] = cacheEntry{value: e.alt, version: e.altVersion}
+		// An alternative may come from a fast path: keep it tentative.
+		s.cache[k] = cacheEntry{value: e.alt, version: e.altVersion, tentative: true}
 	case slot > 0:
 		s.cache[k] = cacheEntry{value: e.value, version: slot}
 	default:
 		delete(s.cache, k)
-		s.frontier = max(s.frontier, e.altVersion)
+		s.raiseFrontier(e.altVersion, true)
 	}
 	s.releaseParked(k)
 }
@@ -576,6 +592,8 @@ func (s *Core) markTentative(k kvs.Key, slot kvs.Slot) {
 // until the new view's start is known, so replicas answer from state that
 // includes every replayed write.
 func (s *Core) dropSettled() {
+	s.tentFrontier = 0
+	var released []kvs.Key
 	for k, e := range s.cache {
 		switch {
 		case !e.pending && e.tentative:
@@ -583,10 +601,28 @@ func (s *Core) dropSettled() {
 		case e.altVersion > 0:
 			e.alt, e.altVersion = nil, 0
 			s.cache[k] = e
-			s.releaseParked(k)
+			released = append(released, k)
 		}
 	}
+	// Parked reads complete in key order: the session's outputs must not
+	// depend on map order.
+	slices.Sort(released)
+	for _, k := range released {
+		s.releaseParked(k)
+	}
 }
+
+// raiseFrontier notes that the session read (or cached) version v.
+func (s *Core) raiseFrontier(v kvs.Slot, tentative bool) {
+	if tentative {
+		s.tentFrontier = max(s.tentFrontier, v)
+	} else {
+		s.frontier = max(s.frontier, v)
+	}
+}
+
+// readFrontier is the minimum slot a weak read asks for.
+func (s *Core) readFrontier() kvs.Slot { return max(s.frontier, s.tentFrontier) }
 
 // evict raises the frontier to the newest settled version in the cache and
 // drops every settled entry: a replica that has applied the frontier holds
@@ -594,7 +630,7 @@ func (s *Core) dropSettled() {
 func (s *Core) evict() {
 	for _, e := range s.cache {
 		if !e.pending {
-			s.frontier = max(s.frontier, e.version)
+			s.raiseFrontier(e.version, e.tentative)
 		}
 	}
 	for k, e := range s.cache {
@@ -667,6 +703,31 @@ func (s *Core) nextTarget(from wire.ReplicaID) wire.ReplicaID {
 	}
 	return wire.ReplicaID((int(from) + 1) % s.o.N)
 }
+
+// Expire ends the session: the leader refused one of its operations, so
+// its causal chain is broken and every later operation would be refused
+// too (docs/DECISIONS.md 15). Writes that completed but will never be
+// durable are reported through Options.Lost; every operation in flight,
+// and every later one, fails with ErrRefused. A program that wants to go on
+// opens a new session.
+func (s *Core) Expire() {
+	if s.expired {
+		return
+	}
+	s.expired = true
+	for _, seq := range s.o.Policy.Abandon(s) {
+		s.Lost(seq)
+	}
+	for _, seq := range s.order {
+		if p, ok := s.pending[seq]; ok {
+			s.Complete(p, Result{Err: ErrRefused})
+		}
+	}
+	s.order = s.order[:0]
+}
+
+// Expired reports whether the session has expired (see Expire).
+func (s *Core) Expired() bool { return s.expired }
 
 // Lost records that the session's acknowledged operation seq was refused
 // by the leader after it completed (a CURP-HO weak write whose session was

@@ -36,4 +36,8 @@ type Policy interface {
 	// completed but is not known durable (0: none). AckUpTo stays below
 	// it, so that replicas never ignore its re-sends.
 	OldestUnconfirmed() wire.Seq
+	// Abandon drops everything the policy holds for the session, which
+	// has expired (Core.Expire), and returns the writes that had
+	// completed but will never be durable.
+	Abandon(s *Core) (lost []wire.Seq)
 }

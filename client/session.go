@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -45,6 +46,8 @@ type Session struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	lost atomic.Int64 // acknowledged writes refused afterwards (Core.Lost)
 
 	// owned by the loop goroutine
 	conns   []*batcher.Batcher[wire.Message]
@@ -93,6 +96,10 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	s.core, err = NewCore(Options{
 		ID: id, N: cfg.N(), Leader: 0, Nearest: nearest, Policy: o.Policy,
 		Send: s.send, Complete: s.complete, Now: s.Now, RetryAfter: cfg.Retry,
+		Lost: func(seq wire.Seq) {
+			s.lost.Add(1)
+			s.log.Warn("an acknowledged weak write was refused: the session was cut off from the leader too long", zap.Uint64("seq", uint64(seq)))
+		},
 		Mutation: buildMutation,
 	})
 	if err != nil {
@@ -104,6 +111,11 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	go s.loop()
 	return s, nil
 }
+
+// Lost is how many operations of the session completed but were refused
+// afterwards: acknowledged CURP-HO weak writes lost because the session was
+// cut off from the leader for too long (docs/DECISIONS.md 15).
+func (s *Session) Lost() int64 { return s.lost.Load() }
 
 // ID is the session's client id.
 func (s *Session) ID() wire.ClientID { return s.core.ID() }

@@ -10,7 +10,7 @@ import (
 
 func (s *Core) sendWeakRead(p *Pending) {
 	s.Send(p.target, &wire.WeakRead{
-		Cmd: s.CmdID(p.Seq), Command: p.Op.Command, MinSlot: s.frontier, Ballot: s.readBallot,
+		Cmd: s.CmdID(p.Seq), Command: p.Op.Command, MinSlot: s.readFrontier(), Ballot: s.readBallot,
 		Attempt: uint32(p.attempts),
 	})
 }
@@ -22,7 +22,10 @@ func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
 	if p == nil || p.Op.Level != wire.Weak || m.Replica != p.target || m.Attempt != uint32(p.attempts) {
 		return
 	}
-	if m.Retry {
+	if m.Retry || m.Ballot < s.ballot {
+		// A replica of an older ballot answers from state that may lack
+		// what the new view replayed, and the session may have dropped
+		// the tentative entries that covered it: ask again.
 		s.resend(p)
 		return
 	}
@@ -85,7 +88,7 @@ func (s *Core) finishWeakRead(p *Pending, m *wire.WeakReadReply) {
 	}
 	r := Result{Path: PathWeak}
 	for k := lo; ; k++ {
-		v, ver := s.mergeRead(k, cmd, m)
+		v, ver, tentative := s.mergeRead(k, cmd, m)
 		if cmd.Op == kvs.OpScan {
 			if ver > 0 || len(v) > 0 {
 				r.Items = append(r.Items, kvs.Item{Key: k, Value: v, Version: ver})
@@ -94,22 +97,23 @@ func (s *Core) finishWeakRead(p *Pending, m *wire.WeakReadReply) {
 			r.Value = v
 		}
 		r.Version = max(r.Version, ver)
+		s.raiseFrontier(ver, tentative)
 		if k == hi {
 			break
 		}
 	}
-	s.frontier = max(s.frontier, r.Version)
 	s.Complete(p, r)
 }
 
-// mergeRead is the value a weak read returns for key k.
-func (s *Core) mergeRead(k kvs.Key, cmd kvs.Command, m *wire.WeakReadReply) (kvs.Value, kvs.Slot) {
+// mergeRead is the value a weak read returns for key k, and whether its
+// version is tentative (a cache entry from a fast path).
+func (s *Core) mergeRead(k kvs.Key, cmd kvs.Command, m *wire.WeakReadReply) (kvs.Value, kvs.Slot, bool) {
 	v, ver := replicaValue(cmd, m, k)
 	if e, ok := s.cache[k]; ok && !s.o.Mutation.IgnoreCache && (e.pending || e.version > ver) {
-		return e.value, e.version
+		return e.value, e.version, e.tentative
 	}
 	if ver > 0 {
 		s.setCache(k, cacheEntry{value: v, version: ver})
 	}
-	return v, ver
+	return v, ver, false
 }

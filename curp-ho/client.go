@@ -102,31 +102,28 @@ func (c *clientPolicy) Handle(s *client.Core, from wire.ReplicaID, m wire.Messag
 			s.Complete(p, client.Result{Path: client.PathWeak})
 		}
 	case *wire.WeakCommit:
+		refused := false
 		for _, sc := range m.Commits {
 			if sc.Cmd.Client != s.ID() {
 				continue
 			}
-			p := s.Lookup(sc.Cmd)
+			if sc.Refused {
+				refused = true
+				continue
+			}
 			if i, found := c.find(sc.Cmd.Seq); found {
-				switch {
-				case sc.Refused:
-					// The write never executes: its cache entry goes.
-					s.SettleCache(c.writeSet[i].cmd.Key, sc.Cmd.Seq, 0)
-					if p == nil {
-						s.Lost(sc.Cmd.Seq)
-					}
-				case sc.Slot > 0:
+				if sc.Slot > 0 {
 					s.SettleCache(c.writeSet[i].cmd.Key, sc.Cmd.Seq, sc.Slot)
 				}
 				c.writeSet = slices.Delete(c.writeSet, i, i+1)
 			}
-			if p != nil && p.Op.Level == wire.Weak {
-				r := client.Result{Version: sc.Slot, Slot: sc.Slot, Path: client.PathWeak}
-				if sc.Refused {
-					r = client.Result{Slot: sc.Slot, Path: client.PathWeak, Err: client.ErrRefused}
-				}
-				s.Complete(p, r)
+			if p := s.Lookup(sc.Cmd); p != nil && p.Op.Level == wire.Weak {
+				s.Complete(p, client.Result{Version: sc.Slot, Slot: sc.Slot, Path: client.PathWeak})
 			}
+		}
+		if refused {
+			// The chain is broken: the session is over (docs/DECISIONS.md 15).
+			s.Expire()
 		}
 	case *wire.SyncReply:
 		if m.Cmd.Client == s.ID() {
@@ -192,6 +189,20 @@ func (c *clientPolicy) StrongCompleted(s *client.Core, p *client.Pending, r clie
 		c.tainted, c.taintedDep, c.taintedIn = s.CmdID(p.Seq), lr.ReadDep.Cmd, lr.Ballot
 		c.taintedSince = s.Now()
 	}
+}
+
+// Abandon drops the write set and the held operations of an expired
+// session; the writes of the set that completed are lost.
+func (c *clientPolicy) Abandon(s *client.Core) []wire.Seq {
+	var lost []wire.Seq
+	for _, w := range c.writeSet {
+		if s.Lookup(s.CmdID(w.seq)) == nil {
+			lost = append(lost, w.seq)
+		}
+	}
+	c.writeSet, c.held = nil, nil
+	c.tainted, c.taintedDep = wire.CmdID{}, wire.CmdID{}
+	return lost
 }
 
 // Defer holds writes back while the session is tainted, and everything

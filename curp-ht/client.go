@@ -42,6 +42,7 @@ func (clientPolicy) Handle(s *client.Core, _ wire.ReplicaID, m wire.Message) boo
 	}
 	if r.Refused {
 		s.Complete(p, client.Result{Slot: r.Slot, Path: client.PathWeak, Err: client.ErrRefused})
+		s.Expire()
 		return true
 	}
 	s.SetCache(p.Op.Command.Key, p.Op.Command.Value, r.Slot, p.Seq)
@@ -69,6 +70,10 @@ func (clientPolicy) OldestUnconfirmed() wire.Seq { return 0 }
 
 // Tick has no timers of its own.
 func (clientPolicy) Tick(*client.Core, time.Duration) {}
+
+// Abandon: CURP-HT weak writes complete only once committed, so none is
+// lost with the session.
+func (clientPolicy) Abandon(*client.Core) []wire.Seq { return nil }
 
 // Defer never holds an operation back.
 func (clientPolicy) Defer(*client.Core, *client.Pending) bool { return false }

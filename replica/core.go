@@ -75,6 +75,7 @@ type Core struct {
 
 	lastHeartbeat int64
 	lastHeard     int64
+	leaderSince   int64 // when this replica last became leader
 	el            election
 	rec           *recovery   // non-nil while a new leader recovers
 	viewCommitted bool        // the leader announced its view committed
@@ -146,6 +147,10 @@ func (c *Core) StepClient(from wire.ClientID, m wire.Message) {
 }
 
 func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
+	if !validRequest(m) {
+		c.log.Debug("invalid client request dropped", zap.Uint64("client", uint64(from)), zap.Stringer("type", typeName{m}))
+		return
+	}
 	c.sessions.get(from).heard = c.o.Now()
 	if c.rec != nil {
 		if _, read := m.(*wire.WeakRead); !read {
@@ -232,6 +237,30 @@ func (c *Core) flush() {
 		c.checkViewCommitted()
 	}
 	c.policy.Flush(c)
+}
+
+// validRequest is the admission check of a client request (kvs.Command
+// Validate): a well-formed command of the kind the message carries. A
+// no-op is never a client command: in the log a no-op with a command id is
+// a refusal.
+func validRequest(m wire.Message) bool {
+	var id wire.CmdID
+	var cmd kvs.Command
+	kind := kvs.Command.IsWrite
+	switch m := m.(type) {
+	case *wire.Propose:
+		id, cmd = m.Cmd, m.Command
+		kind = func(c kvs.Command) bool { return c.Op != kvs.OpNoop }
+	case *wire.WeakRead:
+		id, cmd, kind = m.Cmd, m.Command, kvs.Command.IsRead
+	case *wire.WeakPropose:
+		id, cmd = m.Cmd, m.Command
+	case *wire.CausalPropose:
+		id, cmd = m.Cmd, m.Command
+	default:
+		return true
+	}
+	return !id.IsZero() && cmd.Validate() == nil && kind(cmd)
 }
 
 type typeName struct{ m wire.Message }

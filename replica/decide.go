@@ -57,10 +57,10 @@ func (c *Core) onWitnessSync(m *wire.WitnessSync) {
 func (c *Core) decide(recs []wire.Record) {
 	for i := range recs {
 		r := &recs[i]
-		if c.sessions.ignorable(r.Cmd) || c.HasSlot(r.Cmd) {
+		if r.Cmd.IsZero() || c.sessions.ignorable(r.Cmd) || c.HasSlot(r.Cmd) {
 			continue // the outcome is in the log, or the client completed it
 		}
-		if dep, ok := c.recordDep(r); ok && !c.HasSlot(dep) && r.Age >= uint64(c.o.RefuseAfter) {
+		if dep, ok := c.recordDep(r); ok && !c.HasSlot(dep) && r.Age >= uint64(c.o.RefuseAfter) && c.silent(r.Cmd.Client) {
 			c.appendRefusal(r.Cmd, r.Level, r.CausalDep)
 			continue
 		}
@@ -72,6 +72,18 @@ func (c *Core) decide(recs []wire.Record) {
 		// too (the record keeps the proposal's WeakDep).
 		c.onPropose(r.Cmd.Client, &wire.Propose{Cmd: r.Cmd, Command: r.Command, WeakDep: r.CausalDep})
 	}
+}
+
+// silent reports whether this leader has not heard from the client for
+// RefuseAfter (counting from when it became leader): a live client re-sends
+// the predecessors it is missing, so its records wait; only a session that
+// has gone quiet (crashed, or cut off from the leader) is refused.
+func (c *Core) silent(client wire.ClientID) bool {
+	since := c.leaderSince
+	if s := c.sessions.peek(client); s != nil {
+		since = max(since, s.heard)
+	}
+	return c.o.Now()-since >= int64(c.o.RefuseAfter)
 }
 
 // recordDep is the command a record's command must follow in the log: a

@@ -108,7 +108,7 @@ func (c *Core) viewChanged() {
 // learnViewStart records the view start of the current ballot, from the
 // leader's recovery, a NewView or the ballot's no-op in the log.
 func (c *Core) learnViewStart(b wire.Ballot, start kvs.Slot) {
-	if b != c.ballot || c.viewBallot == b && c.viewStart >= start {
+	if b != c.ballot || start == 0 || c.viewBallot == b && c.viewStart >= start {
 		return
 	}
 	c.viewBallot, c.viewStart = b, start

@@ -27,6 +27,7 @@ type bufferedRequest struct {
 func (c *Core) becomeLeader() {
 	c.role = Leader
 	c.leader = c.o.ID
+	c.leaderSince = c.o.Now()
 	c.log.Info("elected leader", zap.Uint32("ballot", uint32(c.ballot)), zap.Uint64("last", uint64(c.entries.last())))
 	last := c.entries.last()
 	for p := range c.o.N {
@@ -180,7 +181,9 @@ func (c *Core) selectReplays() []wire.Record {
 	out := make([]wire.Record, 0, len(ids))
 	for _, id := range ids {
 		dep := wire.CmdID{Client: id.Client, Seq: recs[id].CausalDep}
-		if dep.Seq > 0 && !c.HasSlot(dep) && !kept[dep] {
+		if dep.Seq > 0 && (!c.HasSlot(dep) || c.refused(dep)) && !kept[dep] {
+			// A refused predecessor is as missing as an absent one: the
+			// chain never jumps its gap (docs/DECISIONS.md 15).
 			continue
 		}
 		kept[id] = true

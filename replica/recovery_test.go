@@ -10,18 +10,41 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-type nullOut struct{}
+// recorder is an outbox that keeps what a core sent.
+type recorder struct {
+	toClient []wire.Message
+	toPeer   []wire.Message
+}
 
-func (nullOut) ToReplica(wire.ReplicaID, wire.Message) {}
-func (nullOut) ToClient(wire.ClientID, wire.Message)   {}
+func (r *recorder) ToReplica(_ wire.ReplicaID, m wire.Message) { r.toPeer = append(r.toPeer, m) }
+func (r *recorder) ToClient(_ wire.ClientID, m wire.Message)   { r.toClient = append(r.toClient, m) }
 
-func newTestCore(t *testing.T, id wire.ReplicaID, n int) *Core {
+// take returns and forgets the client messages sent so far.
+func (r *recorder) take() []wire.Message {
+	out := r.toClient
+	r.toClient = nil
+	return out
+}
+
+// testCore is a core on a fake clock with a recording outbox.
+type testCore struct {
+	*Core
+	out *recorder
+	now int64
+}
+
+func newTestCoreWith(t *testing.T, id wire.ReplicaID, n int, p Policy) *testCore {
 	t.Helper()
-	var now int64
-	c, err := New(Options{ID: id, N: n, Policy: BasePolicy{}, Out: nullOut{}, Now: func() int64 { return now },
+	tc := &testCore{out: &recorder{}}
+	c, err := New(Options{ID: id, N: n, Policy: p, Out: tc.out, Now: func() int64 { return tc.now },
 		Rand: rand.New(rand.NewPCG(1, uint64(id)))})
 	require.NoError(t, err)
-	return c
+	tc.Core = c
+	return tc
+}
+
+func newTestCore(t *testing.T, id wire.ReplicaID, n int) *Core {
+	return newTestCoreWith(t, id, n, BasePolicy{}).Core
 }
 
 func rec(client wire.ClientID, seq wire.Seq) wire.Record {

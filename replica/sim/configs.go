@@ -88,6 +88,20 @@ func Configs(protocol string) []Config {
 			o.Faults.PartitionLeader = true
 			return o
 		}},
+		// Partitions longer than the refusal age (docs/DECISIONS.md 15),
+		// with weak writes lost on their way to witnesses: live sessions
+		// keep talking to the leader, so none of their records may be
+		// refused, however long a replica is cut off.
+		{Name: "long-partitions", Sizes: []int{3, 5}, CISeeds: 6, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			wide(&o, 6, 180, 3, 10)
+			o.Workload.Think = time.Second // about 30 s per session
+			o.Faults = FaultMix
+			o.Faults.PartitionEvery, o.Faults.PartitionFor = time.Second, 25*time.Second
+			o.Faults.DropWeakProb = 0.3
+			return o
+		}},
 		// Everything at once: up to f crashes, client crashes, execution
 		// lag, dropped weak writes and leader partitions, on many keys.
 		{Name: "chaos", Sizes: []int{3, 5}, CISeeds: 40, Make: func(seed uint64, n int, p Protocol) Options {

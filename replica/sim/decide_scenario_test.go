@@ -8,6 +8,7 @@ import (
 
 	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/kvs"
 	"swiftpaxos/replica/sim"
 	"swiftpaxos/replica/wire"
 )
@@ -90,6 +91,14 @@ func TestScenarioBrokenChainIsRefused(t *testing.T) {
 	s.Put(0, wire.Weak, 2)
 	s.Put(0, wire.Strong, 3)
 	crashWriter(t, s, 30*time.Second)
+	for seq := wire.Seq(2); seq <= 3; seq++ {
+		_, committed, refused := s.Replica(s.Leader()).Outcome(wire.CmdID{Client: s.ClientID(0), Seq: seq})
+		require.True(t, committed && refused, "operation %d is refused", seq)
+		for r := range 3 {
+			_, applied := s.AppliedSlot(r, 0, seq)
+			require.False(t, applied, "replica %d executed refused operation %d", r, seq)
+		}
+	}
 	s.Put(1, wire.Strong, 3)
 	s.Get(1, wire.Strong, 2)
 	runUntil(t, s, "both complete", func() bool {
@@ -144,5 +153,82 @@ func TestScenarioSessionRebindsWhenBoundReplicaDies(t *testing.T) {
 	runUntil(t, s, "the weak write is acknowledged", func() bool { ok, _ := s.Done(1, 1); return ok }, time.Second)
 	s.Crash(1)
 	runUntil(t, s, "the strong write completes", func() bool { ok, _ := s.Done(1, 2); return ok }, 10*time.Second)
+	requireClean(t, s)
+}
+
+// TestScenarioRecoveryKeepsRefusedGap (CURP-HO): w1 reaches no replica, w2
+// (after w1) reaches every replica, w3 (after w2) reaches replicas 1 and 2
+// but not the leader, and the client crashes. The witnesses' flushes to the
+// leader are lost, so the leader refuses w2 (its own record, aged and
+// silent) but never sees w3. The leader then crashes: the new leader's
+// recovery must not replay w3 over its refused predecessor, or w3 would
+// become visible without its causal past (C3).
+func TestScenarioRecoveryKeepsRefusedGap(t *testing.T) {
+	p := sim.Protocol{Name: curpho.Name, Replica: curpho.NewReplicaPolicy, Client: curpho.NewClientPolicy}
+	s := newScript(t, p, 3, 2)
+	c := s.Endpoint(1)
+	s.Drop(func(from, to int, m wire.Message) bool {
+		if _, ws := m.(*wire.WitnessSync); ws && to == 0 {
+			return true
+		}
+		cp, ok := m.(*wire.CausalPropose)
+		return ok && from == c && (cp.Cmd.Seq == 1 || cp.Cmd.Seq == 3 && to == 0)
+	})
+	s.Put(1, wire.Weak, 1)
+	s.Put(1, wire.Weak, 2)
+	require.NoError(t, s.Run(5*time.Millisecond))
+	s.Put(1, wire.Weak, 3)
+	require.NoError(t, s.Run(5*time.Millisecond))
+	s.CrashSession(1)
+	id := func(seq wire.Seq) wire.CmdID { return wire.CmdID{Client: s.ClientID(1), Seq: seq} }
+	runUntil(t, s, "the leader commits its refusal of w2", func() bool {
+		_, committed, refused := s.Replica(0).Outcome(id(2))
+		return committed && refused
+	}, 30*time.Second)
+	slot, _, _ := s.Replica(0).Outcome(id(3))
+	require.Zero(t, slot, "the leader never saw w3")
+	s.Crash(0)
+	s.Drop(onlyCandidate(1))
+	runUntil(t, s, "replica 1 leads", func() bool { return s.Leader() == 1 }, 5*time.Second)
+	s.Drop(nil)
+	require.NoError(t, s.Run(25*time.Second))
+	for r := 1; r <= 2; r++ {
+		_, applied := s.AppliedSlot(r, 1, 3)
+		require.False(t, applied, "replica %d executed w3 after its refused predecessor", r)
+	}
+	requireNoRecords(t, s, 1, 2)
+	requireClean(t, s)
+}
+
+// TestScenarioLiveSessionIsNotRefused (CURP-HO): a live session's weak
+// write w1 reaches only its bound replica 1, which cannot reach the leader
+// for 25 s, longer than the refusal age; w2, after w1, reaches everyone.
+// The session keeps talking to the leader (it re-sends its write set), so
+// the leader waits for w1 instead of refusing w2: once replica 1 is back,
+// w1 arrives and both writes, and a later one, are durable.
+func TestScenarioLiveSessionIsNotRefused(t *testing.T) {
+	p := sim.Protocol{Name: curpho.Name, Replica: curpho.NewReplicaPolicy, Client: curpho.NewClientPolicy}
+	s := newScript(t, p, 3, 2)
+	c := s.Endpoint(1)
+	w1Lost := func(from, to int, m wire.Message) bool {
+		cp, ok := m.(*wire.CausalPropose)
+		return ok && from == c && to != 1 && cp.Cmd.Seq == 1
+	}
+	drops(t, s, w1Lost, between(0, 1), onlyCandidate(0))
+	s.Put(1, wire.Weak, 1)
+	s.Put(1, wire.Weak, 2)
+	require.NoError(t, s.Run(25*time.Second))
+	s.Drop(nil)
+	require.NoError(t, s.Run(3*time.Second))
+	s.Put(1, wire.Weak, 3)
+	runUntil(t, s, "w3 completes", func() bool { ok, _ := s.Done(1, 3); return ok }, 5*time.Second)
+	require.NoError(t, s.Run(time.Second))
+	for k := wire.Seq(1); k <= 3; k++ {
+		s.Get(0, wire.Strong, kvs.Key(k))
+		runUntil(t, s, "the strong read completes", func() bool { ok, _ := s.Done(0, k); return ok }, 5*time.Second)
+		_, wrote := s.Done(1, k)
+		_, read := s.Done(0, k)
+		require.Equal(t, wrote, read, "weak write %d is durable", k)
+	}
 	requireClean(t, s)
 }

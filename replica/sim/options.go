@@ -72,6 +72,10 @@ type Workload struct {
 	Keys int
 	// Percentages, as in the benchmark (PROTOCOL.md 8.2).
 	WeakRatio, WeakWrites, Writes int
+	// Think, when positive, is the most a session waits (uniformly drawn)
+	// after a completion before it invokes its next operation: a run then
+	// lasts long enough in virtual time for long faults to matter.
+	Think time.Duration
 	// ScanRatio is the share (%) of reads, weak and strong, issued as a
 	// SCAN of 1..ScanCount+1 keys (0: none).
 	ScanRatio, ScanCount int

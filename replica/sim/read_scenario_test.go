@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"swiftpaxos/kvs"
 	"swiftpaxos/replica/sim"
 	"swiftpaxos/replica/wire"
 )
@@ -154,6 +155,79 @@ func TestScenarioParkedWeakReadReevaluated(t *testing.T) {
 		_, read := s.Done(writer, 3)
 		require.Equal(t, wrote, read, "the weak read returns the session's own completed write")
 		require.NoError(t, s.Run(time.Second))
+		requireClean(t, s)
+	})
+}
+
+// TestScenarioOlderBallotReadAnswerRetried: the writer's strong write
+// completes on the fast path while its bound replica 0, the leader, loses
+// its Accepts; replica 0 is then cut off from the other replicas (not from
+// clients) and still believes it leads ballot 0, while replica 1 is
+// elected and replays the write. The writer learns the new ballot from a
+// strong read (its NewView is lost) and drops its tentative entry; its weak
+// read goes to replica 0, which answers from ballot 0 state without the
+// write. An answer from an older ballot than the session knows must be
+// asked again elsewhere, not returned (read-your-writes).
+func TestScenarioOlderBallotReadAnswerRetried(t *testing.T) {
+	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
+		s, err := sim.NewScript(sim.Options{
+			Seed: 1, N: 5, Sessions: 5, Protocol: p,
+			Faults:     sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond},
+			RetryAfter: 20 * time.Second, ReadWait: 20 * time.Second,
+		})
+		require.NoError(t, err)
+		require.NoError(t, s.Run(20*time.Millisecond))
+		const writer = 0
+		cut0 := func(from, to int, m wire.Message) bool {
+			return from == 0 && to < 5 || to == 0 && from < 5
+		}
+		drops(t, s, acceptFrom(0))
+		s.Put(writer, wire.Strong, 5)
+		runUntil(t, s, "the strong write completes", func() bool { ok, _ := s.Done(writer, 1); return ok }, time.Second)
+		require.Equal(t, "fast", s.Path(writer, 1))
+		drops(t, s, cut0, onlyCandidate(1), newViewTo(s.Endpoint(writer)))
+		runUntil(t, s, "replica 1 leads", func() bool { return s.Replica(1).IsLeader() }, 5*time.Second)
+		require.NoError(t, s.Run(50*time.Millisecond))
+		s.Get(writer, wire.Strong, 9)
+		require.NoError(t, s.Run(20*time.Millisecond))
+		s.Get(writer, wire.Weak, 5)
+		runUntil(t, s, "the weak read completes", func() bool { ok, _ := s.Done(writer, 3); return ok }, 5*time.Second)
+		_, wrote := s.Done(writer, 1)
+		_, read := s.Done(writer, 3)
+		require.Equal(t, wrote, read, "the weak read returns the session's own completed write")
+		s.Drop(nil)
+		requireClean(t, s)
+	})
+}
+
+// TestScenarioTentativeFrontierDoesNotStall: while the leader's Accepts
+// are lost, another session's strong reads and the writer's fast-path
+// strong write take slots the new leader will never have; the writer then
+// reads its write back weakly, from its cache, at that tentative slot. The
+// leader crashes and the new log is shorter. In a quiet cluster a later
+// weak read must still complete: a tentative slot must not stay in the
+// session's read frontier once the session knows a new ballot.
+func TestScenarioTentativeFrontierDoesNotStall(t *testing.T) {
+	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
+		s := newScript(t, p, 3, 3)
+		drops(t, s, acceptFrom(0))
+		for i := range 5 {
+			seq := wire.Seq(i + 1)
+			s.Get(1, wire.Strong, kvs.Key(10+i))
+			runUntil(t, s, "a strong read completes", func() bool { ok, _ := s.Done(1, seq); return ok }, time.Second)
+		}
+		s.Put(2, wire.Strong, 5)
+		runUntil(t, s, "the write completes", func() bool { ok, _ := s.Done(2, 1); return ok }, time.Second)
+		require.Equal(t, "fast", s.Path(2, 1))
+		s.Get(2, wire.Weak, 5)
+		runUntil(t, s, "the weak read completes", func() bool { ok, _ := s.Done(2, 2); return ok }, time.Second)
+		s.Crash(0)
+		s.Drop(onlyCandidate(1))
+		runUntil(t, s, "replica 1 leads", func() bool { return s.Leader() == 1 }, 5*time.Second)
+		require.NoError(t, s.Run(time.Second))
+		s.Drop(nil)
+		s.Get(2, wire.Weak, 6)
+		runUntil(t, s, "a weak read after the failover completes", func() bool { ok, _ := s.Done(2, 3); return ok }, 20*time.Second)
 		requireClean(t, s)
 	})
 }

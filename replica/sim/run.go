@@ -313,7 +313,11 @@ func (c *Cluster) complete(s *session, r client.Result) {
 	}
 	s.done++
 	if s.issued < c.o.Workload.Ops {
-		c.schedule(&event{at: c.now, kind: evInvoke, idx: s.idx})
+		at := c.now
+		if think := int64(c.o.Workload.Think); think > 0 {
+			at += c.rng.Int64N(think)
+		}
+		c.schedule(&event{at: at, kind: evInvoke, idx: s.idx})
 		s.invokes++
 	}
 }

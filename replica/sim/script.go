@@ -163,7 +163,7 @@ func (s *Script) Check() check.Report {
 	}
 	crashed := make(map[check.SessionID]bool)
 	for _, x := range s.c.sessions {
-		if x.dead {
+		if x.dead || x.lost {
 			crashed[x.name] = true
 		}
 	}

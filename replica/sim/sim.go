@@ -29,6 +29,10 @@ type session struct {
 	hist    map[wire.Seq]int // Seq -> index in the history
 	invokes int              // scheduled invokes not yet run
 	dead    bool             // the client crashed
+	// lost: the session was told that acknowledged writes of it were
+	// refused (docs/DECISIONS.md 15); like a crash, it exempts its weak
+	// writes from the durability rule, and the run reports it.
+	lost bool
 }
 
 // Cluster is one simulated run.
@@ -67,6 +71,9 @@ type Result struct {
 	// replicas that crashed.
 	Ballot  wire.Ballot
 	Crashed []int
+	// Expired is how many live sessions were told that acknowledged
+	// writes of theirs were refused (docs/DECISIONS.md 15).
+	Expired int
 }
 
 // Run executes one simulated run and checks it.
@@ -87,9 +94,13 @@ func Run(o Options) (*Result, error) {
 		logs[fmt.Sprintf("replica%d", i)] = l
 	}
 	crashedSessions := make(map[check.SessionID]bool)
+	lost := 0
 	for _, s := range c.sessions {
-		if s.dead {
+		if s.dead || s.lost {
 			crashedSessions[s.name] = true
+		}
+		if s.lost {
+			lost++
 		}
 	}
 	rep := check.Check(c.history, logs, check.Options{Crashed: crashedSessions})
@@ -102,7 +113,7 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	return &Result{
-		Ballot: ballot, Crashed: crashed,
+		Ballot: ballot, Crashed: crashed, Expired: lost,
 		History: c.history, Logs: logs, Report: rep,
 		Fast: c.Fast, Slow: c.Slow, Messages: c.Messages,
 		Virtual: time.Duration(c.now),
@@ -156,6 +167,7 @@ func newCluster(o Options) (*Cluster, error) {
 			Policy:     o.Protocol.Client(),
 			Send:       func(to wire.ReplicaID, m wire.Message) { c.send(ep, int(to), m) },
 			Complete:   func(r client.Result) { c.complete(s, r) },
+			Lost:       func(wire.Seq) { s.lost = true },
 			Now:        c.clock,
 			RetryAfter: o.RetryAfter,
 			Mutation:   o.ClientMutation,

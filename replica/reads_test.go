@@ -1,0 +1,79 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+func put(client wire.ClientID, seq wire.Seq, k kvs.Key, v string) wire.Entry {
+	return wire.Entry{Cmd: wire.CmdID{Client: client, Seq: seq}, Command: kvs.Command{Op: kvs.OpPut, Key: k, Value: kvs.Value(v)}, Level: wire.Strong}
+}
+
+func answers(msgs []wire.Message) []*wire.WeakReadReply {
+	var out []*wire.WeakReadReply
+	for _, m := range msgs {
+		if r, ok := m.(*wire.WeakReadReply); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestParkedReadRejudgedOnBallotChange: PROTOCOL.md 6.5. A read of ballot
+// 0 parked for slot 1 must not be released by slot 1 once the replica has
+// joined ballot 1, whose view start it does not know yet; it waits for the
+// view start (learned from the ballot's no-op) and for it to be applied.
+func TestParkedReadRejudgedOnBallotChange(t *testing.T) {
+	c := newTestCore(t, 1, 3)
+	out := c.o.Out.(*recorder)
+	c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Entries: []wire.Entry{put(7, 1, 1, "a"), put(7, 2, 1, "b")}})
+	read := &wire.WeakRead{Cmd: wire.CmdID{Client: 9, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}, MinSlot: 1}
+	c.StepClient(9, read)
+	require.Empty(t, answers(out.take()), "parked: nothing applied")
+
+	c.StepReplica(2, &wire.RequestVote{Ballot: 1, Candidate: 2, LastSlot: 2})
+	c.StepReplica(2, &wire.Accept{Ballot: 1, Leader: 2, PrevSlot: 2, LeaderCommit: 1})
+	require.Equal(t, kvs.Slot(1), c.AppliedIndex())
+	require.Empty(t, answers(out.take()), "slot 1 is applied, but ballot 1's view start is unknown")
+
+	noop := wire.Entry{Ballot: 1, Command: kvs.Command{Op: kvs.OpNoop}, Level: wire.Strong}
+	c.StepReplica(2, &wire.Accept{Ballot: 1, Leader: 2, PrevSlot: 2, Entries: []wire.Entry{noop}, LeaderCommit: 2})
+	require.Empty(t, answers(out.take()), "the view starts at 4: slot 3 must be applied first")
+	c.StepReplica(2, &wire.Commit{Ballot: 1, CommitIndex: 3})
+	got := answers(out.take())
+	require.Len(t, got, 1)
+	require.Equal(t, kvs.Value("b"), got[0].Result, "the answer includes everything before the view start")
+}
+
+// TestNoViewStartUnderflow: a NewView naming view start 0 (a buggy peer)
+// teaches nothing.
+func TestNoViewStartUnderflow(t *testing.T) {
+	c := newTestCore(t, 1, 3)
+	c.StepReplica(2, &wire.NewView{Ballot: 1, Leader: 2, ViewStart: 0})
+	require.NotEqual(t, c.Ballot(), c.viewBallot)
+}
+
+// TestInvalidClientRequestsDropped: a no-op, an invalid command or a zero
+// command id from a client is never recorded or ordered (a no-op with a
+// command id is a refusal in the log).
+func TestInvalidClientRequestsDropped(t *testing.T) {
+	for _, m := range []wire.Message{
+		&wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpNoop}},
+		&wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpScan, Count: kvs.MaxScanCount + 1}},
+		&wire.Propose{Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: kvs.Value("v")}},
+		&wire.WeakRead{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpPut, Key: 1}},
+	} {
+		for _, id := range []wire.ReplicaID{0, 1} {
+			c := newTestCore(t, id, 3)
+			out := c.o.Out.(*recorder)
+			c.StepClient(7, m)
+			require.Zero(t, c.HeldRecords(), "%T at replica %d", m, id)
+			require.Zero(t, c.LastSlot(), "%T at replica %d", m, id)
+			require.Empty(t, out.toClient, "%T at replica %d", m, id)
+		}
+	}
+}
