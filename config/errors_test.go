@@ -98,6 +98,8 @@ func TestEveryErrorClass(t *testing.T) {
 			"f.conf:9: ", []string{"pendings", "0", "client0"}},
 		{"heartbeat slower than election", withHosts("heartbeatMs: 600"), "f.conf:7: ", []string{"heartbeatMs", "600", "500"}},
 		{"scan without count", withHosts("scanRatio: 10"), "f.conf:7: ", []string{"scanRatio", "10", "scanCount"}},
+		{"scan answer larger than a frame", withHosts("scanRatio: 10", "scanCount: 1000", "commandSize: 60000"), "f.conf:8: ",
+			[]string{"scanCount: 1000", "commandSize: 60000", "60060000"}},
 		{"missing protocol", hostsOnly(), "f.conf: ", []string{"protocol", "curpht"}},
 		{"even replica count", strings.Join([]string{
 			"-- Replicas --", "replica0 10.0.0.1", "replica1 10.0.0.2", "replica2 10.0.0.3", "replica3 10.0.0.4", "protocol: curpho",

@@ -6,6 +6,10 @@ import (
 	"sort"
 )
 
+// maxScanBytes bounds the values of one SCAN answer: half a wire frame
+// (replica/wire MaxFrame is 16 MiB), leaving room for keys and headers.
+const maxScanBytes = 8 << 20
+
 // Validate checks what no single line can: the replica set, addresses,
 // Proxy and "-- Apply to" references, and settings that constrain each
 // other, for the global settings and for every process's effective ones.
@@ -155,6 +159,11 @@ func (c *Config) crossCheck(p Params, lines map[string]int) []Issue {
 	}
 	if p.ScanRatio > 0 && p.ScanCount < 1 {
 		add(at("scanCount", "scanRatio"), "scanRatio: %d needs scanCount of at least 1, got %d", p.ScanRatio, p.ScanCount)
+	}
+	// A SCAN's answer carries up to scanCount+1 values in one frame.
+	if p.ScanRatio > 0 && (p.ScanCount+1)*p.CommandSize > maxScanBytes {
+		add(at("scanCount", "commandSize"), "scanCount: %d with commandSize: %d makes a SCAN answer of up to %d bytes, more than the %d a reply may carry",
+			p.ScanCount, p.CommandSize, (p.ScanCount+1)*p.CommandSize, maxScanBytes)
 	}
 	return out
 }
