@@ -20,6 +20,13 @@
 //	    ones refused).
 //	netem heal -api HOST:PORT -config CONF -isolate ALIAS -from WHAT
 //	    undoes cut: held bytes are delivered in order, proxies re-enabled.
+//	netem pairs -config CONF
+//	    prints "FROM_IP TO_IP ONE_WAY_MS" for every pair of hosts with a
+//	    delay, for kernel netem on hosts that each have their own address
+//	    (scripts/netns-cluster.sh netem).
+//	netem strip -config CONF
+//	    prints CONF with networkDelay and latencyFile commented out, so that
+//	    a run behind netem adds no built-in delay.
 //
 // run-multi-client.sh --proxy and --partition-leader-at use it.
 package main
@@ -74,6 +81,15 @@ func run(args []string, w io.Writer) error {
 	}
 	c := toxiproxy.NewClient(*api)
 	switch cmd {
+	case "pairs":
+		return printPairs(w, cfg)
+	case "strip":
+		src, err := os.ReadFile(*confPath)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(rewrite(src, nil))
+		return err
 	case "plan", "setup":
 		if *outDir == "" {
 			return errors.New("-out is required")
@@ -101,7 +117,7 @@ func run(args []string, w io.Writer) error {
 		}
 		return heal(c, ls, w)
 	}
-	return fmt.Errorf("unknown command %q (want setup, plan, cut or heal)", cmd)
+	return fmt.Errorf("unknown command %q (want setup, plan, cut, heal, pairs or strip)", cmd)
 }
 
 func writeConfigs(confPath, dir string, cfg *config.Config, links []link) error {
@@ -220,4 +236,51 @@ func heal(c *toxiproxy.Client, links []link, w io.Writer) error {
 		fmt.Fprintf(w, "healed %s\n", l.Name())
 	}
 	return errors.Join(errs...)
+}
+
+// printPairs prints the one-way delay between the hosts of every pair of
+// processes that talk (every process and every replica), by IP. Processes
+// sharing an IP must agree on their delays to another IP, since netem
+// sees only addresses.
+func printPairs(w io.Writer, cfg *config.Config) error {
+	links, err := plan(cfg, 1)
+	if err != nil {
+		return err
+	}
+	ipOf := map[string]string{}
+	for _, h := range append(append([]config.Host{}, cfg.Replicas...), cfg.Clients...) {
+		ipOf[h.Alias] = h.IP
+	}
+	type pair struct{ from, to string }
+	delay := map[pair]time.Duration{}
+	var order []pair
+	set := func(from, to string, d time.Duration) error {
+		p := pair{ipOf[from], ipOf[to]}
+		if p.from == p.to {
+			return nil
+		}
+		if old, ok := delay[p]; ok {
+			if old != d {
+				return fmt.Errorf("%s -> %s: processes on these hosts disagree on the delay (%v and %v); netem sees only addresses", p.from, p.to, old, d)
+			}
+			return nil
+		}
+		delay[p] = d
+		order = append(order, p)
+		return nil
+	}
+	for _, l := range links {
+		if err := set(l.From, l.To, l.Up); err != nil {
+			return err
+		}
+		if err := set(l.To, l.From, l.Down); err != nil {
+			return err
+		}
+	}
+	for _, p := range order {
+		if ms := msOf(delay[p]); ms > 0 {
+			fmt.Fprintf(w, "%s %s %d\n", p.from, p.to, ms)
+		}
+	}
+	return nil
 }
