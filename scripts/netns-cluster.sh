@@ -14,6 +14,13 @@
 #   scripts/netns-cluster.sh ctl CMD  run CMD in the control namespace with
 #                                     SSH_USER and SSH_OPTS set
 #   scripts/netns-cluster.sh pids     every process in the cluster's namespaces
+#   scripts/netns-cluster.sh netem CONF OUT
+#                                     kernel netem on every host's link with
+#                                     CONF's delays (per pair of addresses),
+#                                     and OUT: CONF without networkDelay and
+#                                     latencyFile, to run behind it. Exits 3
+#                                     when the kernel has no netem qdisc.
+#   scripts/netns-cluster.sh netem-off  remove those qdiscs
 #
 # Layout (NETNS_DIR, default /tmp/spx-netns):
 #   id_ed25519, authorized_keys, known_hosts   user key and host trust
@@ -177,6 +184,58 @@ down() {
 	echo "down: namespaces, sshds, user $user and $dir removed"
 }
 
+# netem_probe: succeeds when the kernel has the netem qdisc; else prints
+# tc's answer. It tries one on a veth pair in a namespace of its own.
+netem_probe() {
+	local ns=spx-netem-probe rc=0 err
+	ip netns add "$ns"
+	ip -n "$ns" link add probe0 type veth peer name probe1
+	err=$(ip netns exec "$ns" tc qdisc add dev probe0 root netem delay 1ms 2>&1) || rc=$?
+	ip netns del "$ns"
+	[ "$rc" = 0 ] || printf '%s\n' "$err"
+	return "$rc"
+}
+
+# netem CONF OUT: on every host k, an HTB tree on eth0 whose classes, one
+# per destination address with a delay, each end in a netem qdisc with the
+# one-way delay of CONF's latency model (scripts/netem pairs); unlisted
+# destinations go through class 1:1 without delay.
+netem() {
+	local conf=$1 outconf=$2 err k here
+	need_root
+	[ -n "$(hosts_up)" ] || die "no cluster (run up first)"
+	if ! err=$(netem_probe); then
+		echo "netns-cluster.sh: this kernel has no netem qdisc (tc: $err); use run-multi-client.sh --proxy (toxiproxy) instead" >&2
+		exit 3
+	fi
+	here=$(cd "$(dirname "$0")/.." && pwd)
+	(cd "$here/scripts/netem" && go build -o "$here/bin/netem" .)
+	"$here/bin/netem" strip -config "$conf" >"$outconf"
+	local pairs
+	pairs=$("$here/bin/netem" pairs -config "$conf")
+	for k in $(hosts_up); do
+		local ns=spx-h$k n=0 from to ms
+		tc -n "$ns" qdisc del dev eth0 root 2>/dev/null || true
+		tc -n "$ns" qdisc add dev eth0 root handle 1: htb default 1
+		tc -n "$ns" class add dev eth0 parent 1: classid 1:1 htb rate 10gbit quantum 60000
+		while read -r from to ms; do
+			[ "$from" = "$net.$k" ] || continue
+			n=$((n + 1))
+			tc -n "$ns" class add dev eth0 parent 1: classid "1:$((10 + n))" htb rate 10gbit quantum 60000
+			tc -n "$ns" qdisc add dev eth0 parent "1:$((10 + n))" handle "$((10 + n)):" netem delay "${ms}ms" limit 100000
+			tc -n "$ns" filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst "$to/32" flowid "1:$((10 + n))"
+			echo "netem: $from -> $to ${ms} ms"
+		done <<<"$pairs"
+	done
+	echo "netem: applied; run with: scripts/netns-cluster.sh ctl ./run-multi-client.sh --hosts -c $outconf"
+}
+
+netem_off() {
+	need_root
+	local k
+	for k in $(hosts_up); do tc -n "spx-h$k" qdisc del dev eth0 root 2>/dev/null || true; done
+}
+
 status() {
 	ip netns list | grep '^spx-' || { echo "no cluster"; return 0; }
 	local k
@@ -193,6 +252,8 @@ up) up "${1:-}" ;;
 down) down ;;
 status) status ;;
 pids) pids ;;
+netem) [ $# = 2 ] || die "netem needs CONF OUT"; netem "$1" "$2" ;;
+netem-off) netem_off ;;
 env)
 	echo "SSH_USER=$user"
 	echo "SSH_OPTS='$(ssh_opts)'"
