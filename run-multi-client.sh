@@ -33,7 +33,9 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            connection through toxiproxy, with the
                            configuration's latency (networkDelay, latencyFile,
                            co-location) as latency toxics instead of the
-                           built-in emulation (localhost mode; needs Go)
+                           built-in emulation (localhost mode; needs Go; the
+                           toxiproxy API listens on 127.0.0.1:\$TOXIPROXY_PORT,
+                           default 8474)
   --partition-leader-at S[:DUR]
                            with the proxies: S seconds after the clients
                            start, cut the initial leader off for DUR seconds
@@ -151,6 +153,7 @@ rhosts=()        # distinct hosts of the processes, in order (multi-host mode)
 run_id="$(date +%Y%m%d-%H%M%S)-$$"
 rdir_base="${REMOTE_DIR:-swiftpaxos-runs}/$run_id"
 collected=0
+remote_done=0    # every remote process was waited for and its files collected
 
 # ---- multi-host helpers (SSH) ----
 # shellcheck disable=SC2206 # SSH_OPTS is a list of options on purpose
@@ -207,7 +210,7 @@ collect() {
 cleanup() {
 	trap '' INT TERM
 	local p h stops=()
-	if [ "$multi" = 1 ]; then
+	if [ "$multi" = 1 ] && [ "$remote_done" = 0 ]; then
 		for h in "${rhosts[@]}"; do
 			remote_stop "$h" &
 			stops+=($!)
@@ -479,6 +482,7 @@ while read -r role alias addr; do
 done <<<"$hosts"
 
 collect
+remote_done=1
 
 if ! "$bin" -run summary -config "$conf" -results "$out"; then
 	status=1

@@ -6,7 +6,9 @@
 #   1. the default workload with --check for each protocol: the launcher
 #      must exit 0, summary.json must say errors 0, timeouts 0, check ran
 #      and OK;
-#   2. Ctrl-C in the middle of a longer run: SIGINT to the launcher's whole
+#   2. the same with --kill-leader-at 0.5 (the leader killed by its PID on
+#      its host half a second after the clients start);
+#   3. Ctrl-C in the middle of a longer run: SIGINT to the launcher's whole
 #      process group (what a terminal's Ctrl-C sends) once both client
 #      processes run on their hosts; then no process of the run may be
 #      left in any namespace (only the sshd listeners), nor any run
@@ -45,19 +47,28 @@ trap '$cluster down' EXIT
 field() { awk -v k="\"$2\":" '$1 == k { v = $2; sub(/,$/, "", v); print v; exit }' "$1"; }
 check_field() { awk -v k="\"$2\":" '$1 == "\"check\":" { c = 1 } c && $1 == k { v = $2; sub(/,$/, "", v); print v; exit }' "$1"; }
 
-for p in "${protocols[@]}"; do
-	dir="$out/$p"
-	rc=0
-	$cluster ctl ./run-multi-client.sh --hosts -c scripts/netns.conf -p "$p" --check -o "$dir" >"$out/$p.txt" 2>&1 || rc=$?
-	s="$dir/summary.json"
+# clean_run NAME ARGS...: one launcher run over SSH with --check; it must
+# exit 0 with a clean summary.
+clean_run() {
+	local name=$1 rc=0 s e t ops ran ok
+	shift
+	$cluster ctl ./run-multi-client.sh --hosts -c scripts/netns.conf --check -o "$out/$name" "$@" >"$out/$name.txt" 2>&1 || rc=$?
+	s="$out/$name/summary.json"
 	if [ "$rc" != 0 ] || [ ! -f "$s" ]; then
-		bad "$p: launcher exit $rc (see $out/$p.txt)"
-		continue
+		bad "$name: launcher exit $rc (see $out/$name.txt)"
+		return
 	fi
 	e=$(field "$s" errors) t=$(field "$s" timeouts) ops=$(field "$s" ops)
 	ran=$(check_field "$s" ran) ok=$(check_field "$s" ok)
-	echo "$p: ops $ops, errors $e, timeouts $t, check ran $ran ok $ok; $(grep -h '^Merged' "$dir/summary.txt" | cut -d'(' -f1)"
-	[ "$e" = 0 ] && [ "$t" = 0 ] && [ "$ran" = true ] && [ "$ok" = true ] || bad "$p: summary not clean ($s)"
+	echo "$name: ops $ops, errors $e, timeouts $t, check ran $ran ok $ok; $(grep -h '^Merged' "$out/$name/summary.txt" | cut -d'(' -f1)$(grep -h '^killed' "$out/$name.txt" || true)"
+	[ "$e" = 0 ] && [ "$t" = 0 ] && [ "$ran" = true ] && [ "$ok" = true ] || bad "$name: summary not clean ($s)"
+}
+for p in "${protocols[@]}"; do
+	clean_run "$p" -p "$p"
+done
+for p in "${protocols[@]}"; do
+	clean_run "$p-kill-leader" -p "$p" --kill-leader-at 0.5
+	grep -q '^killed replica0' "$out/$p-kill-leader.txt" || bad "$p-kill-leader: the leader was not killed"
 done
 
 # Ctrl-C: a run long enough to be interrupted (60,000 operations per
