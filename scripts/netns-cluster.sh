@@ -143,7 +143,7 @@ pids() {
 	local ns p
 	for ns in $(ip netns list | awk '$1 ~ /^spx-/ { print $1 }'); do
 		for p in $(ip netns pids "$ns" 2>/dev/null); do
-			printf '%s %s %s\n' "$ns" "$p" "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-120)"
+			printf '%s %s %s\n' "$ns" "$p" "$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | cut -c1-120)"
 		done
 	done
 }
