@@ -33,9 +33,10 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            connection through toxiproxy, with the
                            configuration's latency (networkDelay, latencyFile,
                            co-location) as latency toxics instead of the
-                           built-in emulation (localhost mode; needs Go; the
-                           toxiproxy API listens on 127.0.0.1:\$TOXIPROXY_PORT,
-                           default 8474)
+                           built-in emulation (needs Go; the toxiproxy API
+                           listens on 127.0.0.1:\$TOXIPROXY_PORT, default
+                           8474; with --hosts the proxies run on this machine,
+                           listening on \$PROXY_IP, which every host must reach)
   --partition-leader-at S[:DUR]
                            with the proxies: S seconds after the clients
                            start, cut the initial leader off for DUR seconds
@@ -106,8 +107,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -f "$conf" ] || { echo "run-multi-client.sh: no configuration file $conf" >&2; exit 2; }
-if [ "$multi" = 1 ] && [ "$proxy" = 1 ]; then
-	echo "run-multi-client.sh: --proxy and --partition-leader-at run on localhost only (not with --hosts)" >&2
+if [ "$multi" = 1 ] && [ "$proxy" = 1 ] && [ -z "${PROXY_IP:-}" ]; then
+	echo "run-multi-client.sh: --proxy with --hosts needs PROXY_IP, an address of this machine that every host reaches (the proxies run here)" >&2
 	exit 2
 fi
 [ -n "$out" ] || out="results/$(date +%Y%m%d-%H%M%S)"
@@ -199,7 +200,7 @@ collect() {
 	local h
 	find "$out" -maxdepth 1 -name '*.ssh' -empty -delete
 	for h in "${rhosts[@]}"; do
-		on "$h" "cd $(q "$(rdir "$h")") 2>/dev/null && tar cf - --exclude=./swiftpaxos --exclude=./swiftpaxos.conf --exclude=./latency.txt --exclude='./*.pid' --exclude=./STOP ." |
+		on "$h" "cd $(q "$(rdir "$h")") 2>/dev/null && tar cf - --exclude=./swiftpaxos --exclude='./*.conf' --exclude=./latency.txt --exclude='./*.pid' --exclude=./STOP ." |
 			tar xf - -C "$out" || echo "run-multi-client.sh: could not collect the files of $h" >&2
 		if [ "${KEEP_REMOTE:-0}" != 1 ]; then
 			on "$h" "rm -rf $(q "$(rdir "$h")"); rmdir $(q "$rdir_base") 2>/dev/null; true" || true
@@ -282,10 +283,14 @@ if [ "$proxy" = 1 ]; then
 		sleep 0.02
 	done
 	api="127.0.0.1:$api_port"
-	"$netem" setup -api "$api" -config "$conf" -out "$out/netem" >"$out/netem-plan.txt"
+	"$netem" setup -api "$api" -config "$conf" -out "$out/netem" ${PROXY_IP:+-listen-ip "$PROXY_IP"} >"$out/netem-plan.txt"
 	while read -r role alias addr; do
 		[ "$role" = replica ] || [ "$role" = client ] || continue
-		conf_of[$alias]="$out/netem/$alias.conf"
+		if [ "$multi" = 0 ]; then
+			conf_of[$alias]="$out/netem/$alias.conf"
+		else
+			conf_of[$alias]="$alias.conf" # copied next to the binary
+		fi
 	done <<<"$hosts"
 fi
 
@@ -317,9 +322,16 @@ if [ "$multi" = 1 ]; then
 		[[ " ${rhosts[*]} " == *" $h "* ]] || rhosts+=("$h")
 	done <<<"$hosts"
 	for h in "${rhosts[@]}"; do
+		files=("$stage"/*)
+		if [ "$proxy" = 1 ]; then
+			# Behind the proxies every process reads its own configuration.
+			for a in "${!host_for[@]}"; do
+				[ "${host_for[$a]}" != "$h" ] || files+=("$out/netem/$a.conf")
+			done
+		fi
 		(
 			on "$h" "mkdir -p $(q "$(rdir "$h")")" &&
-				scp -q "${ssh_opts[@]}" ${SSH_PORT:+-P "$SSH_PORT"} "$stage"/* "$(ssh_target "$([[ "$h" == *:* ]] && echo "[$h]" || echo "$h")"):$(rdir "$h")/"
+				scp -q "${ssh_opts[@]}" ${SSH_PORT:+-P "$SSH_PORT"} "${files[@]}" "$(ssh_target "$([[ "$h" == *:* ]] && echo "[$h]" || echo "$h")"):$(rdir "$h")/"
 		) || { echo "run-multi-client.sh: cannot copy the binary and configuration to $h" >&2; exit 1; }
 	done
 	rm -rf "$stage"

@@ -8,7 +8,10 @@
 # run is one row of DIR/sweep.csv (param "emulator", value builtin or
 # toxiproxy), and the per-value medians are printed as a Markdown table.
 #
-#   scripts/netem-compare.sh [-n ITER] [-c CONF] [-o DIR] [PROTOCOL...]
+#   scripts/netem-compare.sh [-n ITER] [-c CONF] [-o DIR] [PROTOCOL...] [-- RUN-ARGS]
+#
+# RUN-ARGS go to every run of run-multi-client.sh (e.g. --hosts, in the
+# control namespace of scripts/netns-cluster.sh, which sets PROXY_IP).
 #
 # Defaults: 2 iterations, scripts/geo.conf, both protocols,
 # results/netem-compare-<time>. Kernel netem is not used here: on
@@ -22,12 +25,14 @@ iters=2
 conf="$here/scripts/geo.conf"
 out=""
 protocols=()
+run_args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-n) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "netem-compare.sh: -n needs a positive number" >&2; exit 2; }
 		iters=$2; shift 2 ;;
 	-c) conf=${2:?-c needs a file}; shift 2 ;;
 	-o) out=${2:?-o needs a directory}; shift 2 ;;
+	--) shift; run_args=("$@"); break ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "netem-compare.sh: unknown option $1" >&2; exit 2 ;;
 	*) protocols+=("$1"); shift ;;
@@ -45,7 +50,7 @@ for ((i = 1; i <= iters; i++)); do
 	for p in "${protocols[@]}"; do
 		for e in builtin toxiproxy; do
 			dir="$out/$p-$e-i$i"
-			args=(-c "$conf" -p "$p" -o "$dir")
+			args=(-c "$conf" -p "$p" -o "$dir" "${run_args[@]}")
 			[ "$e" = builtin ] || args+=(--proxy)
 			rc=0
 			"$here/run-multi-client.sh" "${args[@]}" >"$dir.txt" 2>&1 || rc=$?

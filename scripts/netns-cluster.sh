@@ -12,7 +12,9 @@
 #   scripts/netns-cluster.sh status   namespaces, addresses, processes
 #   scripts/netns-cluster.sh env      SSH_USER / SSH_OPTS lines for the launcher
 #   scripts/netns-cluster.sh ctl CMD  run CMD in the control namespace with
-#                                     SSH_USER and SSH_OPTS set
+#                                     SSH_USER, SSH_OPTS and PROXY_IP (the
+#                                     control namespace's address, for
+#                                     --proxy) set
 #   scripts/netns-cluster.sh pids     every process in the cluster's namespaces
 #   scripts/netns-cluster.sh netem CONF OUT
 #                                     kernel netem on every host's link with
@@ -257,11 +259,12 @@ netem-off) netem_off ;;
 env)
 	echo "SSH_USER=$user"
 	echo "SSH_OPTS='$(ssh_opts)'"
+	echo "PROXY_IP=$net.254"
 	;;
 ctl)
 	need_root
 	[ $# -gt 0 ] || die "ctl needs a command"
-	exec ip netns exec "$ctl" env SSH_USER="$user" SSH_OPTS="$(ssh_opts)" "$@"
+	exec ip netns exec "$ctl" env SSH_USER="$user" SSH_OPTS="$(ssh_opts)" PROXY_IP="$net.254" "$@"
 	;;
 *)
 	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2

@@ -3,13 +3,15 @@
 // processes of a swiftpaxos deployment, as an emulator of the network
 // independent of the binary's own (networkDelay, latencyFile):
 //
-//	netem setup -api HOST:PORT -config CONF -out DIR [-base-port P]
+//	netem setup -api HOST:PORT -config CONF -out DIR [-base-port P] [-listen-ip IP]
 //	    creates one proxy per (process, replica) pair with latency toxics
-//	    from CONF's latency model, and writes DIR/ALIAS.conf, the
+//	    from CONF's latency model (listening on the replica's IP, or on IP
+//	    when given: the machine toxiproxy runs on, for hosts that reach
+//	    each other through it), and writes DIR/ALIAS.conf, the
 //	    configuration each process must read (the other replicas'
 //	    addresses replaced by its proxies; networkDelay and latencyFile
 //	    off). It prints the plan, one line per link.
-//	netem plan -config CONF -out DIR [-base-port P]
+//	netem plan -config CONF -out DIR [-base-port P] [-listen-ip IP]
 //	    the same without a server: the plan and the configurations only.
 //	netem cut -api HOST:PORT -config CONF -isolate ALIAS -from WHAT [-mode hold|close]
 //	    cuts ALIAS off from the replicas, the clients or all (WHAT): in
@@ -62,6 +64,7 @@ func run(args []string, w io.Writer) error {
 	confPath := fs.String("config", "", "the deployment's configuration file")
 	outDir := fs.String("out", "", "directory for the per-process configurations")
 	basePort := fs.Int("base-port", 20000, "first port of the proxies")
+	listenIP := fs.String("listen-ip", "", "address the proxies listen on (default: each replica's own IP)")
 	alias := fs.String("isolate", "", "cut/heal: the process to cut off")
 	what := fs.String("from", "replicas", "cut/heal: replicas, clients or all")
 	mode := fs.String("mode", "hold", "cut: hold or close")
@@ -75,7 +78,7 @@ func run(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	links, err := plan(cfg, *basePort)
+	links, err := plan(cfg, *basePort, *listenIP)
 	if err != nil {
 		return err
 	}
@@ -243,7 +246,7 @@ func heal(c *toxiproxy.Client, links []link, w io.Writer) error {
 // sharing an IP must agree on their delays to another IP, since netem
 // sees only addresses.
 func printPairs(w io.Writer, cfg *config.Config) error {
-	links, err := plan(cfg, 1)
+	links, err := plan(cfg, 1, "")
 	if err != nil {
 		return err
 	}

@@ -28,12 +28,12 @@ func (l link) Name() string { return l.From + "--" + l.To }
 
 // plan lists one link per (process, replica) pair of cfg, the process
 // itself excepted: replica i's connections to replica j, and a client's
-// connections to every replica. Each replica's links listen on its own IP,
-// on ports from basePort on, so that every other address of the
-// configuration stays what it was. The delays are the configuration's own
+// connections to every replica. Each replica's links listen on its own IP
+// (or on listenIP when it is not empty), on ports from basePort on, so
+// that every other address of the configuration stays what it was. The delays are the configuration's own
 // (cfg.OneWayDelay: networkDelay, latencyFile, co-location), the same the
 // built-in emulation injects.
-func plan(cfg *config.Config, basePort int) ([]link, error) {
+func plan(cfg *config.Config, basePort int, listenIP string) ([]link, error) {
 	var procs []string
 	for _, h := range cfg.Replicas {
 		procs = append(procs, h.Alias)
@@ -51,9 +51,13 @@ func plan(cfg *config.Config, basePort int) ([]link, error) {
 			if port > 65535 {
 				return nil, fmt.Errorf("base port %d leaves too few ports for %d links", basePort, len(procs)*len(cfg.Replicas))
 			}
+			ip := r.IP
+			if listenIP != "" {
+				ip = listenIP
+			}
 			links = append(links, link{
 				From: p, To: r.Alias,
-				Listen:   net.JoinHostPort(r.IP, strconv.Itoa(port)),
+				Listen:   net.JoinHostPort(ip, strconv.Itoa(port)),
 				Upstream: r.Addr(),
 				Up:       cfg.OneWayDelay(p, r.Alias),
 				Down:     cfg.OneWayDelay(r.Alias, p),

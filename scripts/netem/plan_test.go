@@ -39,7 +39,7 @@ func load(t *testing.T, text string) (*config.Config, []byte) {
 
 func TestPlanDelaysAreTheConfigurations(t *testing.T) {
 	cfg, _ := load(t, geo)
-	links, err := plan(cfg, 20000)
+	links, err := plan(cfg, 20000, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestPlanDelaysAreTheConfigurations(t *testing.T) {
 
 func TestRewrittenConfigurationParses(t *testing.T) {
 	cfg, src := load(t, geo)
-	links, _ := plan(cfg, 20000)
+	links, _ := plan(cfg, 20000, "")
 	addr := map[string]string{}
 	for _, l := range links {
 		if l.From == "replica1" {
@@ -92,7 +92,7 @@ func TestRewrittenConfigurationParses(t *testing.T) {
 
 func TestIsolated(t *testing.T) {
 	cfg, _ := load(t, geo)
-	links, _ := plan(cfg, 20000)
+	links, _ := plan(cfg, 20000, "")
 	names := func(ls []link) string {
 		var s []string
 		for _, l := range ls {
