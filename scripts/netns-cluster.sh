@@ -10,7 +10,7 @@
 #   scripts/netns-cluster.sh up N     build hosts 1..N (N <= 200)
 #   scripts/netns-cluster.sh down     stop everything it started, remove it
 #   scripts/netns-cluster.sh status   namespaces, addresses, processes
-#   scripts/netns-cluster.sh env      SSH_USER / SSH_OPTS lines for the launcher
+#   scripts/netns-cluster.sh env      SSH_USER, SSH_OPTS, PROXY_IP lines for the launcher
 #   scripts/netns-cluster.sh ctl CMD  run CMD in the control namespace with
 #                                     SSH_USER, SSH_OPTS and PROXY_IP (the
 #                                     control namespace's address, for
