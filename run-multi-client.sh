@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Runs a whole swiftpaxos deployment on this machine: every replica and
-# client process of the configuration on its loopback address. It builds
-# the binary when it is missing or stale, waits for the replicas by probing
-# their ports, runs the clients, stops the replicas, merges the results into
-# DIR/summary.json and DIR/summary.txt (printed), and stops every process it
-# started, by PID, on exit or interrupt. It exits non-zero when any process
-# failed, any operation errored or timed out, or the check failed.
+# Runs a whole swiftpaxos deployment: every replica and client process of
+# the configuration, on its loopback address (the default) or, with
+# --hosts, on the host its address names, reached over SSH. It builds the
+# binary when it is missing or stale, waits for the replicas by probing
+# their ports, runs the clients, stops the replicas, merges the results
+# into DIR/summary.json and DIR/summary.txt (printed), and stops every
+# process it started, by PID, on exit or interrupt. It exits non-zero when
+# any process failed, any operation errored or timed out, or the check
+# failed.
 set -euo pipefail
 
 usage() {
 	cat <<USAGE
 usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
-                             [--check] [--kill-leader-at SECONDS] [-h]
+                             [--check] [--kill-leader-at SECONDS] [--hosts]
+                             [--proxy] [--partition-leader-at S[:DUR]] [-h]
 
   -c CONF                  configuration file (default: multi-client.conf)
   -o DIR                   output directory (default: results/<timestamp>)
@@ -24,11 +27,43 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
   --kill-follower-at SECONDS
                            kill -9 the last replica of the configuration instead
   --loglevel LEVEL         log level of every process (debug, info, warn, error)
+  --hosts                  run every process on the host its address names,
+                           over SSH (see "Multi-host mode" below)
+  --proxy                  route every replica-replica and client-replica
+                           connection through toxiproxy, with the
+                           configuration's latency (networkDelay, latencyFile,
+                           co-location) as latency toxics instead of the
+                           built-in emulation (needs Go; the toxiproxy API
+                           listens on 127.0.0.1:\$TOXIPROXY_PORT, default
+                           8474; with --hosts the proxies run on this machine,
+                           listening on \$PROXY_IP, which every host must reach)
+  --partition-leader-at S[:DUR]
+                           with the proxies: S seconds after the clients
+                           start, cut the initial leader off for DUR seconds
+                           (default 3), then heal (implies --proxy)
+  --partition-from WHAT    what the leader is cut off from: replicas (the
+                           default), clients, or all
+  --partition-mode MODE    hold (the default: the links go silent and deliver
+                           what they held at the heal, as TCP does across a
+                           partition) or close (connections are closed and
+                           reconnections refused until the heal)
   -h                       this help
 
 Output in DIR: summary.txt, summary.json, per-process logs (ALIAS.log),
 client outputs (ALIAS.out, ALIAS.err), raw results (results-ALIAS.json),
-and with --check the histories and applied logs.
+and with --check the histories and applied logs; with --proxy the proxy
+plan and per-process configurations (netem/) and toxiproxy.log.
+
+Multi-host mode (--hosts): the binary (built for linux/\$REMOTE_GOARCH,
+default this machine's architecture, without cgo), the configuration and
+its latency file are copied once per host with scp into
+\$REMOTE_DIR/<run>/<host> (REMOTE_DIR defaults to swiftpaxos-runs, relative
+to the remote home); every process is started there in the background with
+its PID in ALIAS.pid, stopped by that PID, and its files are copied back
+into DIR; the remote run directory is removed afterwards unless
+KEEP_REMOTE=1. SSH_USER, SSH_PORT and SSH_OPTS (extra ssh/scp options,
+e.g. "-i KEY -o UserKnownHostsFile=FILE") set how hosts are reached; the
+launcher needs neither root nor a shared file system on them.
 USAGE
 }
 
@@ -38,6 +73,12 @@ out=""
 extra=()
 check=0
 kill_at=""
+multi=0
+proxy=0
+part_at=""
+part_dur=3
+part_from=replicas
+part_mode=hold
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-c) conf=${2:?-c needs a file}; shift 2 ;;
@@ -50,11 +91,26 @@ while [ $# -gt 0 ]; do
 	--kill-leader-at | --kill-follower-at)
 		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-multi-client.sh: $1 needs seconds" >&2; exit 2; }
 		kill_at=$2; kill_which=${1#--kill-}; kill_which=${kill_which%-at}; shift 2 ;;
+	--hosts) multi=1; shift ;;
+	--proxy) proxy=1; shift ;;
+	--partition-leader-at)
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || { echo "run-multi-client.sh: $1 needs S or S:DUR (seconds)" >&2; exit 2; }
+		part_at=${2%%:*}; [[ "$2" != *:* ]] || part_dur=${2#*:}; proxy=1; shift 2 ;;
+	--partition-from)
+		[[ "${2:-}" =~ ^(replicas|clients|all)$ ]] || { echo "run-multi-client.sh: $1 needs replicas, clients or all" >&2; exit 2; }
+		part_from=$2; shift 2 ;;
+	--partition-mode)
+		[[ "${2:-}" =~ ^(hold|close)$ ]] || { echo "run-multi-client.sh: $1 needs hold or close" >&2; exit 2; }
+		part_mode=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "run-multi-client.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
 	esac
 done
 [ -f "$conf" ] || { echo "run-multi-client.sh: no configuration file $conf" >&2; exit 2; }
+if [ "$multi" = 1 ] && [ "$proxy" = 1 ] && [ -z "${PROXY_IP:-}" ]; then
+	echo "run-multi-client.sh: --proxy with --hosts needs PROXY_IP, an address of this machine that every host reaches (the proxies run here)" >&2
+	exit 2
+fi
 [ -n "$out" ] || out="results/$(date +%Y%m%d-%H%M%S)"
 if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then
 	echo "run-multi-client.sh: output directory $out is not empty" >&2
@@ -62,11 +118,14 @@ if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then
 fi
 mkdir -p "$out"
 
+# stale BIN: a source file of the binary (not a test, not a script's own
+# Go code) is newer than BIN, or BIN is missing.
+stale() {
+	[ ! -x "$1" ] || [ "$here/go.mod" -nt "$1" ] ||
+		[ -n "$(find "$here" -path "$here/scripts" -prune -o -path "$here/results" -prune -o -name '*.go' ! -name '*_test.go' -newer "$1" -print -quit)" ]
+}
 bin="$here/bin/swiftpaxos"
-# Stale when a source file of the binary (not a test, not a script's own
-# Go code) is newer than it.
-if [ ! -x "$bin" ] || [ "$here/go.mod" -nt "$bin" ] ||
-	[ -n "$(find "$here" -path "$here/scripts" -prune -o -path "$here/results" -prune -o -name '*.go' ! -name '*_test.go' -newer "$bin" -print -quit)" ]; then
+if stale "$bin"; then
 	echo "building $bin"
 	(cd "$here" && go build -o "$bin" .)
 fi
@@ -78,15 +137,115 @@ if grep -q '^option check true$' <<<"$hosts" && [ "$check" = 0 ]; then
 	extra+=(-check)
 fi
 
-declare -A pid_of
+# host_of ADDR: the host part of "ip", "ip:port" or "[v6]:port".
+host_of() {
+	local a=$1
+	case "$a" in
+	\[*) a=${a#\[}; a=${a%%\]*} ;;
+	*:*:*) ;;
+	*:*) a=${a%:*} ;;
+	esac
+	printf '%s\n' "$a"
+}
+
+declare -A pid_of host_for
 all_pids=()
+rhosts=()        # distinct hosts of the processes, in order (multi-host mode)
+run_id="$(date +%Y%m%d-%H%M%S)-$$"
+rdir_base="${REMOTE_DIR:-swiftpaxos-runs}/$run_id"
+collected=0
+remote_done=0    # every remote process was waited for and its files collected
+
+# ---- multi-host helpers (SSH) ----
+# shellcheck disable=SC2206 # SSH_OPTS is a list of options on purpose
+ssh_opts=(-o BatchMode=yes -o ConnectTimeout=10 ${SSH_OPTS:-})
+ssh_target() { if [ -n "${SSH_USER:-}" ]; then printf '%s@%s' "$SSH_USER" "$1"; else printf '%s' "$1"; fi; }
+# on HOST CMD: runs the shell command CMD on HOST, stdin closed.
+on() {
+	local h=$1
+	shift
+	ssh -n "${ssh_opts[@]}" ${SSH_PORT:+-p "$SSH_PORT"} "$(ssh_target "$h")" "$@"
+}
+rdir() { printf '%s/%s' "$rdir_base" "$1"; }
+q() { printf '%q' "$1"; }
+
+# remote_stop HOST: stops every process of this run on HOST by the PID
+# files, and makes sure none starts afterwards (a STOP file that the
+# start wrapper looks at after writing its PID file, so a process being
+# started concurrently is stopped by one side or the other). TERM first,
+# KILL to whatever is left after 5 s.
+remote_stop() {
+	on "$1" "cd $(q "$(rdir "$1")") 2>/dev/null || exit 0
+touch STOP
+pids=\$(cat ./*.pid 2>/dev/null)
+[ -z \"\$pids\" ] && exit 0
+kill -TERM \$pids 2>/dev/null
+i=0
+while [ \$i -lt 50 ]; do
+	pids=\$(cat ./*.pid 2>/dev/null)
+	[ -z \"\$pids\" ] && exit 0
+	sleep 0.1
+	i=\$((i + 1))
+done
+kill -KILL \$pids 2>/dev/null
+exit 0" || echo "run-multi-client.sh: could not stop the processes on $1 (see $(rdir "$1")/*.pid there)" >&2
+}
+
+# collect: copies every host's run directory (logs, results, histories,
+# applied logs; not the binary) into the output directory, then removes
+# it from the host unless KEEP_REMOTE=1.
+collect() {
+	[ "$multi" = 1 ] && [ "$collected" = 0 ] || return 0
+	collected=1
+	local h
+	find "$out" -maxdepth 1 -name '*.ssh' -empty -delete
+	for h in "${rhosts[@]}"; do
+		on "$h" "cd $(q "$(rdir "$h")") 2>/dev/null && tar cf - --exclude=./swiftpaxos --exclude='./*.conf' --exclude=./latency.txt --exclude='./*.pid' --exclude=./STOP ." |
+			tar xf - -C "$out" || echo "run-multi-client.sh: could not collect the files of $h" >&2
+		if [ "${KEEP_REMOTE:-0}" != 1 ]; then
+			on "$h" "rm -rf $(q "$(rdir "$h")"); rmdir $(q "$rdir_base") 2>/dev/null; true" || true
+		fi
+	done
+}
+
 cleanup() {
-	local p
+	trap '' INT TERM
+	local p h stops=()
+	if [ "$multi" = 1 ] && [ "$remote_done" = 0 ]; then
+		for h in "${rhosts[@]}"; do
+			remote_stop "$h" &
+			stops+=($!)
+		done
+		for p in "${stops[@]}"; do wait "$p" 2>/dev/null || true; done
+		collect
+	fi
 	for p in "${all_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	for p in "${all_pids[@]}"; do wait "$p" 2>/dev/null || true; done
 }
 trap cleanup EXIT
 trap 'echo "run-multi-client.sh: interrupted" >&2; exit 130' INT TERM
+
+# after SECONDS CMD...: runs CMD that many seconds from now in a
+# background job recorded in all_pids. Stopping the job (TERM) stops it at
+# once, with its timer: CMD waits only through isleep.
+after() {
+	local s=$1
+	shift
+	(
+		sp=""
+		trap '[ -z "$sp" ] || kill "$sp" 2>/dev/null; exit 0' TERM
+		isleep "$s"
+		"$@"
+	) &
+	all_pids+=($!)
+}
+# isleep SECONDS: a sleep that the TERM trap of an after job can end.
+isleep() {
+	sleep "$1" &
+	sp=$!
+	wait "$sp" || true
+	sp=""
+}
 
 # probe HOST PORT: succeeds once something accepts connections there.
 probe() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
@@ -95,35 +254,171 @@ probe() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 # it would connect this run's clients to somebody else's replica.
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
-	if probe "${addr%:*}" "${addr##*:}"; then
+	if probe "$(host_of "$addr")" "${addr##*:}"; then
 		echo "run-multi-client.sh: replica $alias cannot start: $addr is already in use (another run?)" >&2
 		exit 1
 	fi
 done <<<"$hosts"
 
+# ---- the emulated network: toxiproxy between every pair ----
+declare -A conf_of
+if [ "$proxy" = 1 ]; then
+	netem="$here/bin/netem"
+	if [ ! -x "$netem" ] || [ -n "$(find "$here/scripts/netem" -newer "$netem" -print -quit)" ]; then
+		echo "building $netem and $here/bin/toxiproxy-server"
+		(cd "$here/scripts/netem" && go build -o "$netem" . && go build -o "$here/bin/toxiproxy-server" github.com/Shopify/toxiproxy/v2/cmd/server)
+	fi
+	api_port=${TOXIPROXY_PORT:-8474}
+	if probe 127.0.0.1 "$api_port"; then
+		echo "run-multi-client.sh: the toxiproxy API port 127.0.0.1:$api_port is in use (another run? set TOXIPROXY_PORT)" >&2
+		exit 1
+	fi
+	"$here/bin/toxiproxy-server" -host 127.0.0.1 -port "$api_port" >"$out/toxiproxy.log" 2>&1 &
+	toxi_pid=$!
+	all_pids+=($toxi_pid)
+	for ((i = 0; ; i++)); do
+		probe 127.0.0.1 "$api_port" && break
+		kill -0 "$toxi_pid" 2>/dev/null || { echo "run-multi-client.sh: toxiproxy-server exited; see $out/toxiproxy.log" >&2; exit 1; }
+		[ "$i" -lt 250 ] || { echo "run-multi-client.sh: toxiproxy-server is not listening after 5 s" >&2; exit 1; }
+		sleep 0.02
+	done
+	api="127.0.0.1:$api_port"
+	"$netem" setup -api "$api" -config "$conf" -out "$out/netem" ${PROXY_IP:+-listen-ip "$PROXY_IP"} >"$out/netem-plan.txt"
+	while read -r role alias addr; do
+		[ "$role" = replica ] || [ "$role" = client ] || continue
+		if [ "$multi" = 0 ]; then
+			conf_of[$alias]="$out/netem/$alias.conf"
+		else
+			conf_of[$alias]="$alias.conf" # copied next to the binary
+		fi
+	done <<<"$hosts"
+fi
+
+# ---- multi-host staging: binary, configuration, latency file ----
+if [ "$multi" = 1 ]; then
+	rbin="$here/bin/swiftpaxos-remote"
+	if stale "$rbin"; then
+		echo "building $rbin (linux/${REMOTE_GOARCH:-$(go env GOARCH)}, no cgo)"
+		(cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH="${REMOTE_GOARCH:-$(go env GOARCH)}" go build -o "$rbin" .)
+	fi
+	stage="$out/.stage"
+	mkdir -p "$stage"
+	# The latency file, if any, travels as latency.txt next to the copy
+	# of the configuration (a relative latencyFile is relative to the
+	# configuration's directory).
+	lat=$(awk 'tolower($1) == "latencyfile:" { print $2; exit }' "$conf")
+	if [ -n "$lat" ]; then
+		case "$lat" in /*) ;; *) lat="$(dirname "$conf")/$lat" ;; esac
+		cp "$lat" "$stage/latency.txt"
+		awk 'tolower($1) == "latencyfile:" { $2 = "latency.txt" } { print }' "$conf" >"$stage/swiftpaxos.conf"
+	else
+		cp "$conf" "$stage/swiftpaxos.conf"
+	fi
+	cp "$rbin" "$stage/swiftpaxos"
+	while read -r role alias addr; do
+		[ "$role" = replica ] || [ "$role" = client ] || continue
+		h=$(host_of "$addr")
+		host_for[$alias]=$h
+		[[ " ${rhosts[*]} " == *" $h "* ]] || rhosts+=("$h")
+	done <<<"$hosts"
+	for h in "${rhosts[@]}"; do
+		files=("$stage"/*)
+		if [ "$proxy" = 1 ]; then
+			# Behind the proxies every process reads its own configuration.
+			for a in "${!host_for[@]}"; do
+				[ "${host_for[$a]}" != "$h" ] || files+=("$out/netem/$a.conf")
+			done
+		fi
+		(
+			on "$h" "mkdir -p $(q "$(rdir "$h")")" &&
+				scp -q "${ssh_opts[@]}" ${SSH_PORT:+-P "$SSH_PORT"} "${files[@]}" "$(ssh_target "$([[ "$h" == *:* ]] && echo "[$h]" || echo "$h")"):$(rdir "$h")/"
+		) || { echo "run-multi-client.sh: cannot copy the binary and configuration to $h" >&2; exit 1; }
+	done
+	rm -rf "$stage"
+	echo "copied the binary and configuration to ${#rhosts[@]} hosts: ${rhosts[*]}"
+fi
+
+# pdir: the output directory as the processes see it (their remote run
+# directory in multi-host mode).
+pdir=$out
+[ "$multi" = 0 ] || pdir=.
+
+# start ROLE ALIAS ARGS...: starts one process in the background and
+# records its PID (in multi-host mode, the PID of the local ssh that
+# waits for it; the remote PID is in ALIAS.pid on its host).
+start() {
+	local role=$1 alias=$2
+	shift 2
+	if [ "$multi" = 0 ]; then
+		if [ "$role" = replica ]; then
+			"$bin" "$@" 2>>"$out/$alias.log" &
+		else
+			"$bin" "$@" >"$out/$alias.out" 2>"$out/$alias.err" &
+		fi
+	else
+		local h=${host_for[$alias]} redir=">$alias.out 2>$alias.err" a args=""
+		[ "$role" = client ] || redir="2>>$alias.log"
+		for a in "$@"; do args+=" $(q "$a")"; done
+		on "$h" "cd $(q "$(rdir "$h")") && [ ! -e STOP ] && { ./swiftpaxos$args $redir & p=\$!; echo \$p >$alias.pid; [ ! -e STOP ] || kill -TERM \$p; wait \$p; rc=\$?; rm -f $alias.pid; exit \$rc; }" >"$out/$alias.ssh" 2>&1 &
+	fi
+	pid_of[$alias]=$!
+	all_pids+=($!)
+}
+
+# signal_proc SIG ALIAS: sends SIG to the process by its PID.
+signal_proc() {
+	if [ "$multi" = 0 ]; then
+		kill -"$1" "${pid_of[$2]}" 2>/dev/null
+	else
+		on "${host_for[$2]}" "cd $(q "$(rdir "${host_for[$2]}")") && [ -f $2.pid ] && kill -$1 \$(cat $2.pid)"
+	fi
+}
+
+# show_tail ALIAS FILE: the last lines of one of the process's files.
+show_tail() {
+	if [ "$multi" = 0 ]; then
+		tail -3 "$out/$2" >&2
+	else
+		on "${host_for[$1]}" "tail -3 $(q "$(rdir "${host_for[$1]}")/$2")" >&2 || true
+		[ ! -s "$out/$1.ssh" ] || tail -3 "$out/$1.ssh" >&2
+	fi
+}
+
+# cfg_for ALIAS: the configuration the process reads.
+cfg_for() {
+	if [ -n "${conf_of[$1]:-}" ]; then
+		printf '%s' "${conf_of[$1]}"
+	elif [ "$multi" = 1 ]; then
+		printf 'swiftpaxos.conf'
+	else
+		printf '%s' "$conf"
+	fi
+}
+
 start=$(date +%s.%N)
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
-	args=(-run server -config "$conf" -alias "$alias" -log "$out/$alias.log" "${extra[@]}")
-	[ "$check" = 0 ] || args+=(-appliedlog "$out/log-$alias.jsonl")
-	"$bin" "${args[@]}" 2>>"$out/$alias.log" &
-	pid_of[$alias]=$!
-	all_pids+=($!)
+	args=(-run server -config "$(cfg_for "$alias")" -alias "$alias" -log "$pdir/$alias.log" "${extra[@]}")
+	[ "$check" = 0 ] || args+=(-appliedlog "$pdir/log-$alias.jsonl")
+	start replica "$alias" "${args[@]}"
 done <<<"$hosts"
 
 # Wait for every replica to listen: probe its port every 20 ms, at most
-# 250 times (5 s), and fail at once if the process exits.
+# 250 times (5 s; 1,500 times, 30 s, across hosts), and fail at once if
+# the process exits.
+limit=250
+[ "$multi" = 0 ] || limit=1500
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
 	for ((i = 0; ; i++)); do
-		probe "${addr%:*}" "${addr##*:}" && break
+		probe "$(host_of "$addr")" "${addr##*:}" && break
 		if ! kill -0 "${pid_of[$alias]}" 2>/dev/null; then
 			echo "run-multi-client.sh: replica $alias exited during start-up; its log ($out/$alias.log) ends with:" >&2
-			tail -3 "$out/$alias.log" >&2
+			show_tail "$alias" "$alias.log"
 			exit 1
 		fi
-		if [ "$i" -ge 250 ]; then
-			echo "run-multi-client.sh: replica $alias is not listening on $addr after 5 s" >&2
+		if [ "$i" -ge "$limit" ]; then
+			echo "run-multi-client.sh: replica $alias is not listening on $addr after $((limit / 50)) s" >&2
 			exit 1
 		fi
 		sleep 0.02
@@ -133,12 +428,10 @@ done <<<"$hosts"
 clients=()
 while read -r role alias addr; do
 	[ "$role" = client ] || continue
-	args=(-run client -config "$conf" -alias "$alias" -log "$out/$alias.log" -results "$out/results-$alias.json" "${extra[@]}")
+	args=(-run client -config "$(cfg_for "$alias")" -alias "$alias" -log "$pdir/$alias.log" -results "$pdir/results-$alias.json" "${extra[@]}")
 	[ -z "${threads:-}" ] || args+=(-threads "$threads")
-	[ "$check" = 0 ] || args+=(-history "$out/history-$alias.jsonl")
-	"$bin" "${args[@]}" >"$out/$alias.out" 2>"$out/$alias.err" &
-	pid_of[$alias]=$!
-	all_pids+=($!)
+	[ "$check" = 0 ] || args+=(-history "$pdir/history-$alias.jsonl")
+	start client "$alias" "${args[@]}"
 	clients+=("$alias")
 done <<<"$hosts"
 
@@ -149,16 +442,36 @@ if [ -n "$kill_at" ]; then
 	else
 		victim=$(awk '$1 == "replica" { v = $2 } END { print v }' <<<"$hosts")
 	fi
-	(sleep "$kill_at" && kill -KILL "${pid_of[$victim]}" 2>/dev/null && echo "killed $victim (pid ${pid_of[$victim]}) at ${kill_at}s" >&2) &
-	all_pids+=($!)
+	kill_victim() {
+		if signal_proc KILL "$victim"; then
+			if [ "$multi" = 0 ]; then
+				echo "killed $victim (pid ${pid_of[$victim]}) at ${kill_at}s" >&2
+			else
+				echo "killed $victim on ${host_for[$victim]} at ${kill_at}s" >&2
+			fi
+		fi
+	}
+	after "$kill_at" kill_victim
 	killed=$victim
+fi
+
+if [ -n "$part_at" ]; then
+	leader=$(awk '$1 == "replica" { print $2; exit }' <<<"$hosts")
+	partition() {
+		"$netem" cut -api "$api" -config "$conf" -isolate "$leader" -from "$part_from" -mode "$part_mode" >>"$out/partition.log" 2>&1 &&
+			echo "partitioned $leader from the $part_from ($part_mode) at ${part_at}s for ${part_dur}s" >&2
+		isleep "$part_dur"
+		"$netem" heal -api "$api" -config "$conf" -isolate "$leader" -from "$part_from" >>"$out/partition.log" 2>&1 &&
+			echo "healed $leader at $(awk -v a="$part_at" -v d="$part_dur" 'BEGIN { print a + d }')s" >&2
+	}
+	after "$part_at" partition
 fi
 
 status=0
 for a in "${clients[@]}"; do
 	if ! wait "${pid_of[$a]}"; then
 		echo "run-multi-client.sh: client $a failed; $out/$a.err ends with:" >&2
-		tail -3 "$out/$a.err" >&2
+		show_tail "$a" "$a.err"
 		status=1
 	fi
 done
@@ -171,14 +484,17 @@ while read -r role alias addr; do
 	if ! kill -0 "$p" 2>/dev/null; then
 		if [ "$alias" != "$killed" ]; then
 			echo "run-multi-client.sh: replica $alias died during the run; $out/$alias.log ends with:" >&2
-			tail -3 "$out/$alias.log" >&2
+			show_tail "$alias" "$alias.log"
 			status=1
 		fi
 		continue
 	fi
-	kill -TERM "$p"
+	signal_proc TERM "$alias" || true
 	wait "$p" || { echo "run-multi-client.sh: replica $alias exited with an error; see $out/$alias.log" >&2; status=1; }
 done <<<"$hosts"
+
+collect
+remote_done=1
 
 if ! "$bin" -run summary -config "$conf" -results "$out"; then
 	status=1
