@@ -232,6 +232,10 @@ func (s *Core) AckUpTo() wire.Seq {
 	return s.ackUpTo
 }
 
+// Settled reports whether the session has nothing in flight and no
+// completed write that is not yet known durable.
+func (s *Core) Settled() bool { return len(s.pending) == 0 && s.o.Policy.OldestUnconfirmed() == 0 }
+
 // InFlight is the number of operations not yet completed.
 func (s *Core) InFlight() int { return len(s.pending) }
 

@@ -203,6 +203,14 @@ func (c *Cluster) settled() bool {
 			return false
 		}
 	}
+	// A live session's acknowledged CURP-HO weak write becomes durable
+	// eventually, through the session's re-sends (PROTOCOL.md 6.8): the
+	// run is over only when no live session still has one to confirm.
+	for _, s := range c.sessions {
+		if !s.dead && !s.core.Settled() {
+			return false
+		}
+	}
 	return true
 }
 
