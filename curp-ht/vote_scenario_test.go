@@ -51,8 +51,11 @@ func TestScenarioVoteRule(t *testing.T) {
 			require.True(t, ok, "the weak write is acknowledged")
 			s.Crash(0)
 			s.Drop(func(from, to int, m wire.Message) bool {
-				_, vote := m.(*wire.RequestVote)
-				return vote && from != 3
+				switch m.(type) {
+				case *wire.RequestVote, *wire.PreVote:
+					return from != 3
+				}
+				return false
 			})
 			require.NoError(t, s.Run(3*time.Second))
 			s.Drop(nil)

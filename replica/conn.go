@@ -50,7 +50,7 @@ func (s *server) serveConn(ctx context.Context, conn net.Conn) {
 		s.log.Warn("first frame is not a hello; closing", zap.Stringer("remote", conn.RemoteAddr()))
 		return
 	}
-	in := inbound{}
+	in := inbound{conn: conn}
 	switch hello.Kind {
 	case wire.PeerClient:
 		in.isClient, in.fromClient = true, hello.Client

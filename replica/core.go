@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"errors"
 	"fmt"
 
 	"go.uber.org/zap"
@@ -174,31 +175,53 @@ func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
 	}
 }
 
-// StepReplica handles one message from another replica.
-func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) {
+// ErrInvalid is wrapped by the error StepReplica returns for a message no
+// correct replica sends: one that names another sender than the
+// connection's, contradicts a committed slot, or is malformed for the
+// protocol. The message changed nothing; the driver drops the connection it
+// came on and counts it (ARCHITECTURE.md rule 8).
+var ErrInvalid = errors.New("invalid peer message")
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// StepReplica handles one message from replica from (the sender its
+// connection's Hello named). An error wrapping ErrInvalid means the
+// message broke a protocol invariant and was ignored.
+func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) error {
+	if from < 0 || int(from) >= c.o.N || from == c.o.ID {
+		return invalid("message from replica %d of %d", from, c.o.N)
+	}
+	var err error
 	switch m := m.(type) {
 	case *wire.Accept:
-		c.onAccept(from, m)
+		err = c.onAccept(from, m)
 	case *wire.AcceptAck:
-		c.onAcceptAck(m)
+		err = c.onAcceptAck(from, m)
 	case *wire.Commit:
 		c.onCommit(from, m)
 	case *wire.WitnessSync:
 		c.onWitnessSync(m)
+	case *wire.PreVote:
+		err = c.onPreVote(from, m)
+	case *wire.PreVoteReply:
+		err = c.onPreVoteReply(from, m)
 	case *wire.RequestVote:
-		c.onRequestVote(m)
+		err = c.onRequestVote(from, m)
 	case *wire.RequestVoteReply:
-		c.onRequestVoteReply(m)
+		err = c.onRequestVoteReply(from, m)
 	case *wire.Collect:
-		c.onCollect(from, m)
+		err = c.onCollect(from, m)
 	case *wire.CollectReply:
-		c.onCollectReply(m)
+		err = c.onCollectReply(from, m)
 	case *wire.NewView:
-		c.onNewView(m)
+		err = c.onNewView(from, m)
 	default:
-		c.log.Warn("unexpected replica message", zap.Int32("from", int32(from)), zap.Stringer("type", typeName{m}))
+		err = invalid("%s is not a replica message", typeName{m})
 	}
 	c.autoFlush()
+	return err
 }
 
 // Tick runs the timers: heartbeats, expiry of held requests and weak

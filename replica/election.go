@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"math"
 	"time"
 
 	"go.uber.org/zap"
@@ -10,11 +11,21 @@ import (
 )
 
 // election is the state of failure detection and voting (PROTOCOL.md
-// 6.1-6.2).
+// 6.1-6.2), with a pre-vote round before a ballot is raised
+// (docs/DECISIONS.md 20).
 type election struct {
 	votedFor wire.ReplicaID // in the current ballot; NoReplica if none
 	votes    []bool         // candidate: who granted
 	timeout  int64          // current randomised election timeout
+	// A pre-candidate asks whether a majority would vote for it in
+	// preBallot before it raises its ballot; preVotes says who said yes.
+	preBallot wire.Ballot // 0: not pre-voting
+	preVotes  []bool
+	// preGranted is the last pre-vote this replica granted: it adopts a
+	// higher ballot from a RequestVote only for that candidate and ballot.
+	preGranted    wire.ReplicaID
+	preGrantedIn  wire.Ballot
+	preGrantedAt  int64
 }
 
 // resetElectionTimer draws a new randomised timeout and restarts the wait.
@@ -28,16 +39,39 @@ func (c *Core) resetElectionTimer() {
 	c.lastHeard = c.o.Now()
 }
 
-// checkElectionTimer starts an election when the leader has been silent
-// for the randomised timeout.
+// checkElectionTimer starts a pre-vote when the leader has been silent for
+// the randomised timeout.
 func (c *Core) checkElectionTimer(now int64) {
 	if c.role == Leader || now-c.lastHeard < c.el.timeout {
 		return
 	}
-	c.startElection()
+	c.startPreVote()
+}
+
+// startPreVote asks every replica whether it would vote for this one in
+// the next ballot. Only a majority of yes raises the ballot: a replica cut
+// off from the others, or whose log is behind, never disturbs the
+// cluster's ballot, however often its timer fires.
+func (c *Core) startPreVote() {
+	if c.ballot == math.MaxUint32 {
+		c.log.Error("ballot space exhausted: no election possible")
+		c.resetElectionTimer()
+		return
+	}
+	c.el.preBallot = c.ballot + 1
+	c.el.preVotes = make([]bool, c.o.N)
+	c.el.preVotes[c.o.ID] = true
+	c.resetElectionTimer()
+	last, lastBallot := c.voteLog()
+	for p := range c.o.N {
+		if wire.ReplicaID(p) != c.o.ID {
+			c.o.Out.ToReplica(wire.ReplicaID(p), &wire.PreVote{Ballot: c.el.preBallot, Candidate: c.o.ID, LastSlot: last, LastBallot: lastBallot})
+		}
+	}
 }
 
 func (c *Core) startElection() {
+	c.el.preBallot = 0
 	c.becomeFollower(c.ballot+1, wire.NoReplica)
 	c.role = Candidate
 	c.el.votedFor = c.o.ID
@@ -62,40 +96,106 @@ func (c *Core) voteLog() (kvs.Slot, wire.Ballot) {
 	return c.entries.last(), c.entries.lastBallot()
 }
 
-func (c *Core) onRequestVote(m *wire.RequestVote) {
+// upToDate reports whether a candidate's log is at least as up to date as
+// this replica's, comparing (last ballot, last slot) (PROTOCOL.md 6.2).
+func (c *Core) upToDate(lastSlot kvs.Slot, lastBallot wire.Ballot) bool {
+	last, ballot := c.voteLog()
+	return lastBallot > ballot || lastBallot == ballot && lastSlot >= last
+}
+
+// leaderAlive reports whether this replica leads, or heard its leader
+// within the minimum election timeout: it then refuses pre-votes, so that a
+// replica that merely lost its own link to the leader cannot depose it.
+func (c *Core) leaderAlive() bool {
+	return c.role == Leader || c.leader != wire.NoReplica && c.o.Now()-c.lastHeard < int64(c.o.ElectionTimeoutMin)
+}
+
+func (c *Core) onPreVote(from wire.ReplicaID, m *wire.PreVote) error {
+	if m.Candidate != from {
+		return invalid("PreVote from replica %d names candidate %d", from, m.Candidate)
+	}
+	granted := m.Ballot > c.ballot && !c.leaderAlive() && c.upToDate(m.LastSlot, m.LastBallot)
+	if granted {
+		c.el.preGranted, c.el.preGrantedIn, c.el.preGrantedAt = m.Candidate, m.Ballot, c.o.Now()
+	}
+	c.o.Out.ToReplica(from, &wire.PreVoteReply{Ballot: c.ballot, PreBallot: m.Ballot, Replica: c.o.ID, Granted: granted})
+	return nil
+}
+
+func (c *Core) onPreVoteReply(from wire.ReplicaID, m *wire.PreVoteReply) error {
+	if m.Replica != from {
+		return invalid("PreVoteReply from replica %d names replica %d", from, m.Replica)
+	}
+	if m.Ballot > c.ballot && !m.Granted {
+		// The cluster moved on: catch up, and pre-vote again later in
+		// the ballot after it.
+		c.el.preBallot = 0
+		c.becomeFollower(m.Ballot, wire.NoReplica)
+		return nil
+	}
+	if c.role == Leader || c.el.preBallot == 0 || m.PreBallot != c.el.preBallot || !m.Granted {
+		return nil
+	}
+	c.el.preVotes[m.Replica] = true
+	if count(c.el.preVotes) >= c.o.N/2+1 {
+		c.startElection()
+	}
+	return nil
+}
+
+func (c *Core) onRequestVote(from wire.ReplicaID, m *wire.RequestVote) error {
+	if m.Candidate != from {
+		return invalid("RequestVote from replica %d names candidate %d", from, m.Candidate)
+	}
 	if m.Ballot > c.ballot {
+		// A higher ballot counts only from the candidate this replica
+		// told, in a pre-vote just now, that it would vote for: a stray
+		// or forged RequestVote cannot move the ballot.
+		pre := c.el.preGranted == m.Candidate && c.el.preGrantedIn == m.Ballot &&
+			c.o.Now()-c.el.preGrantedAt < int64(c.o.ElectionTimeoutMax)
+		if !pre {
+			c.o.Out.ToReplica(m.Candidate, &wire.RequestVoteReply{Ballot: c.ballot, Replica: c.o.ID})
+			return nil
+		}
 		c.becomeFollower(m.Ballot, wire.NoReplica)
 	}
 	granted := false
-	if m.Ballot == c.ballot && c.role == Follower && (c.el.votedFor == wire.NoReplica || c.el.votedFor == m.Candidate) {
-		last, lastBallot := c.voteLog()
-		if m.LastBallot > lastBallot || m.LastBallot == lastBallot && m.LastSlot >= last {
-			granted = true
-			c.el.votedFor = m.Candidate
-			c.resetElectionTimer()
-		}
+	if m.Ballot == c.ballot && c.role == Follower && (c.el.votedFor == wire.NoReplica || c.el.votedFor == m.Candidate) &&
+		c.upToDate(m.LastSlot, m.LastBallot) {
+		granted = true
+		c.el.votedFor = m.Candidate
+		c.resetElectionTimer()
 	}
 	c.o.Out.ToReplica(m.Candidate, &wire.RequestVoteReply{Ballot: c.ballot, Replica: c.o.ID, Granted: granted})
+	return nil
 }
 
-func (c *Core) onRequestVoteReply(m *wire.RequestVoteReply) {
+func (c *Core) onRequestVoteReply(from wire.ReplicaID, m *wire.RequestVoteReply) error {
+	if m.Replica != from {
+		return invalid("RequestVoteReply from replica %d names replica %d", from, m.Replica)
+	}
 	if m.Ballot > c.ballot {
 		c.becomeFollower(m.Ballot, wire.NoReplica)
-		return
+		return nil
 	}
-	if c.role != Candidate || m.Ballot != c.ballot || !m.Granted || m.Replica < 0 || int(m.Replica) >= c.o.N {
-		return
+	if c.role != Candidate || m.Ballot != c.ballot || !m.Granted {
+		return nil
 	}
 	c.el.votes[m.Replica] = true
+	if count(c.el.votes) >= c.o.N/2+1 {
+		c.becomeLeader()
+	}
+	return nil
+}
+
+func count(bs []bool) int {
 	n := 0
-	for _, v := range c.el.votes {
-		if v {
+	for _, b := range bs {
+		if b {
 			n++
 		}
 	}
-	if n >= c.o.N/2+1 {
-		c.becomeLeader()
-	}
+	return n
 }
 
 // becomeFollower adopts ballot b (when higher) and follows leader. Work

@@ -35,8 +35,11 @@ func TestParkedReadRejudgedOnBallotChange(t *testing.T) {
 	c.StepClient(9, read)
 	require.Empty(t, answers(out.take()), "parked: nothing applied")
 
-	c.StepReplica(2, &wire.RequestVote{Ballot: 1, Candidate: 2, LastSlot: 2})
-	c.StepReplica(2, &wire.Accept{Ballot: 1, Leader: 2, PrevSlot: 2, LeaderCommit: 1})
+	c.o.Now = func() int64 { return int64(c.o.ElectionTimeoutMax) } // the leader has been silent
+	require.NoError(t, c.StepReplica(2, &wire.PreVote{Ballot: 1, Candidate: 2, LastSlot: 2}))
+	require.NoError(t, c.StepReplica(2, &wire.RequestVote{Ballot: 1, Candidate: 2, LastSlot: 2}))
+	require.Equal(t, wire.Ballot(1), c.Ballot())
+	require.NoError(t, c.StepReplica(2, &wire.Accept{Ballot: 1, Leader: 2, PrevSlot: 2, LeaderCommit: 1}))
 	require.Equal(t, kvs.Slot(1), c.AppliedIndex())
 	require.Empty(t, answers(out.take()), "slot 1 is applied, but ballot 1's view start is unknown")
 

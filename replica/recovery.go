@@ -67,9 +67,12 @@ func (c *Core) collectReply() *wire.CollectReply {
 	return m
 }
 
-func (c *Core) onCollect(from wire.ReplicaID, m *wire.Collect) {
+func (c *Core) onCollect(from wire.ReplicaID, m *wire.Collect) error {
+	if err := c.checkLeader(from, m.Ballot); err != nil {
+		return err
+	}
 	if m.Ballot < c.ballot {
-		return
+		return nil
 	}
 	if m.Ballot > c.ballot || c.role != Follower {
 		c.becomeFollower(m.Ballot, from)
@@ -77,14 +80,19 @@ func (c *Core) onCollect(from wire.ReplicaID, m *wire.Collect) {
 	c.leader = from
 	c.lastHeard = c.o.Now()
 	c.o.Out.ToReplica(from, c.collectReply())
+	return nil
 }
 
-func (c *Core) onCollectReply(m *wire.CollectReply) {
-	if c.rec == nil || m.Ballot != c.ballot || m.Replica < 0 || int(m.Replica) >= c.o.N {
-		return
+func (c *Core) onCollectReply(from wire.ReplicaID, m *wire.CollectReply) error {
+	if m.Replica != from {
+		return invalid("CollectReply from replica %d names replica %d", from, m.Replica)
+	}
+	if c.rec == nil || m.Ballot != c.ballot {
+		return nil
 	}
 	c.rec.replies[m.Replica] = m
 	c.maybeFinishRecovery()
+	return nil
 }
 
 // maybeFinishRecovery replays the selected witness records once a majority
@@ -308,9 +316,15 @@ func (c *Core) announceView(nv *wire.NewView) {
 	}
 }
 
-func (c *Core) onNewView(m *wire.NewView) {
+func (c *Core) onNewView(from wire.ReplicaID, m *wire.NewView) error {
+	if m.Leader != from {
+		return invalid("NewView from replica %d names leader %d", from, m.Leader)
+	}
+	if err := c.checkLeader(from, m.Ballot); err != nil {
+		return err
+	}
 	if m.Ballot < c.ballot {
-		return
+		return nil
 	}
 	if m.Ballot > c.ballot || c.role != Follower {
 		c.becomeFollower(m.Ballot, m.Leader)
@@ -321,4 +335,5 @@ func (c *Core) onNewView(m *wire.NewView) {
 	if m.Committed {
 		c.wit.removeOlderThan(m.Ballot)
 	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"math"
 	"slices"
 
 	"swiftpaxos/kvs"
@@ -53,13 +54,16 @@ func (c *Core) heartbeat() {
 	}
 }
 
-func (c *Core) onAcceptAck(m *wire.AcceptAck) {
+func (c *Core) onAcceptAck(from wire.ReplicaID, m *wire.AcceptAck) error {
+	if m.Replica != from {
+		return invalid("AcceptAck from replica %d names replica %d", from, m.Replica)
+	}
 	if m.Ballot > c.ballot {
 		c.becomeFollower(m.Ballot, wire.NoReplica)
-		return
+		return nil
 	}
-	if c.role != Leader || m.Ballot != c.ballot || m.Replica < 0 || int(m.Replica) >= c.o.N {
-		return
+	if c.role != Leader || m.Ballot != c.ballot {
+		return nil
 	}
 	p := m.Replica
 	if !m.Success {
@@ -67,12 +71,13 @@ func (c *Core) onAcceptAck(m *wire.AcceptAck) {
 		if m.MatchSlot < c.sent[p] {
 			c.sent[p] = max(m.MatchSlot, c.match[p])
 		}
-		return
+		return nil
 	}
 	if m.MatchSlot > c.match[p] {
 		c.match[p] = min(m.MatchSlot, c.entries.last())
 		c.advanceCommit()
 	}
+	return nil
 }
 
 // advanceCommit moves the commit index to the highest slot held by a
@@ -94,11 +99,15 @@ func (c *Core) advanceCommit() {
 	c.applyCommitted()
 }
 
-// onAccept is the follower side of replication (PROTOCOL.md 3.2).
-func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) {
+// onAccept is the follower side of replication (PROTOCOL.md 3.2). The
+// message is checked before it changes anything (checkAccept).
+func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
+	if err := c.checkAccept(from, m); err != nil {
+		return err
+	}
 	if m.Ballot < c.ballot {
 		c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, MatchSlot: c.entries.last()})
-		return
+		return nil
 	}
 	if m.Ballot > c.ballot || c.role != Follower {
 		c.becomeFollower(m.Ballot, m.Leader)
@@ -112,7 +121,7 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) {
 			hint = min(c.commitIndex, m.PrevSlot-1)
 		}
 		c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, MatchSlot: hint})
-		return
+		return nil
 	}
 	truncated := false
 	var viewNoop kvs.Slot
@@ -148,6 +157,73 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) {
 	c.matchedUpTo = max(c.matchedUpTo, lastNew)
 	c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Success: true, MatchSlot: lastNew})
 	c.followCommit(min(m.LeaderCommit, lastNew))
+	return nil
+}
+
+// checkAccept rejects an Accept that no correct leader sends: one naming
+// another sender, one of this replica's own ballot while it leads it,
+// entries that are not log entries (a command with no id, an invalid
+// command, a ballot above the Accept's, ballots going down), slots past
+// the end of the slot space, or, from a leader of this ballot or a later
+// one, an entry that differs from a committed one here (such a leader's log
+// holds every committed entry, PROTOCOL.md 6.2).
+func (c *Core) checkAccept(from wire.ReplicaID, m *wire.Accept) error {
+	if m.Leader != from {
+		return invalid("Accept from replica %d names leader %d", from, m.Leader)
+	}
+	if err := c.checkLeader(from, m.Ballot); err != nil {
+		return err
+	}
+	if m.PrevSlot > kvs.Slot(math.MaxUint64)-kvs.Slot(len(m.Entries)) {
+		return invalid("Accept from replica %d runs past the last slot", from)
+	}
+	prev := m.PrevBallot
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		s := m.PrevSlot + kvs.Slot(i) + 1
+		switch {
+		case e.Ballot > m.Ballot:
+			return invalid("Accept of ballot %d from replica %d carries an entry of ballot %d at slot %d", m.Ballot, from, e.Ballot, s)
+		case e.Ballot < prev:
+			return invalid("Accept from replica %d: ballots go down at slot %d", from, s)
+		case !validEntry(e):
+			return invalid("Accept from replica %d: slot %d holds no valid entry (%v %s)", from, s, e.Cmd, e.Command)
+		}
+		prev = e.Ballot
+		// A deposed leader may still send what a newer ballot replaced;
+		// a leader of this ballot or a later one holds every committed
+		// entry.
+		if m.Ballot >= c.ballot && s <= c.commitIndex && s <= c.entries.last() {
+			if have := c.entries.at(s); have.Ballot != e.Ballot || have.Cmd != e.Cmd {
+				return invalid("Accept from replica %d replaces committed slot %d", from, s)
+			}
+		}
+	}
+	return nil
+}
+
+// checkLeader rejects a leader's message for ballot b from a replica that
+// cannot lead b: this replica leads it, or knows another leader of it (one
+// ballot has one leader, PROTOCOL.md 1.4).
+func (c *Core) checkLeader(from wire.ReplicaID, b wire.Ballot) error {
+	switch {
+	case b != c.ballot:
+		return nil
+	case c.role == Leader:
+		return invalid("replica %d acts as leader of ballot %d, which this replica leads", from, b)
+	case c.leader != wire.NoReplica && c.leader != from:
+		return invalid("replica %d acts as leader of ballot %d, which replica %d leads", from, b, c.leader)
+	}
+	return nil
+}
+
+// validEntry reports whether e is a log entry: a view's no-op, a refusal,
+// or a valid command with a command id.
+func validEntry(e *wire.Entry) bool {
+	if e.Command.Op == kvs.OpNoop {
+		return true // a view no-op (no id) or a refusal (an id)
+	}
+	return !e.Cmd.IsZero() && e.Command.Validate() == nil
 }
 
 func (c *Core) onCommit(from wire.ReplicaID, m *wire.Commit) {

@@ -46,6 +46,9 @@ type inbound struct {
 	peer   *batcher.Batcher[wire.Message] // non-nil: a connection (un)registers
 	closed bool
 	down   bool // the connection from fromReplica broke
+	// conn is the connection msg came on: the loop closes it when the
+	// message breaks a protocol invariant.
+	conn net.Conn
 }
 
 // server wires a Core to TCP: one reader goroutine per connection hands
@@ -63,6 +66,10 @@ type server struct {
 	stats   batcher.Stats
 	bopts   batcher.Options
 	applied []check.LogEntry // check mode only
+	// rejected counts invalid peer messages; rejectedFrom holds the
+	// addresses already logged.
+	rejected     uint64
+	rejectedFrom map[string]struct{}
 }
 
 // Serve runs a replica until ctx is cancelled or a fatal error occurs.
@@ -82,9 +89,10 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	}
 	s := &server{
 		o: o, cfg: cfg, id: wire.ReplicaID(idx), log: o.Log.With(zap.Int("replica", idx)),
-		inbox:   make(chan inbound, 1<<14),
-		peers:   make([]*batcher.Batcher[wire.Message], cfg.N()),
-		clients: make(map[wire.ClientID]*batcher.Batcher[wire.Message]),
+		inbox:        make(chan inbound, 1<<14),
+		peers:        make([]*batcher.Batcher[wire.Message], cfg.N()),
+		clients:      make(map[wire.ClientID]*batcher.Batcher[wire.Message]),
+		rejectedFrom: make(map[string]struct{}),
 		bopts: batcher.Options{
 			BatchDelay: cfg.BatchDelay, EnqueueTimeout: 200 * time.Millisecond,
 			Encoders: semaphore.NewWeighted(int64(max(1, cfg.MaxDescRoutines))),
@@ -194,7 +202,25 @@ func (s *server) handle(in inbound) {
 	case in.isClient:
 		s.core.StepClient(in.fromClient, in.msg)
 	default:
-		s.core.StepReplica(in.fromReplica, in.msg)
+		if err := s.core.StepReplica(in.fromReplica, in.msg); err != nil {
+			s.reject(in, err)
+		}
+	}
+}
+
+// reject drops the connection an invalid message came on, counts it, and
+// logs it once per remote address (ARCHITECTURE.md rule 8).
+func (s *server) reject(in inbound, err error) {
+	s.rejected++
+	addr := "unknown"
+	if in.conn != nil {
+		addr = in.conn.RemoteAddr().String()
+		in.conn.Close()
+	}
+	if _, seen := s.rejectedFrom[addr]; !seen {
+		s.rejectedFrom[addr] = struct{}{}
+		s.log.Warn("invalid message from a peer: connection closed", zap.String("remote", addr),
+			zap.Int32("claims_replica", int32(in.fromReplica)), zap.Error(err))
 	}
 }
 
@@ -243,5 +269,6 @@ func (s *server) logStats() {
 	s.log.Info("replica stopped",
 		zap.Uint64("batches", s.stats.Batches), zap.Uint64("messages", s.stats.Messages),
 		zap.Uint64("bytes", s.stats.Bytes), zap.Float64("avg_batch", s.stats.AvgBatch()),
-		zap.Uint64("last_slot", uint64(s.core.LastSlot())), zap.Uint64("applied", uint64(s.core.AppliedIndex())))
+		zap.Uint64("last_slot", uint64(s.core.LastSlot())), zap.Uint64("applied", uint64(s.core.AppliedIndex())),
+		zap.Uint64("invalid_peer_messages", s.rejected))
 }

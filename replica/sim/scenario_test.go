@@ -47,12 +47,15 @@ func runUntil(t *testing.T, s *sim.Script, what string, cond func() bool, max ti
 	require.True(t, ok, "%s within %v:%s", what, max, s.Describe())
 }
 
-// onlyCandidate drops every RequestVote except those of replica r, so that
-// r wins the next election.
+// onlyCandidate drops every PreVote and RequestVote except those of
+// replica r, so that r wins the next election.
 func onlyCandidate(r int) func(from, to int, m wire.Message) bool {
 	return func(from, to int, m wire.Message) bool {
-		_, vote := m.(*wire.RequestVote)
-		return vote && from != r
+		switch m.(type) {
+		case *wire.RequestVote, *wire.PreVote:
+			return from != r
+		}
+		return false
 	}
 }
 

@@ -47,6 +47,11 @@ func (s *Script) Endpoint(session int) int { return s.c.o.N + session }
 // (the message and those in flight on it are lost); nil stops dropping.
 func (s *Script) Drop(drop func(from, to int, m wire.Message) bool) { s.c.filter = drop }
 
+// Inject sends m from endpoint from to endpoint to, as if that process had
+// sent it (through the codec, on their connection): a test plays a buggy or
+// hostile peer this way.
+func (s *Script) Inject(from, to int, m wire.Message) { s.c.send(from, to, m) }
+
 // Put starts a write of key by session; its value is unique in the run.
 func (s *Script) Put(session int, level wire.Level, key kvs.Key) {
 	s.c.start(s.c.sessions[session], level, kvs.Command{Op: kvs.OpPut, Key: key})

@@ -266,7 +266,11 @@ func (c *Cluster) deliver(e *event) error {
 	}
 	switch {
 	case l.to < n && l.from < n:
-		c.replicas[l.to].StepReplica(wire.ReplicaID(l.from), m)
+		// Simulated replicas are correct: a message one of them rejects
+		// as invalid is a bug in the sender or in the check.
+		if err := c.replicas[l.to].StepReplica(wire.ReplicaID(l.from), m); err != nil {
+			return fmt.Errorf("replica %d rejected %T from replica %d: %w", l.to, m, l.from, err)
+		}
 	case l.to < n:
 		c.replicas[l.to].StepClient(c.sessions[l.from-n].core.ID(), m)
 	default:

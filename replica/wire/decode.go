@@ -87,6 +87,10 @@ func Decode(t MsgType, body []byte) (Message, error) {
 			LastSlot: d.slot(), LastBallot: d.ballot()}
 	case TypeNewView:
 		m = &NewView{Ballot: d.ballot(), Leader: d.replica(), ViewStart: d.slot(), Committed: d.bool()}
+	case TypePreVote:
+		m = &PreVote{Ballot: d.ballot(), Candidate: d.replica(), LastSlot: d.slot(), LastBallot: d.ballot()}
+	case TypePreVoteReply:
+		m = &PreVoteReply{Ballot: d.ballot(), PreBallot: d.ballot(), Replica: d.replica(), Granted: d.bool()}
 	default:
 		return nil, fmt.Errorf("%w: unknown message type %d", ErrMalformed, uint8(t))
 	}

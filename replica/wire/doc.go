@@ -97,6 +97,8 @@
 //	22 CollectReply      Ballot, Replica, Records list(Record), LastSlot,
 //	                     LastBallot
 //	23 NewView           Ballot, Leader, ViewStart, Committed bool
+//	24 PreVote           Ballot, Candidate, LastSlot, LastBallot
+//	25 PreVoteReply      Ballot, PreBallot Ballot, Replica, Granted bool
 //
 // For example a Sync for CmdID{Client: 5, Seq: 300} is the 8 bytes
 // 03 00 00 00 06 05 ac 02.

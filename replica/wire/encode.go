@@ -49,6 +49,8 @@ var typeNames = [typeEnd]string{
 	TypeCollect:          "Collect",
 	TypeCollectReply:     "CollectReply",
 	TypeNewView:          "NewView",
+	TypePreVote:          "PreVote",
+	TypePreVoteReply:     "PreVoteReply",
 }
 
 // Valid reports whether t is a defined message type.
@@ -215,6 +217,16 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendReplica(b, m.Leader)
 		b = appendUvarint(b, uint64(m.ViewStart))
 		b = appendBool(b, m.Committed)
+	case *PreVote:
+		b = appendUvarint(b, uint64(m.Ballot))
+		b = appendReplica(b, m.Candidate)
+		b = appendUvarint(b, uint64(m.LastSlot))
+		b = appendUvarint(b, uint64(m.LastBallot))
+	case *PreVoteReply:
+		b = appendUvarint(b, uint64(m.Ballot))
+		b = appendUvarint(b, uint64(m.PreBallot))
+		b = appendReplica(b, m.Replica)
+		b = appendBool(b, m.Granted)
 	default:
 		panic(fmt.Sprintf("wire: AppendFrame of unsupported message %T", m))
 	}

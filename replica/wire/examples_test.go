@@ -164,5 +164,7 @@ func examples() []example {
 			want: &CollectReply{Ballot: 11, Replica: 0}},
 		{name: "newview", msg: &NewView{Ballot: 11, Leader: 3, ViewStart: 1004}},
 		{name: "newview-committed", msg: &NewView{Ballot: 11, Leader: 3, ViewStart: 1004, Committed: true}},
+		{name: "prevote", msg: &PreVote{Ballot: 12, Candidate: 2, LastSlot: 1000, LastBallot: 11}},
+		{name: "prevotereply", msg: &PreVoteReply{Ballot: 11, PreBallot: 12, Replica: 4, Granted: true}},
 	}
 }

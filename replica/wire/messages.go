@@ -30,6 +30,8 @@ const (
 	TypeCollect
 	TypeCollectReply
 	TypeNewView
+	TypePreVote
+	TypePreVoteReply
 	typeEnd // one past the last valid type
 )
 
@@ -280,6 +282,25 @@ type RequestVoteReply struct {
 	Granted bool
 }
 
+// PreVote asks whether the receiver would vote for Candidate in Ballot,
+// before the candidate raises its ballot (docs/DECISIONS.md 20). It changes
+// nothing at the receiver but a note of the grant.
+type PreVote struct {
+	Ballot     Ballot // the ballot the candidate would stand in
+	Candidate  ReplicaID
+	LastSlot   kvs.Slot
+	LastBallot Ballot
+}
+
+// PreVoteReply answers a PreVote. Ballot is the replier's ballot, so that
+// a candidate behind it catches up.
+type PreVoteReply struct {
+	Ballot    Ballot
+	PreBallot Ballot // the PreVote's ballot
+	Replica   ReplicaID
+	Granted   bool
+}
+
 // Collect asks for witness records older than Ballot (section 6.3).
 type Collect struct {
 	Ballot Ballot
@@ -325,3 +346,5 @@ func (*RequestVoteReply) Type() MsgType { return TypeRequestVoteReply }
 func (*Collect) Type() MsgType          { return TypeCollect }
 func (*CollectReply) Type() MsgType     { return TypeCollectReply }
 func (*NewView) Type() MsgType          { return TypeNewView }
+func (*PreVote) Type() MsgType          { return TypePreVote }
+func (*PreVoteReply) Type() MsgType     { return TypePreVoteReply }
