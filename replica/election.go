@@ -23,9 +23,9 @@ type election struct {
 	preVotes  []bool
 	// preGranted is the last pre-vote this replica granted: it adopts a
 	// higher ballot from a RequestVote only for that candidate and ballot.
-	preGranted    wire.ReplicaID
-	preGrantedIn  wire.Ballot
-	preGrantedAt  int64
+	preGranted   wire.ReplicaID
+	preGrantedIn wire.Ballot
+	preGrantedAt int64
 }
 
 // resetElectionTimer draws a new randomised timeout and restarts the wait.

@@ -59,9 +59,9 @@ func TestAcceptFromAnotherLeaderOfTheBallot(t *testing.T) {
 // TestMalformedEntriesRejected: entries no leader writes are rejected whole.
 func TestMalformedEntriesRejected(t *testing.T) {
 	for name, e := range map[string]wire.Entry{
-		"command without id": {Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: kvs.Value("v")}, Level: wire.Strong},
+		"command without id":        {Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: kvs.Value("v")}, Level: wire.Strong},
 		"ballot above the Accept's": {Ballot: 9, Cmd: wire.CmdID{Client: 1, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}, Level: wire.Strong},
-		"invalid command": {Cmd: wire.CmdID{Client: 1, Seq: 1}, Command: kvs.Command{Op: kvs.OpScan, Count: -1}, Level: wire.Strong},
+		"invalid command":           {Cmd: wire.CmdID{Client: 1, Seq: 1}, Command: kvs.Command{Op: kvs.OpScan, Count: -1}, Level: wire.Strong},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := follower1(t)

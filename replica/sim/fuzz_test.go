@@ -18,7 +18,9 @@ import (
 // logs must agree, with no command applied twice. The fake client's
 // commands are not in the history, so only the log rules are judged.
 func FuzzClientMessages(f *testing.F) {
-	put := func(seq wire.Seq, k kvs.Key) kvs.Command { return kvs.Command{Op: kvs.OpPut, Key: k, Value: kvs.Value("f")} }
+	put := func(seq wire.Seq, k kvs.Key) kvs.Command {
+		return kvs.Command{Op: kvs.OpPut, Key: k, Value: kvs.Value("f")}
+	}
 	var seed []byte
 	for _, m := range []wire.Message{
 		&wire.Propose{Cmd: wire.CmdID{Client: 99, Seq: 1}, Command: put(1, 1)},
