@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -101,6 +102,30 @@ func TestScenarioReplayFollowsArrivalOrder(t *testing.T) {
 		b, _ := s.AppliedSlot(1, second, 1)
 		require.Less(t, a, b, "the replay keeps the writes in the order the witnesses received them")
 		s.Drop(nil)
+		requireClean(t, s)
+	})
+}
+
+// TestScenarioForgedVoteDoesNotStopElections: issue 12. A RequestVote of
+// the last ballot, claiming to come from replica 2, reaches the other
+// replicas (no pre-vote preceded it). Nobody moves to that ballot; when the
+// leader then crashes, the survivors elect a new leader and a client's
+// writes complete.
+func TestScenarioForgedVoteDoesNotStopElections(t *testing.T) {
+	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
+		s := newScript(t, p, 3, 2)
+		for to := range 2 {
+			s.Inject(2, to, &wire.RequestVote{Ballot: math.MaxUint32, Candidate: 2, LastSlot: 1 << 40, LastBallot: math.MaxUint32})
+		}
+		require.NoError(t, s.Run(10*time.Millisecond))
+		for r := range 3 {
+			require.Zero(t, s.Replica(r).Ballot(), "replica %d", r)
+		}
+		s.Crash(0)
+		runUntil(t, s, "a new leader is elected", func() bool { return s.Leader() > 0 }, 5*time.Second)
+		s.Put(1, wire.Strong, 1)
+		runUntil(t, s, "a write completes", func() bool { ok, _ := s.Done(1, 1); return ok }, 5*time.Second)
+		require.Less(t, s.Replica(s.Leader()).Ballot(), wire.Ballot(10))
 		requireClean(t, s)
 	})
 }
