@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,4 +82,19 @@ func TestCheckNeedsHistory(t *testing.T) {
 	code, _, stderr := runMain("-run", "check")
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, stderr, "-history")
+}
+
+// A configuration that is binary garbage (the issue's 6,454 lines, 9.8 MB)
+// names its first problems and counts the rest.
+func TestGarbageConfigIsShort(t *testing.T) {
+	garbage := make([]byte, 1<<20)
+	rand.NewChaCha8([32]byte{1}).Read(garbage)
+	p := filepath.Join(t.TempDir(), "garbage.conf")
+	require.NoError(t, os.WriteFile(p, garbage, 0o644))
+	code, _, stderr := runMain("-run", "server", "-config", p, "-alias", "replica0")
+	require.Equal(t, 1, code)
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	require.Len(t, lines, 21, "%s", stderr)
+	require.Regexp(t, `^and \d+ more$`, lines[20])
+	require.Less(t, len(stderr), 20<<10)
 }

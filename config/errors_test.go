@@ -1,6 +1,8 @@
 package config
 
 import (
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -169,4 +171,41 @@ func TestLongLineIsAnError(t *testing.T) {
 	_, err := parseString(t, text)
 	got := issueStrings(t, err)
 	assert.True(t, strings.HasPrefix(got[0], "f.conf:7: "), got[0])
+}
+
+// A file with a problem on every line (binary garbage) reports the first
+// MaxIssues and counts the rest, and quotes no line at length.
+func TestIssuesStopAfterTwenty(t *testing.T) {
+	lines := []string{"---"} // line 7: out of the host sections
+	for i := range 100 {
+		lines = append(lines, fmt.Sprintf("garbage%d %s", i, strings.Repeat("x", 1000)))
+	}
+	_, err := parseString(t, withHosts(lines...))
+	var es *Errors
+	require.ErrorAs(t, err, &es)
+	require.Len(t, es.Issues, MaxIssues)
+	assert.Equal(t, 100-MaxIssues, es.More)
+	text := strings.Split(err.Error(), "\n")
+	require.Len(t, text, MaxIssues+1)
+	assert.True(t, strings.HasPrefix(text[0], "f.conf:8: unexpected line"), text[0])
+	assert.Equal(t, "and 80 more", text[MaxIssues])
+	for _, l := range text {
+		assert.Less(t, len(l), 300, "an issue quotes a whole line: %q", l)
+	}
+}
+
+// A latency file's problems count towards the same limit.
+func TestLatencyIssuesCountTowardsTheLimit(t *testing.T) {
+	var lines []string
+	for range 30 {
+		lines = append(lines, "not a latency line at all")
+	}
+	lat := strings.Join(lines, "\n")
+	open := func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(lat)), nil }
+	_, err := parse("f.conf", strings.NewReader(withHosts("latencyFile: lat.txt", "pendingz: 1")), open)
+	var es *Errors
+	require.ErrorAs(t, err, &es)
+	require.Len(t, es.Issues, MaxIssues)
+	assert.Equal(t, 31-MaxIssues, es.More)
+	assert.Contains(t, err.Error(), "and 11 more")
 }

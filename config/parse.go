@@ -57,7 +57,7 @@ func parse(name string, r io.Reader, open opener) (*Config, error) {
 	if err := c.Validate(); err != nil {
 		var es *Errors
 		if errors.As(err, &es) {
-			p.errs.Issues = append(p.errs.Issues, es.Issues...)
+			p.errs.merge(es)
 		}
 	}
 	if err := p.errs.err(); err != nil {
@@ -270,7 +270,7 @@ func (p *parser) loadLatency(path string, open opener) *Latency {
 	if err != nil {
 		var es *Errors
 		if errors.As(err, &es) {
-			p.errs.Issues = append(p.errs.Issues, es.Issues...)
+			p.errs.merge(es)
 		} else {
 			p.errorf(line, "latencyFile: %v", err)
 		}

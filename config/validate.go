@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 )
 
@@ -120,17 +121,19 @@ func (c *Config) validateParams(errs *Errors) {
 	}
 	_, lines := build(c.global)
 	global := c.crossCheck(c.Params, lines)
-	errs.Issues = append(errs.Issues, global...)
-	seen := Errors{Issues: global}
+	for _, is := range global {
+		errs.push(is)
+	}
+	seen := global
 	for _, a := range c.applyAliases() {
 		p, lines := build(c.global, c.perAlias[a])
 		for _, is := range c.crossCheck(p, lines) {
-			if seen.has(is) {
+			if slices.Contains(seen, is) {
 				continue
 			}
-			seen.Issues = append(seen.Issues, is)
+			seen = append(seen, is)
 			is.Msg += fmt.Sprintf(" (in the settings of %s)", a)
-			errs.Issues = append(errs.Issues, is)
+			errs.push(is)
 		}
 	}
 }
