@@ -49,6 +49,10 @@ type Config struct {
 	Warnings []Issue
 	// Latency is the model loaded from latencyFile, nil when none is set.
 	Latency *Latency
+	// TLSDir is the certificate directory of the key tls, relative to the
+	// file's directory, or "" for plain TCP. It lives outside Params so that
+	// a command-line override (swiftpaxos -tls) survives For.
+	TLSDir string
 
 	file      string
 	global    []setting

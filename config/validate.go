@@ -168,5 +168,12 @@ func (c *Config) crossCheck(p Params, lines map[string]int) []Issue {
 		add(at("scanCount", "commandSize"), "scanCount: %d with commandSize: %d makes a SCAN answer of up to %d bytes, more than the %d a reply may carry",
 			p.ScanCount, p.CommandSize, (p.ScanCount+1)*p.CommandSize, maxScanBytes)
 	}
+	// A client closes a connection it has not used for half the idle time
+	// (client/session.go); a reply it still waits for without re-sending
+	// (a parked weak read, a retry period) must fit in that half.
+	if wait := max(p.Retry, p.ReadWait); p.ClientIdleTimeout > 0 && p.ClientIdleTimeout < 2*wait {
+		add(at("clientIdleTimeoutMs", "retryMs", "readWaitMs"), "clientIdleTimeoutMs: %d must be 0 (never) or at least twice the larger of retryMs and readWaitMs (%d)",
+			p.ClientIdleTimeout.Milliseconds(), 2*wait.Milliseconds())
+	}
 	return out
 }
