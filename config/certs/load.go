@@ -12,9 +12,10 @@ import (
 // Material is what one process needs for mutual TLS: the cluster CA and
 // its own certificate and key.
 type Material struct {
-	pool *x509.CertPool
-	cert tls.Certificate
-	self Identity
+	pool   *x509.CertPool
+	cert   tls.Certificate
+	self   Identity
+	server *tls.Config // ServerConfig, made once
 }
 
 // Load reads DIR/ca.pem and DIR/NAME.pem, DIR/NAME.key, where NAME is the
@@ -61,7 +62,9 @@ func Load(dir, name string) (*Material, error) {
 	if id.Alias != name {
 		return nil, fmt.Errorf("tls: %s names %s, not %s", certPath, id, name)
 	}
-	return &Material{pool: pool, cert: cert, self: id}, nil
+	m := &Material{pool: pool, cert: cert, self: id}
+	m.server = m.ServerConfig()
+	return m, nil
 }
 
 // Self is the identity of the loaded certificate.
