@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"swiftpaxos/batcher"
 	"swiftpaxos/config"
+	"swiftpaxos/config/certs"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
@@ -30,6 +32,15 @@ type SessionOptions struct {
 	// Window is the capacity of Completions: the most operations the
 	// caller keeps in flight with Submit.
 	Window int
+	// TLSName names the certificate the session presents when the
+	// configuration turns TLS on (TLSDir/NAME.pem): by default the
+	// Alias; certs.GenericClient for a client that is not in the
+	// configuration.
+	TLSName string
+
+	// onIdleClose, when set, is called (on the session's goroutine) when
+	// the session closes a connection it has not used (tests).
+	onIdleClose func(wire.ReplicaID)
 }
 
 // Session is one client session over TCP: the session core runs on one
@@ -49,9 +60,21 @@ type Session struct {
 
 	lost atomic.Int64 // acknowledged writes refused afterwards (Core.Lost)
 
+	tls *certs.Material // nil: plain TCP
+
 	// owned by the loop goroutine
 	conns   []*batcher.Batcher[wire.Message]
 	waiters map[wire.Seq]chan Result
+	// Per replica: idle means the session closed the connection because
+	// it went unused, and dials again only when it next sends there;
+	// activity counts messages both ways, for closeIdle.
+	idle       []bool
+	activity   []uint64
+	lastSeen   []uint64
+	quietSince []time.Time
+	// down holds replicas whose connection failed inside a step of the
+	// core; the loop tells the core after the step, never from inside it.
+	down []wire.ReplicaID
 }
 
 type invocation struct {
@@ -75,6 +98,14 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 		o.Window = 1
 	}
 	cfg := o.Config
+	var material *certs.Material
+	if cfg.TLSDir != "" {
+		m, err := loadTLS(cfg.TLSDir, o)
+		if err != nil {
+			return nil, err
+		}
+		material = m
+	}
 	id := wire.ClientID(uuid.New().ID())<<32 | wire.ClientID(uuid.New().ID())
 	sctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
@@ -82,6 +113,8 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 		start: time.Now(), invoke: make(chan invocation, o.Window), inbox: make(chan reply, 1024),
 		done: make(chan Result, o.Window), ctx: sctx, cancel: cancel,
 		conns: make([]*batcher.Batcher[wire.Message], cfg.N()), waiters: make(map[wire.Seq]chan Result),
+		idle: make([]bool, cfg.N()), activity: make([]uint64, cfg.N()), lastSeen: make([]uint64, cfg.N()),
+		quietSince: make([]time.Time, cfg.N()), tls: material,
 	}
 	nearest, rtts, err := s.connectAll(ctx, id)
 	if err != nil {
@@ -147,8 +180,26 @@ func (s *Session) connectAll(ctx context.Context, id wire.ClientID) (wire.Replic
 	return best, rtts, nil
 }
 
+// loadTLS loads the certificate the session presents.
+func loadTLS(dir string, o SessionOptions) (*certs.Material, error) {
+	name := o.TLSName
+	if name == "" {
+		name = strings.ToLower(o.Alias)
+	}
+	m, err := certs.Load(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	if m.Self().Role != certs.Client {
+		return nil, fmt.Errorf("tls: the certificate %s names %s, not a client", name, m.Self())
+	}
+	return m, nil
+}
+
 func (s *Session) connect(ctx context.Context, r wire.ReplicaID, id wire.ClientID) error {
-	addr := s.o.Config.Replica(int(r)).Addr()
+	cfg := s.o.Config
+	replica := cfg.Replica(int(r))
+	addr := replica.Addr()
 	d := net.Dialer{Timeout: time.Second}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -157,7 +208,14 @@ func (s *Session) connect(ctx context.Context, r wire.ReplicaID, id wire.ClientI
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
-	cfg := s.o.Config
+	if s.tls != nil {
+		hctx, cancel := context.WithTimeout(ctx, cfg.HandshakeTimeout)
+		conn, err = s.tls.Client(hctx, conn, certs.Identity{Role: certs.Replica, Alias: replica.Alias})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("replica%d at %s: TLS handshake: %w", r, addr, err)
+		}
+	}
 	// The emulated one-way delay to this replica (PROTOCOL.md 7.3); the
 	// replica delays its replies likewise.
 	delay := cfg.OneWayDelay(s.o.Alias, cfg.Replica(int(r)).Alias)
@@ -167,6 +225,8 @@ func (s *Session) connect(ctx context.Context, r wire.ReplicaID, id wire.ClientI
 		return fmt.Errorf("replica%d at %s: %w", r, addr, err)
 	}
 	s.conns[r] = b
+	s.idle[r] = false
+	s.lastSeen[r], s.quietSince[r] = s.activity[r], time.Now()
 	s.wg.Add(1)
 	go s.read(r, conn, b)
 	return nil
@@ -220,26 +280,83 @@ func (s *Session) loop() {
 					s.conns[r.from] = nil
 					s.core.ReplicaDown(r.from)
 				}
-				continue
+				break
 			}
+			s.activity[r.from]++
 			s.core.Step(r.from, r.msg)
-		case <-t.C:
+		case now := <-t.C:
 			s.core.Tick()
+			s.closeIdle(now)
 		case <-redial.C:
 			for i, b := range s.conns {
-				if b == nil && s.connect(s.ctx, wire.ReplicaID(i), s.core.ID()) == nil {
+				if b == nil && !s.idle[i] && s.connect(s.ctx, wire.ReplicaID(i), s.core.ID()) == nil {
 					s.core.ReplicaUp(wire.ReplicaID(i))
 				}
 			}
 		}
+		s.reportDown()
 	}
 }
 
+// send is the core's Send: it queues m on the connection to replica to,
+// dialling it first if the session closed it for being idle. A failure is
+// reported to the core after the step that sent (reportDown).
 func (s *Session) send(to wire.ReplicaID, m wire.Message) {
+	if s.conns[to] == nil && s.idle[to] {
+		s.idle[to] = false
+		if err := s.connect(s.ctx, to, s.core.ID()); err != nil {
+			s.log.Debug("cannot reconnect to an idle replica", zap.Int32("replica", int32(to)), zap.Error(err))
+			s.down = append(s.down, to)
+			return
+		}
+	}
 	if b := s.conns[to]; b != nil {
+		s.activity[to]++
 		if err := b.Send(m); err != nil {
 			s.conns[to] = nil
-			s.core.ReplicaDown(to)
+			s.down = append(s.down, to)
+		}
+	}
+}
+
+// reportDown tells the core of the connections that failed while it ran;
+// what it sends in response may fail too, hence the loop.
+func (s *Session) reportDown() {
+	for len(s.down) > 0 {
+		r := s.down[0]
+		s.down = s.down[1:]
+		s.core.ReplicaDown(r)
+	}
+}
+
+// closeIdle closes the connections on which nothing was sent or received
+// for half of clientIdleTimeoutMs. The replica closes a client connection
+// silent for the whole timeout; closing first, the session knows the
+// close is not a failure: the replica is not marked down, and the
+// connection is dialled again when the session next sends there. The half
+// leaves room for a reply the session still waits for (the configuration
+// requires the timeout to be at least twice retryMs and readWaitMs).
+func (s *Session) closeIdle(now time.Time) {
+	limit := s.o.Config.ClientIdleTimeout / 2
+	if limit <= 0 {
+		return
+	}
+	for i, b := range s.conns {
+		if b == nil {
+			continue
+		}
+		if s.activity[i] != s.lastSeen[i] {
+			s.lastSeen[i], s.quietSince[i] = s.activity[i], now
+			continue
+		}
+		if now.Sub(s.quietSince[i]) < limit {
+			continue
+		}
+		s.conns[i], s.idle[i] = nil, true
+		b.Close()
+		s.log.Debug("closed an idle replica connection", zap.Int("replica", i), zap.Duration("idle", now.Sub(s.quietSince[i])))
+		if s.o.onIdleClose != nil {
+			s.o.onIdleClose(wire.ReplicaID(i))
 		}
 	}
 }
