@@ -176,6 +176,11 @@ func (s *server) handshake(ctx context.Context, raw net.Conn, remote zap.Field) 
 			s.counters.HelloTimeout.Add(1)
 			s.log.Debug("connection closed: no TLS handshake within handshakeTimeoutMs", remote)
 			return nil, nil, nil, false
+		case errors.Is(err, io.EOF):
+			// Closed before a byte: a port probe (run-multi-client.sh
+			// waits for the replicas so), not an attempt to get in.
+			s.log.Debug("connection closed before the TLS handshake", remote)
+			return nil, nil, nil, false
 		default:
 			if ctx.Err() == nil {
 				s.counters.RefusedTLS.Add(1)

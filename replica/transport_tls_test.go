@@ -112,6 +112,10 @@ func TestTLSAdmitsMembersAndRefusesTheRest(t *testing.T) {
 // handshake timeout like a silent plain one.
 func TestTLSSilentConnectionIsClosed(t *testing.T) {
 	r := startReplica0(t, "handshakeTimeoutMs: 200", true)
+	// A port probe (connect, close) is not a refusal; it is handled
+	// before the silent connection, which is accepted after it.
+	probe := r.dial(t)
+	require.NoError(t, probe.Close())
 	waitClosed(t, r.dial(t))
 	assert.Equal(t, uint64(1), r.counters.HelloTimeout.Load())
 	assert.Zero(t, r.counters.RefusedTLS.Load())
