@@ -17,7 +17,7 @@ import (
 // tlsDial connects to r with the certificate name from dir (the
 // replica's own directory unless another is given) and checks that the
 // server is replica0, unless trusting.
-func tlsDial(t *testing.T, r *testReplica, dir, name string, trusting bool) net.Conn {
+func tlsDial(t *testing.T, r *testReplica, dir, name string, trusting bool) (c, raw net.Conn) {
 	t.Helper()
 	m, err := certs.Load(dir, name)
 	require.NoError(t, err)
@@ -25,9 +25,10 @@ func tlsDial(t *testing.T, r *testReplica, dir, name string, trusting bool) net.
 	if trusting {
 		cfg.VerifyConnection = nil
 	}
-	c, err := clientWith(r.dial(t), cfg)
+	raw = r.dial(t)
+	c, err = clientWith(raw, cfg)
 	require.NoError(t, err, "the client side of the handshake")
-	return c
+	return c, raw
 }
 
 // clientWith runs the client side of a TLS handshake on raw.
@@ -43,14 +44,16 @@ func (r *testReplica) refusals() refusals {
 	return refusals{r.counters.RefusedTLS.Load(), r.counters.RefusedIdentity.Load(), r.counters.BadHello.Load()}
 }
 
-// sendAndWait writes a Hello (and then a malformed frame, which an
+// sendAndWait writes a Hello on c (and then a malformed frame, which an
 // accepted connection is closed for without a count) and waits until the
-// replica closes the connection.
-func sendAndWait(t *testing.T, c net.Conn, h *wire.Hello) {
+// replica closes the TCP connection raw under c. It reads raw, not c: a
+// TLS alert reaches the client before the replica has counted the refusal
+// and closed the connection.
+func sendAndWait(t *testing.T, c, raw net.Conn, h *wire.Hello) {
 	t.Helper()
 	frames := append(wire.AppendFrame(nil, h), 0xff, 0xff, 0xff, 0xff, 0x01)
 	_, _ = c.Write(frames) // a refused handshake may already have closed it
-	waitClosed(t, c)
+	waitClosed(t, raw)
 }
 
 func TestTLSAdmitsMembersAndRefusesTheRest(t *testing.T) {
@@ -87,21 +90,23 @@ func TestTLSAdmitsMembersAndRefusesTheRest(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := r.refusals()
-			var conn net.Conn
+			var conn, raw net.Conn
 			switch {
 			case c.noTLS:
-				conn = r.dial(t)
+				raw = r.dial(t)
+				conn = raw
 			case c.cert == "":
 				m, err := certs.Load(dir, "client0")
 				require.NoError(t, err)
 				cfg := m.ClientConfig(certs.Identity{Role: certs.Replica, Alias: "replica0"})
 				cfg.Certificates = nil
-				conn, err = clientWith(r.dial(t), cfg)
+				raw = r.dial(t)
+				conn, err = clientWith(raw, cfg)
 				require.NoError(t, err)
 			default:
-				conn = tlsDial(t, r, c.dir, c.cert, c.trusted)
+				conn, raw = tlsDial(t, r, c.dir, c.cert, c.trusted)
 			}
-			sendAndWait(t, conn, c.hello)
+			sendAndWait(t, conn, raw, c.hello)
 			after := r.refusals()
 			assert.Equal(t, c.want, refusals{after.tls - before.tls, after.identity - before.identity, after.badHello - before.badHello})
 		})
