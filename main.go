@@ -165,16 +165,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return summarize(*resultsPath, cfg, stdout, stderr)
 	}
 	if *threads > 0 {
-		cfg.ClientThreads = *threads
+		cfg.Override(func(p *config.Params) { p.ClientThreads = *threads })
 	}
 	if *checkMode {
-		cfg.CheckerMode = true
+		cfg.Override(func(p *config.Params) { p.CheckerMode = true })
 	}
 	name := string(cfg.Protocol)
 	if *proto != "" {
 		name = *proto
 	}
-	cfg.Protocol = config.Protocol(name)
+	cfg.Override(func(p *config.Params) { p.Protocol = config.Protocol(name) })
 	p, ok := protocols[name]
 	if !ok {
 		fmt.Fprintf(stderr, "swiftpaxos: protocol %q is not implemented in this build (known: %s)\n", name, strings.Join(protocolNames(), ", "))
