@@ -66,9 +66,12 @@ type Session struct {
 	conns   []*batcher.Batcher[wire.Message]
 	waiters map[wire.Seq]chan Result
 	// Per replica: idle means the session closed the connection because
-	// it went unused, and dials again only when it next sends there;
-	// activity counts messages both ways, for closeIdle.
+	// it went unused, and dials again only when it next sends there
+	// (queued holds what it sends meanwhile); dialing means a dial runs
+	// off the loop; activity counts messages both ways, for closeIdle.
 	idle       []bool
+	queued     [][]wire.Message
+	dialing    []bool
 	activity   []uint64
 	lastSeen   []uint64
 	quietSince []time.Time
@@ -87,7 +90,21 @@ type reply struct {
 	msg  wire.Message
 	conn *batcher.Batcher[wire.Message] // non-nil: a connection event
 	down bool
+	// dialed, when set, is the outcome of a dial started by the loop.
+	dialed *dialResult
 }
+
+// dialResult is a connection opened off the loop (or why not).
+type dialResult struct {
+	b    *batcher.Batcher[wire.Message]
+	conn net.Conn
+	err  error
+}
+
+// maxQueued bounds the messages a session holds for a replica it is
+// dialling again after closing it for being idle; beyond it they are
+// dropped, as on a broken connection, and retries resend them.
+const maxQueued = 1024
 
 // Dial connects a new session to every replica of the configuration.
 func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
@@ -113,8 +130,9 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 		start: time.Now(), invoke: make(chan invocation, o.Window), inbox: make(chan reply, 1024),
 		done: make(chan Result, o.Window), ctx: sctx, cancel: cancel,
 		conns: make([]*batcher.Batcher[wire.Message], cfg.N()), waiters: make(map[wire.Seq]chan Result),
-		idle: make([]bool, cfg.N()), activity: make([]uint64, cfg.N()), lastSeen: make([]uint64, cfg.N()),
-		quietSince: make([]time.Time, cfg.N()), tls: material,
+		idle: make([]bool, cfg.N()), queued: make([][]wire.Message, cfg.N()), dialing: make([]bool, cfg.N()),
+		activity: make([]uint64, cfg.N()), lastSeen: make([]uint64, cfg.N()), quietSince: make([]time.Time, cfg.N()),
+		tls: material,
 	}
 	nearest, rtts, err := s.connectAll(ctx, id)
 	if err != nil {
@@ -165,10 +183,12 @@ func (s *Session) connectAll(ctx context.Context, id wire.ClientID) (wire.Replic
 	var errs []error
 	for i := range n {
 		t0 := time.Now()
-		if err := s.connect(ctx, wire.ReplicaID(i), id); err != nil {
+		b, conn, err := s.open(ctx, wire.ReplicaID(i), id)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		s.attach(wire.ReplicaID(i), b, conn)
 		rtts[i] = time.Since(t0)
 		if best == wire.NoReplica || rtts[i] < rtts[best] {
 			best = wire.ReplicaID(i)
@@ -196,14 +216,18 @@ func loadTLS(dir string, o SessionOptions) (*certs.Material, error) {
 	return m, nil
 }
 
-func (s *Session) connect(ctx context.Context, r wire.ReplicaID, id wire.ClientID) error {
+// open connects to replica r (with TLS when it is on, checking that the
+// server is r) and queues the Hello. It touches no state of the loop, so
+// the loop runs it on a goroutine of its own (dial): a replica that is
+// slow to answer never stalls the session.
+func (s *Session) open(ctx context.Context, r wire.ReplicaID, id wire.ClientID) (*batcher.Batcher[wire.Message], net.Conn, error) {
 	cfg := s.o.Config
 	replica := cfg.Replica(int(r))
 	addr := replica.Addr()
 	d := net.Dialer{Timeout: time.Second}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return fmt.Errorf("replica%d at %s: %w", r, addr, err)
+		return nil, nil, fmt.Errorf("replica%d at %s: %w", r, addr, err)
 	}
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
@@ -213,23 +237,80 @@ func (s *Session) connect(ctx context.Context, r wire.ReplicaID, id wire.ClientI
 		conn, err = s.tls.Client(hctx, conn, certs.Identity{Role: certs.Replica, Alias: replica.Alias})
 		cancel()
 		if err != nil {
-			return fmt.Errorf("replica%d at %s: TLS handshake: %w", r, addr, err)
+			return nil, nil, fmt.Errorf("replica%d at %s: TLS handshake: %w", r, addr, err)
 		}
 	}
 	// The emulated one-way delay to this replica (PROTOCOL.md 7.3); the
 	// replica delays its replies likewise.
-	delay := cfg.OneWayDelay(s.o.Alias, cfg.Replica(int(r)).Alias)
+	delay := cfg.OneWayDelay(s.o.Alias, replica.Alias)
 	b := batcher.New[wire.Message](conn, wire.AppendFrame, batcher.Options{Delay: delay}, s.log)
 	if err := b.Send(&wire.Hello{Kind: wire.PeerClient, Client: id, Alias: s.o.Alias}); err != nil {
 		b.Close()
-		return fmt.Errorf("replica%d at %s: %w", r, addr, err)
+		return nil, nil, fmt.Errorf("replica%d at %s: %w", r, addr, err)
 	}
+	return b, conn, nil
+}
+
+// attach makes an opened connection the session's connection to r and
+// starts its reader. Loop state: called by Dial before the loop starts,
+// then only by the loop.
+func (s *Session) attach(r wire.ReplicaID, b *batcher.Batcher[wire.Message], conn net.Conn) {
 	s.conns[r] = b
 	s.idle[r] = false
 	s.lastSeen[r], s.quietSince[r] = s.activity[r], time.Now()
 	s.wg.Add(1)
 	go s.read(r, conn, b)
-	return nil
+}
+
+// dial opens a connection to r off the loop and hands the outcome to the
+// loop (dialed); at most one dial per replica runs at a time.
+func (s *Session) dial(r wire.ReplicaID) {
+	if s.dialing[r] {
+		return
+	}
+	s.dialing[r] = true
+	id := s.core.ID()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		b, conn, err := s.open(s.ctx, r, id)
+		select {
+		case s.inbox <- reply{from: r, dialed: &dialResult{b, conn, err}}:
+		case <-s.ctx.Done():
+			if b != nil {
+				b.Close()
+			}
+		}
+	}()
+}
+
+// dialed takes the outcome of a dial. A replica that was down is up again;
+// one the session had closed for being idle gets what was queued for it,
+// or, if it cannot be reached, is down from now on.
+func (s *Session) dialed(r wire.ReplicaID, d *dialResult) {
+	s.dialing[r] = false
+	wasIdle := s.idle[r]
+	if d.err != nil {
+		s.log.Debug("cannot connect to a replica", zap.Int32("replica", int32(r)), zap.Bool("idle", wasIdle), zap.Error(d.err))
+		if wasIdle {
+			s.idle[r], s.queued[r] = false, nil
+			s.down = append(s.down, r)
+		}
+		return
+	}
+	if s.conns[r] != nil { // cannot happen: one dial at a time, and only without a connection
+		d.b.Close()
+		return
+	}
+	s.attach(r, d.b, d.conn)
+	if !wasIdle {
+		s.core.ReplicaUp(r)
+	}
+	q := s.queued[r]
+	s.queued[r] = nil
+	for _, m := range q {
+		s.send(r, m)
+	}
 }
 
 // read feeds one connection's messages to the loop in arrival order.
@@ -275,6 +356,10 @@ func (s *Session) loop() {
 				s.waiters[seq] = in.reply
 			}
 		case r := <-s.inbox:
+			if r.dialed != nil {
+				s.dialed(r.from, r.dialed)
+				break
+			}
 			if r.conn != nil {
 				if s.conns[r.from] == r.conn {
 					s.conns[r.from] = nil
@@ -289,8 +374,8 @@ func (s *Session) loop() {
 			s.closeIdle(now)
 		case <-redial.C:
 			for i, b := range s.conns {
-				if b == nil && !s.idle[i] && s.connect(s.ctx, wire.ReplicaID(i), s.core.ID()) == nil {
-					s.core.ReplicaUp(wire.ReplicaID(i))
+				if b == nil && !s.idle[i] {
+					s.dial(wire.ReplicaID(i))
 				}
 			}
 		}
@@ -298,17 +383,17 @@ func (s *Session) loop() {
 	}
 }
 
-// send is the core's Send: it queues m on the connection to replica to,
-// dialling it first if the session closed it for being idle. A failure is
-// reported to the core after the step that sent (reportDown).
+// send is the core's Send: it queues m on the connection to replica to.
+// If the session closed that connection for being idle, m waits in queued
+// while the connection is dialled again. A failure is reported to the core
+// after the step that sent (reportDown).
 func (s *Session) send(to wire.ReplicaID, m wire.Message) {
 	if s.conns[to] == nil && s.idle[to] {
-		s.idle[to] = false
-		if err := s.connect(s.ctx, to, s.core.ID()); err != nil {
-			s.log.Debug("cannot reconnect to an idle replica", zap.Int32("replica", int32(to)), zap.Error(err))
-			s.down = append(s.down, to)
-			return
+		if len(s.queued[to]) < maxQueued {
+			s.queued[to] = append(s.queued[to], m)
 		}
+		s.dial(to)
+		return
 	}
 	if b := s.conns[to]; b != nil {
 		s.activity[to]++
@@ -421,7 +506,17 @@ func (s *Session) Get(ctx context.Context, key kvs.Key, level wire.Level) (kvs.V
 func (s *Session) Close() error {
 	s.cancel()
 	s.wg.Wait()
-	return nil
+	// A dial that finished as the loop stopped left its connection here.
+	for {
+		select {
+		case r := <-s.inbox:
+			if r.dialed != nil && r.dialed.b != nil {
+				r.dialed.b.Close()
+			}
+		default:
+			return nil
+		}
+	}
 }
 
 func (s *Session) closeConns() {

@@ -22,15 +22,15 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// startCounted runs the replicas of cfg until the test ends and returns
-// their transport counters.
-func startCounted(t *testing.T, cfg *config.Config) []*replica.ConnCounters {
+// startCounted runs the first n replicas of cfg until the test ends and
+// returns their transport counters.
+func startCounted(t *testing.T, cfg *config.Config, n int) []*replica.ConnCounters {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	ready := make(chan struct{}, cfg.N())
-	counters := make([]*replica.ConnCounters, cfg.N())
-	for i := range cfg.N() {
+	ready := make(chan struct{}, n)
+	counters := make([]*replica.ConnCounters, n)
+	for i := range n {
 		alias := fmt.Sprintf("replica%d", i)
 		counters[i] = &replica.ConnCounters{}
 		wg.Go(func() {
@@ -45,7 +45,7 @@ func startCounted(t *testing.T, cfg *config.Config) []*replica.ConnCounters {
 		cancel()
 		wg.Wait()
 	})
-	for range cfg.N() {
+	for range n {
 		<-ready
 	}
 	return counters
@@ -77,7 +77,7 @@ func TestTLSClusterAndIdleSessions(t *testing.T) {
 	cfg.TLSDir = filepath.Join(t.TempDir(), "tls")
 	_, err := certs.Generate(cfg, cfg.TLSDir)
 	require.NoError(t, err)
-	counters := startCounted(t, cfg)
+	counters := startCounted(t, cfg, cfg.N())
 
 	closed := make(chan wire.ReplicaID, 16)
 	opts := client.WithIdleHook(client.SessionOptions{Config: cfg, Alias: "client0", Policy: curpht.NewClientPolicy(),
@@ -127,4 +127,57 @@ func TestTLSClusterAndIdleSessions(t *testing.T) {
 	assert.ErrorContains(t, err, "client9.pem")
 	_, err = client.Dial(t.Context(), client.SessionOptions{Config: cfg, Alias: "replica1", Policy: curpht.NewClientPolicy()})
 	assert.ErrorContains(t, err, "names replica replica1, not a client")
+}
+
+// A replica that accepts connections but never answers the TLS handshake
+// (a hung process) costs a session one handshake timeout when it is
+// created, and nothing afterwards: the session dials it again off its
+// loop, so operations served by the other two go on at full speed.
+func TestHungReplicaDoesNotStallTheSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a localhost cluster")
+	}
+	ports := freePorts(t, 2)
+	hung, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer hung.Close()
+	go func() { // accept and hold every connection, say nothing
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := hung.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	ports = append(ports, hung.Addr().(*net.TCPAddr).Port)
+	const handshake = 1500 * time.Millisecond
+	cfg := benchConfig(t, ports, fmt.Sprintf("handshakeTimeoutMs: %d\nretryMs: 200", handshake.Milliseconds()))
+	cfg.TLSDir = filepath.Join(t.TempDir(), "tls")
+	_, err = certs.Generate(cfg, cfg.TLSDir)
+	require.NoError(t, err)
+	startCounted(t, cfg, 2)
+
+	s, err := client.Dial(t.Context(), client.SessionOptions{Config: cfg, Alias: "client0", Policy: curpht.NewClientPolicy(),
+		Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	defer s.Close()
+	// The session dials replica2 again every 50 ms (retryMs/4), each dial
+	// hanging for the handshake timeout. Operations for several of those
+	// periods: dialling on the loop, one of them would wait a timeout.
+	start, slowest, n := time.Now(), time.Duration(0), 0
+	for ; time.Since(start) < 400*time.Millisecond; n++ {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		t0 := time.Now()
+		require.NoError(t, s.Put(ctx, kvs.Key(n), kvs.Value("v"), wire.Strong))
+		slowest = max(slowest, time.Since(t0))
+		cancel()
+	}
+	assert.Less(t, slowest, handshake/2, "the session stalled on the hung replica (%d operations)", n)
 }
