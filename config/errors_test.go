@@ -111,6 +111,7 @@ func TestEveryErrorClass(t *testing.T) {
 		{"idle timeout shorter than two retries", withHosts("clientIdleTimeoutMs: 3000"), "f.conf:7: ", []string{"clientIdleTimeoutMs: 3000", "4000", "retryMs"}},
 		{"idle timeout shorter than two read waits", withHosts("retryMs: 100", "readWaitMs: 5000", "clientIdleTimeoutMs: 9000"), "f.conf:9: ",
 			[]string{"clientIdleTimeoutMs: 9000", "10000", "readWaitMs"}},
+		{"handshake timeout below the injected delay", withHosts("networkDelay: 3000"), "f.conf:7: ", []string{"handshakeTimeoutMs: 5000", "3000 ms"}},
 		{"missing protocol", hostsOnly(), "f.conf: ", []string{"protocol", "curpht"}},
 		{"even replica count", strings.Join([]string{
 			"-- Replicas --", "replica0 10.0.0.1", "replica1 10.0.0.2", "replica2 10.0.0.3", "replica3 10.0.0.4", "protocol: curpho",
