@@ -158,6 +158,14 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 		s.closeConns()
 		return nil, err
 	}
+	// A replica that could not be reached is down from the start: were
+	// it the bound one, every weak operation would wait a retry period
+	// for it before going elsewhere. The loop dials it again.
+	for i, b := range s.conns {
+		if b == nil {
+			s.core.ReplicaDown(wire.ReplicaID(i))
+		}
+	}
 	s.wg.Add(1)
 	go s.loop()
 	return s, nil

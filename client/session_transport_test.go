@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -180,4 +181,44 @@ func TestHungReplicaDoesNotStallTheSession(t *testing.T) {
 		cancel()
 	}
 	assert.Less(t, slowest, handshake/2, "the session stalled on the hung replica (%d operations)", n)
+}
+
+// A session whose bound replica cannot be reached when it is created
+// binds to another one at once (and back once it is up): its weak reads
+// do not wait for a retry period each.
+func TestBoundReplicaDownAtDial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a localhost cluster")
+	}
+	ports := freePorts(t, 3)
+	text := fmt.Sprintf(`-- Replicas --
+replica0 127.0.0.1:%d
+replica1 127.0.0.1:%d
+replica2 127.0.0.1:%d
+-- Clients --
+client0 127.0.0.1
+-- Proxy --
+server_alias replica2
+client0
+---
+protocol: curpht
+retryMs: 5000
+`, ports[0], ports[1], ports[2])
+	cfg, err := config.Parse("bound.conf", strings.NewReader(text))
+	require.NoError(t, err)
+	startCounted(t, cfg, 2) // replica2, the bound one, is not there
+	s, err := client.Dial(t.Context(), client.SessionOptions{Config: cfg, Alias: "client0", Policy: curpht.NewClientPolicy(),
+		Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	require.NoError(t, s.Put(ctx, 1, kvs.Value("x"), wire.Strong))
+	for range 3 {
+		t0 := time.Now()
+		v, err := s.Get(ctx, 1, wire.Weak)
+		require.NoError(t, err)
+		assert.Equal(t, "x", string(v))
+		assert.Less(t, time.Since(t0), 2500*time.Millisecond, "the weak read waited for a retry")
+	}
 }
