@@ -12,6 +12,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"sort"
@@ -24,6 +26,7 @@ import (
 	"swiftpaxos/client"
 	"swiftpaxos/client/check"
 	"swiftpaxos/config"
+	"swiftpaxos/config/certs"
 	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/replica"
@@ -38,10 +41,11 @@ var protocols = map[string]struct {
 	curpho.Name: {curpho.NewReplicaPolicy, curpho.NewClientPolicy},
 }
 
-const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-log FILE] [-loglevel L]
+const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-log FILE] [-loglevel L]
        swiftpaxos -run check -history PATH
        swiftpaxos -run hosts -config FILE
        swiftpaxos -run summary -config FILE -results DIR
+       swiftpaxos -run certs -config FILE -out DIR
 
 Runs one process of a swiftpaxos deployment described by FILE (see
 multi-client.conf): a replica (-run server) or a benchmark client process
@@ -51,7 +55,9 @@ file, or a directory of them with the replicas' log-*.jsonl); it prints
 one line per violation and exits 0 when OK, 1 on violations, 2 when the
 input cannot be read. -run hosts lists the processes of FILE, and -run summary
 merges the results of a run directory into summary.json and summary.txt
-(both used by run-multi-client.sh).
+(both used by run-multi-client.sh). -run certs creates a test CA and a
+certificate for every process of FILE, and one for ad-hoc clients, in DIR
+(see config/certs); -tls DIR (or tls: DIR in FILE) turns mutual TLS on.
 
 Flags:
 `
@@ -64,7 +70,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("swiftpaxos", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	role := fs.String("run", "", "role: server or client")
+	role := fs.String("run", "", "role: server, client, check, hosts, summary or certs")
 	confPath := fs.String("config", "multi-client.conf", "configuration file")
 	alias := fs.String("alias", "", "alias of this process in the configuration")
 	proto := fs.String("protocol", "", "protocol, overriding the configuration: "+strings.Join(protocolNames(), ", "))
@@ -76,6 +82,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	appliedLog := fs.String("appliedlog", "", "server: write the executed commands (JSON Lines) to this file at exit")
 	threads := fs.Int("threads", 0, "client: sessions per process, overriding clientThreads")
 	checkMode := fs.Bool("check", false, "check mode: unique written values (as checkerMode: true)")
+	tlsDir := fs.String("tls", "", "server, client: mutual TLS with the certificates in this directory, overriding the configuration's tls")
+	outDir := fs.String("out", "", "certs: the directory to create the certificates in")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage)
 		fs.PrintDefaults()
@@ -93,8 +101,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if !slices.Contains([]string{"server", "client", "check", "hosts", "summary"}, *role) {
-		fmt.Fprintf(stderr, "swiftpaxos: -run must be server, client, check, hosts or summary, not %q\n", *role)
+	if !slices.Contains([]string{"server", "client", "check", "hosts", "summary", "certs"}, *role) {
+		fmt.Fprintf(stderr, "swiftpaxos: -run must be server, client, check, hosts, summary or certs, not %q\n", *role)
 		fs.Usage()
 		return exitUsage
 	}
@@ -122,6 +130,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return check.RunCommand(*historyPath, check.Options{}, stdout, stderr)
 	}
+	if *role == "certs" && *outDir == "" {
+		fmt.Fprintln(stderr, "swiftpaxos: -run certs needs -out DIR")
+		fs.Usage()
+		return exitUsage
+	}
 	level, err := zapcore.ParseLevel(*logLevel)
 	if err != nil {
 		fmt.Fprintf(stderr, "swiftpaxos: -loglevel: %v\n", err)
@@ -136,7 +149,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
+	if *tlsDir != "" {
+		if cfg.TLSDir, err = filepath.Abs(*tlsDir); err != nil {
+			fmt.Fprintf(stderr, "swiftpaxos: -tls: %v\n", err)
+			return 1
+		}
+	}
 	switch *role {
+	case "certs":
+		return makeCerts(cfg, *outDir, stdout, stderr)
 	case "hosts":
 		printHosts(stdout, cfg)
 		return 0
@@ -144,16 +165,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return summarize(*resultsPath, cfg, stdout, stderr)
 	}
 	if *threads > 0 {
-		cfg.ClientThreads = *threads
+		cfg.Override(func(p *config.Params) { p.ClientThreads = *threads })
 	}
 	if *checkMode {
-		cfg.CheckerMode = true
+		cfg.Override(func(p *config.Params) { p.CheckerMode = true })
 	}
 	name := string(cfg.Protocol)
 	if *proto != "" {
 		name = *proto
 	}
-	cfg.Protocol = config.Protocol(name)
+	cfg.Override(func(p *config.Params) { p.Protocol = config.Protocol(name) })
 	p, ok := protocols[name]
 	if !ok {
 		fmt.Fprintf(stderr, "swiftpaxos: protocol %q is not implemented in this build (known: %s)\n", name, strings.Join(protocolNames(), ", "))
@@ -221,12 +242,30 @@ func summarize(dir string, cfg *config.Config, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// makeCerts is -run certs.
+func makeCerts(cfg *config.Config, dir string, stdout, stderr io.Writer) int {
+	paths, err := certs.Generate(cfg, dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "swiftpaxos: -run certs: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "created a test CA and %d certificates in %s:\n", len(paths)/2-1, dir)
+	for _, p := range paths {
+		fmt.Fprintln(stdout, p)
+	}
+	return 0
+}
+
 // printHosts lists the processes of cfg, one per line ("replica ALIAS
-// IP:PORT" or "client ALIAS IP"), and "option check true" when the file
-// turns check mode on, for run-multi-client.sh.
+// IP:PORT" or "client ALIAS IP"), "option check true" when the file
+// turns check mode on and "option tls DIR" when it turns TLS on, for
+// run-multi-client.sh.
 func printHosts(w io.Writer, cfg *config.Config) {
 	if cfg.CheckerMode {
 		fmt.Fprintln(w, "option check true")
+	}
+	if cfg.TLSDir != "" {
+		fmt.Fprintf(w, "option tls %s\n", cfg.TLSDir)
 	}
 	for _, h := range cfg.Replicas {
 		fmt.Fprintf(w, "replica %s %s\n", h.Alias, h.Addr())
@@ -245,7 +284,16 @@ func protocolNames() []string {
 	return names
 }
 
+// newLogger builds the process's logger, writing to path (stderr when
+// empty). With a path, a crash (an unhandled panic in any goroutine, or a
+// fatal runtime error) is written to that file too, not only to stderr: a
+// replica's panic is a bug, and its log is where one looks first.
 func newLogger(path string, level zapcore.Level, alias string) (*zap.Logger, func(), error) {
+	if path != "" {
+		if err := crashOutputTo(path); err != nil {
+			return nil, nil, err
+		}
+	}
 	zc := zap.NewProductionConfig()
 	zc.Level = zap.NewAtomicLevelAt(level)
 	zc.Encoding = "console"
@@ -261,4 +309,20 @@ func newLogger(path string, level zapcore.Level, alias string) (*zap.Logger, fun
 	}
 	log = log.With(zap.String("alias", alias))
 	return log, func() { _ = log.Sync() }, nil
+}
+
+// crashOutputTo makes the runtime print unhandled panics and fatal errors to
+// the file at path as well as to stderr, for the rest of the process's
+// life. The file is opened for appending, as zap opens it, so the crash
+// report follows the last log line.
+func crashOutputTo(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("log: %w", err)
+	}
+	defer f.Close() // SetCrashOutput keeps its own descriptor
+	if err := debug.SetCrashOutput(f, debug.CrashOptions{}); err != nil {
+		return fmt.Errorf("log: crash output: %w", err)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,4 +82,56 @@ func TestCheckNeedsHistory(t *testing.T) {
 	code, _, stderr := runMain("-run", "check")
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, stderr, "-history")
+}
+
+// A configuration that is binary garbage (the issue's 6,454 lines, 9.8 MB)
+// names its first problems and counts the rest.
+func TestGarbageConfigIsShort(t *testing.T) {
+	garbage := make([]byte, 1<<20)
+	rand.NewChaCha8([32]byte{1}).Read(garbage)
+	p := filepath.Join(t.TempDir(), "garbage.conf")
+	require.NoError(t, os.WriteFile(p, garbage, 0o644))
+	code, _, stderr := runMain("-run", "server", "-config", p, "-alias", "replica0")
+	require.Equal(t, 1, code)
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	require.Len(t, lines, 21, "%s", stderr)
+	require.Regexp(t, `^and \d+ more$`, lines[20])
+	require.Less(t, len(stderr), 20<<10)
+}
+
+func TestCertsCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tls")
+	code, stdout, stderr := runMain("-run", "certs", "-config", "multi-client.conf", "-out", dir)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "created a test CA and 6 certificates in "+dir)
+	for _, name := range []string{"ca.pem", "ca.key", "replica0.pem", "replica2.key", "client1.pem", "generic-client.key"} {
+		require.FileExists(t, filepath.Join(dir, name))
+	}
+
+	code, _, stderr = runMain("-run", "certs", "-config", "multi-client.conf", "-out", dir)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "not overwriting existing files: "+filepath.Join(dir, "ca.pem"))
+	require.Contains(t, stderr, "and 11 more")
+
+	code, _, stderr = runMain("-run", "certs", "-config", "multi-client.conf")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, "-run certs needs -out DIR")
+
+	file := filepath.Join(t.TempDir(), "plain")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	code, _, stderr = runMain("-run", "certs", "-config", "multi-client.conf", "-out", file)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "not a directory")
+
+	code, _, stderr = runMain("-run", "certs", "-config", writeConf(t, map[int]string{7: "pendingz: 1"}), "-out", t.TempDir())
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `unknown key "pendingz"`)
+}
+
+func TestHostsNamesTheTLSDirectory(t *testing.T) {
+	code, stdout, stderr := runMain("-run", "hosts", "-config", "multi-client.conf", "-tls", "some/dir")
+	require.Equal(t, 0, code, stderr)
+	abs, err := filepath.Abs("some/dir")
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(stdout, "option tls "+abs+"\n"), stdout)
 }

@@ -13,7 +13,7 @@ set -euo pipefail
 usage() {
 	cat <<USAGE
 usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
-                             [--check] [--kill-leader-at SECONDS] [--hosts]
+                             [--check] [--tls] [--kill-leader-at SECONDS] [--hosts]
                              [--proxy] [--partition-leader-at S[:DUR]] [-h]
 
   -c CONF                  configuration file (default: multi-client.conf)
@@ -22,6 +22,11 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
   -t THREADS               sessions per client process, overriding clientThreads
   --check                  unique values, record histories and applied logs,
                            and check the run (PROTOCOL.md 2.6)
+  --tls                    mutual TLS on every connection: creates a test CA
+                           and certificates for the configuration in DIR/tls
+                           (swiftpaxos -run certs) and runs every process
+                           with -tls; a configuration with tls: DIR uses its
+                           own certificates without --tls
   --kill-leader-at SECONDS kill -9 the initial leader (replica0) that many
                            seconds after the clients start
   --kill-follower-at SECONDS
@@ -52,7 +57,8 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
 Output in DIR: summary.txt, summary.json, per-process logs (ALIAS.log),
 client outputs (ALIAS.out, ALIAS.err), raw results (results-ALIAS.json),
 and with --check the histories and applied logs; with --proxy the proxy
-plan and per-process configurations (netem/) and toxiproxy.log.
+plan and per-process configurations (netem/) and toxiproxy.log; with
+--tls the certificates (tls/).
 
 Multi-host mode (--hosts): the binary (built for linux/\$REMOTE_GOARCH,
 default this machine's architecture, without cgo), the configuration and
@@ -72,6 +78,7 @@ conf=multi-client.conf
 out=""
 extra=()
 check=0
+tls=0
 kill_at=""
 multi=0
 proxy=0
@@ -87,6 +94,7 @@ while [ $# -gt 0 ]; do
 	-t) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "run-multi-client.sh: -t needs a positive number" >&2; exit 2; }
 		threads=$2; shift 2 ;;
 	--check) check=1; extra+=(-check); shift ;;
+	--tls) tls=1; shift ;;
 	--loglevel) extra+=(-loglevel "${2:?--loglevel needs a level}"); shift 2 ;;
 	--kill-leader-at | --kill-follower-at)
 		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-multi-client.sh: $1 needs seconds" >&2; exit 2; }
@@ -135,6 +143,15 @@ hosts=$("$bin" -run hosts -config "$conf")
 if grep -q '^option check true$' <<<"$hosts" && [ "$check" = 0 ]; then
 	check=1
 	extra+=(-check)
+fi
+# tls_dir: the certificates of the run, made here with --tls or named by
+# the file's tls key. Every process gets it as -tls, so that it holds
+# behind the proxies too (their per-process configurations live in
+# another directory, which a relative tls path would follow).
+tls_dir=$(awk '$1 == "option" && $2 == "tls" { sub(/^option tls /, ""); print; exit }' <<<"$hosts")
+if [ "$tls" = 1 ]; then
+	tls_dir="$(cd "$out" && pwd)/tls"
+	"$bin" -run certs -config "$conf" -out "$tls_dir" >/dev/null
 fi
 
 # host_of ADDR: the host part of "ip", "ip:port" or "[v6]:port".
@@ -200,7 +217,7 @@ collect() {
 	local h
 	find "$out" -maxdepth 1 -name '*.ssh' -empty -delete
 	for h in "${rhosts[@]}"; do
-		on "$h" "cd $(q "$(rdir "$h")") 2>/dev/null && tar cf - --exclude=./swiftpaxos --exclude='./*.conf' --exclude=./latency.txt --exclude='./*.pid' --exclude=./STOP ." |
+		on "$h" "cd $(q "$(rdir "$h")") 2>/dev/null && tar cf - --exclude=./swiftpaxos --exclude='./*.conf' --exclude=./latency.txt --exclude='./*.pid' --exclude=./STOP --exclude=./tls ." |
 			tar xf - -C "$out" || echo "run-multi-client.sh: could not collect the files of $h" >&2
 		if [ "${KEEP_REMOTE:-0}" != 1 ]; then
 			on "$h" "rm -rf $(q "$(rdir "$h")"); rmdir $(q "$rdir_base") 2>/dev/null; true" || true
@@ -322,6 +339,18 @@ if [ "$multi" = 1 ]; then
 		[[ " ${rhosts[*]} " == *" $h "* ]] || rhosts+=("$h")
 	done <<<"$hosts"
 	for h in "${rhosts[@]}"; do
+		if [ -n "$tls_dir" ]; then
+			# The CA certificate and the host's own certificates and keys
+			# (never the CA's key), into the run directory's tls/.
+			tfiles=("$tls_dir/ca.pem")
+			for a in "${!host_for[@]}"; do
+				[ "${host_for[$a]}" != "$h" ] || tfiles+=("$tls_dir/$a.pem" "$tls_dir/$a.key")
+			done
+			(
+				on "$h" "mkdir -p $(q "$(rdir "$h")/tls")" &&
+					scp -q "${ssh_opts[@]}" ${SSH_PORT:+-P "$SSH_PORT"} "${tfiles[@]}" "$(ssh_target "$([[ "$h" == *:* ]] && echo "[$h]" || echo "$h")"):$(rdir "$h")/tls/"
+			) || { echo "run-multi-client.sh: cannot copy the certificates to $h" >&2; exit 1; }
+		fi
 		files=("$stage"/*)
 		if [ "$proxy" = 1 ]; then
 			# Behind the proxies every process reads its own configuration.
@@ -342,6 +371,13 @@ fi
 # directory in multi-host mode).
 pdir=$out
 [ "$multi" = 0 ] || pdir=.
+if [ -n "$tls_dir" ]; then
+	if [ "$multi" = 0 ]; then
+		extra+=(-tls "$tls_dir")
+	else
+		extra+=(-tls tls)
+	fi
+fi
 
 # start ROLE ALIAS ARGS...: starts one process in the background and
 # records its PID (in multi-host mode, the PID of the local ssh that

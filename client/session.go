@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"swiftpaxos/batcher"
 	"swiftpaxos/config"
+	"swiftpaxos/config/certs"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
@@ -30,6 +32,15 @@ type SessionOptions struct {
 	// Window is the capacity of Completions: the most operations the
 	// caller keeps in flight with Submit.
 	Window int
+	// TLSName names the certificate the session presents when the
+	// configuration turns TLS on (TLSDir/NAME.pem): by default the
+	// Alias; certs.GenericClient for a client that is not in the
+	// configuration.
+	TLSName string
+
+	// onIdleClose, when set, is called (on the session's goroutine) when
+	// the session closes a connection it has not used (tests).
+	onIdleClose func(wire.ReplicaID)
 }
 
 // Session is one client session over TCP: the session core runs on one
@@ -49,9 +60,24 @@ type Session struct {
 
 	lost atomic.Int64 // acknowledged writes refused afterwards (Core.Lost)
 
+	tls *certs.Material // nil: plain TCP
+
 	// owned by the loop goroutine
 	conns   []*batcher.Batcher[wire.Message]
 	waiters map[wire.Seq]chan Result
+	// Per replica: idle means the session closed the connection because
+	// it went unused, and dials again only when it next sends there
+	// (queued holds what it sends meanwhile); dialing means a dial runs
+	// off the loop; activity counts messages both ways, for closeIdle.
+	idle       []bool
+	queued     [][]wire.Message
+	dialing    []bool
+	activity   []uint64
+	lastSeen   []uint64
+	quietSince []time.Time
+	// down holds replicas whose connection failed inside a step of the
+	// core; the loop tells the core after the step, never from inside it.
+	down []wire.ReplicaID
 }
 
 type invocation struct {
@@ -64,7 +90,21 @@ type reply struct {
 	msg  wire.Message
 	conn *batcher.Batcher[wire.Message] // non-nil: a connection event
 	down bool
+	// dialed, when set, is the outcome of a dial started by the loop.
+	dialed *dialResult
 }
+
+// dialResult is a connection opened off the loop (or why not).
+type dialResult struct {
+	b    *batcher.Batcher[wire.Message]
+	conn net.Conn
+	err  error
+}
+
+// maxQueued bounds the messages a session holds for a replica it is
+// dialling again after closing it for being idle; beyond it they are
+// dropped, as on a broken connection, and retries resend them.
+const maxQueued = 1024
 
 // Dial connects a new session to every replica of the configuration.
 func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
@@ -75,6 +115,14 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 		o.Window = 1
 	}
 	cfg := o.Config
+	var material *certs.Material
+	if cfg.TLSDir != "" {
+		m, err := loadTLS(cfg.TLSDir, o)
+		if err != nil {
+			return nil, err
+		}
+		material = m
+	}
 	id := wire.ClientID(uuid.New().ID())<<32 | wire.ClientID(uuid.New().ID())
 	sctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
@@ -82,6 +130,9 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 		start: time.Now(), invoke: make(chan invocation, o.Window), inbox: make(chan reply, 1024),
 		done: make(chan Result, o.Window), ctx: sctx, cancel: cancel,
 		conns: make([]*batcher.Batcher[wire.Message], cfg.N()), waiters: make(map[wire.Seq]chan Result),
+		idle: make([]bool, cfg.N()), queued: make([][]wire.Message, cfg.N()), dialing: make([]bool, cfg.N()),
+		activity: make([]uint64, cfg.N()), lastSeen: make([]uint64, cfg.N()), quietSince: make([]time.Time, cfg.N()),
+		tls: material,
 	}
 	nearest, rtts, err := s.connectAll(ctx, id)
 	if err != nil {
@@ -106,6 +157,14 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 		cancel()
 		s.closeConns()
 		return nil, err
+	}
+	// A replica that could not be reached is down from the start: were
+	// it the bound one, every weak operation would wait a retry period
+	// for it before going elsewhere. The loop dials it again.
+	for i, b := range s.conns {
+		if b == nil {
+			s.core.ReplicaDown(wire.ReplicaID(i))
+		}
 	}
 	s.wg.Add(1)
 	go s.loop()
@@ -132,10 +191,12 @@ func (s *Session) connectAll(ctx context.Context, id wire.ClientID) (wire.Replic
 	var errs []error
 	for i := range n {
 		t0 := time.Now()
-		if err := s.connect(ctx, wire.ReplicaID(i), id); err != nil {
+		b, conn, err := s.open(ctx, wire.ReplicaID(i), id)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		s.attach(wire.ReplicaID(i), b, conn)
 		rtts[i] = time.Since(t0)
 		if best == wire.NoReplica || rtts[i] < rtts[best] {
 			best = wire.ReplicaID(i)
@@ -147,29 +208,117 @@ func (s *Session) connectAll(ctx context.Context, id wire.ClientID) (wire.Replic
 	return best, rtts, nil
 }
 
-func (s *Session) connect(ctx context.Context, r wire.ReplicaID, id wire.ClientID) error {
-	addr := s.o.Config.Replica(int(r)).Addr()
+// loadTLS loads the certificate the session presents.
+func loadTLS(dir string, o SessionOptions) (*certs.Material, error) {
+	name := o.TLSName
+	if name == "" {
+		name = strings.ToLower(o.Alias)
+	}
+	m, err := certs.Load(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	if m.Self().Role != certs.Client {
+		return nil, fmt.Errorf("tls: the certificate %s names %s, not a client", name, m.Self())
+	}
+	return m, nil
+}
+
+// open connects to replica r (with TLS when it is on, checking that the
+// server is r) and queues the Hello. It touches no state of the loop, so
+// the loop runs it on a goroutine of its own (dial): a replica that is
+// slow to answer never stalls the session.
+func (s *Session) open(ctx context.Context, r wire.ReplicaID, id wire.ClientID) (*batcher.Batcher[wire.Message], net.Conn, error) {
+	cfg := s.o.Config
+	replica := cfg.Replica(int(r))
+	addr := replica.Addr()
 	d := net.Dialer{Timeout: time.Second}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return fmt.Errorf("replica%d at %s: %w", r, addr, err)
+		return nil, nil, fmt.Errorf("replica%d at %s: %w", r, addr, err)
 	}
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
-	cfg := s.o.Config
+	if s.tls != nil {
+		hctx, cancel := context.WithTimeout(ctx, cfg.HandshakeTimeout)
+		conn, err = s.tls.Client(hctx, conn, certs.Identity{Role: certs.Replica, Alias: replica.Alias})
+		cancel()
+		if err != nil {
+			return nil, nil, fmt.Errorf("replica%d at %s: TLS handshake: %w", r, addr, err)
+		}
+	}
 	// The emulated one-way delay to this replica (PROTOCOL.md 7.3); the
 	// replica delays its replies likewise.
-	delay := cfg.OneWayDelay(s.o.Alias, cfg.Replica(int(r)).Alias)
+	delay := cfg.OneWayDelay(s.o.Alias, replica.Alias)
 	b := batcher.New[wire.Message](conn, wire.AppendFrame, batcher.Options{Delay: delay}, s.log)
 	if err := b.Send(&wire.Hello{Kind: wire.PeerClient, Client: id, Alias: s.o.Alias}); err != nil {
 		b.Close()
-		return fmt.Errorf("replica%d at %s: %w", r, addr, err)
+		return nil, nil, fmt.Errorf("replica%d at %s: %w", r, addr, err)
 	}
+	return b, conn, nil
+}
+
+// attach makes an opened connection the session's connection to r and
+// starts its reader. Loop state: called by Dial before the loop starts,
+// then only by the loop.
+func (s *Session) attach(r wire.ReplicaID, b *batcher.Batcher[wire.Message], conn net.Conn) {
 	s.conns[r] = b
+	s.idle[r] = false
+	s.lastSeen[r], s.quietSince[r] = s.activity[r], time.Now()
 	s.wg.Add(1)
 	go s.read(r, conn, b)
-	return nil
+}
+
+// dial opens a connection to r off the loop and hands the outcome to the
+// loop (dialed); at most one dial per replica runs at a time.
+func (s *Session) dial(r wire.ReplicaID) {
+	if s.dialing[r] {
+		return
+	}
+	s.dialing[r] = true
+	id := s.core.ID()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		b, conn, err := s.open(s.ctx, r, id)
+		select {
+		case s.inbox <- reply{from: r, dialed: &dialResult{b, conn, err}}:
+		case <-s.ctx.Done():
+			if b != nil {
+				b.Close()
+			}
+		}
+	}()
+}
+
+// dialed takes the outcome of a dial. A replica that was down is up again;
+// one the session had closed for being idle gets what was queued for it,
+// or, if it cannot be reached, is down from now on.
+func (s *Session) dialed(r wire.ReplicaID, d *dialResult) {
+	s.dialing[r] = false
+	wasIdle := s.idle[r]
+	if d.err != nil {
+		s.log.Debug("cannot connect to a replica", zap.Int32("replica", int32(r)), zap.Bool("idle", wasIdle), zap.Error(d.err))
+		if wasIdle {
+			s.idle[r], s.queued[r] = false, nil
+			s.down = append(s.down, r)
+		}
+		return
+	}
+	if s.conns[r] != nil { // cannot happen: one dial at a time, and only without a connection
+		d.b.Close()
+		return
+	}
+	s.attach(r, d.b, d.conn)
+	if !wasIdle {
+		s.core.ReplicaUp(r)
+	}
+	q := s.queued[r]
+	s.queued[r] = nil
+	for _, m := range q {
+		s.send(r, m)
+	}
 }
 
 // read feeds one connection's messages to the loop in arrival order.
@@ -215,31 +364,92 @@ func (s *Session) loop() {
 				s.waiters[seq] = in.reply
 			}
 		case r := <-s.inbox:
+			if r.dialed != nil {
+				s.dialed(r.from, r.dialed)
+				break
+			}
 			if r.conn != nil {
 				if s.conns[r.from] == r.conn {
 					s.conns[r.from] = nil
 					s.core.ReplicaDown(r.from)
 				}
-				continue
+				break
 			}
+			s.activity[r.from]++
 			s.core.Step(r.from, r.msg)
-		case <-t.C:
+		case now := <-t.C:
 			s.core.Tick()
+			s.closeIdle(now)
 		case <-redial.C:
 			for i, b := range s.conns {
-				if b == nil && s.connect(s.ctx, wire.ReplicaID(i), s.core.ID()) == nil {
-					s.core.ReplicaUp(wire.ReplicaID(i))
+				if b == nil && !s.idle[i] {
+					s.dial(wire.ReplicaID(i))
 				}
 			}
+		}
+		s.reportDown()
+	}
+}
+
+// send is the core's Send: it queues m on the connection to replica to.
+// If the session closed that connection for being idle, m waits in queued
+// while the connection is dialled again. A failure is reported to the core
+// after the step that sent (reportDown).
+func (s *Session) send(to wire.ReplicaID, m wire.Message) {
+	if s.conns[to] == nil && s.idle[to] {
+		if len(s.queued[to]) < maxQueued {
+			s.queued[to] = append(s.queued[to], m)
+		}
+		s.dial(to)
+		return
+	}
+	if b := s.conns[to]; b != nil {
+		s.activity[to]++
+		if err := b.Send(m); err != nil {
+			s.conns[to] = nil
+			s.down = append(s.down, to)
 		}
 	}
 }
 
-func (s *Session) send(to wire.ReplicaID, m wire.Message) {
-	if b := s.conns[to]; b != nil {
-		if err := b.Send(m); err != nil {
-			s.conns[to] = nil
-			s.core.ReplicaDown(to)
+// reportDown tells the core of the connections that failed while it ran;
+// what it sends in response may fail too, hence the loop.
+func (s *Session) reportDown() {
+	for len(s.down) > 0 {
+		r := s.down[0]
+		s.down = s.down[1:]
+		s.core.ReplicaDown(r)
+	}
+}
+
+// closeIdle closes the connections on which nothing was sent or received
+// for half of clientIdleTimeoutMs. The replica closes a client connection
+// silent for the whole timeout; closing first, the session knows the
+// close is not a failure: the replica is not marked down, and the
+// connection is dialled again when the session next sends there. The half
+// leaves room for a reply the session still waits for (the configuration
+// requires the timeout to be at least twice retryMs and readWaitMs).
+func (s *Session) closeIdle(now time.Time) {
+	limit := s.o.Config.ClientIdleTimeout / 2
+	if limit <= 0 {
+		return
+	}
+	for i, b := range s.conns {
+		if b == nil {
+			continue
+		}
+		if s.activity[i] != s.lastSeen[i] {
+			s.lastSeen[i], s.quietSince[i] = s.activity[i], now
+			continue
+		}
+		if now.Sub(s.quietSince[i]) < limit {
+			continue
+		}
+		s.conns[i], s.idle[i] = nil, true
+		b.Close()
+		s.log.Debug("closed an idle replica connection", zap.Int("replica", i), zap.Duration("idle", now.Sub(s.quietSince[i])))
+		if s.o.onIdleClose != nil {
+			s.o.onIdleClose(wire.ReplicaID(i))
 		}
 	}
 }
@@ -304,7 +514,17 @@ func (s *Session) Get(ctx context.Context, key kvs.Key, level wire.Level) (kvs.V
 func (s *Session) Close() error {
 	s.cancel()
 	s.wg.Wait()
-	return nil
+	// A dial that finished as the loop stopped left its connection here.
+	for {
+		select {
+		case r := <-s.inbox:
+			if r.dialed != nil && r.dialed.b != nil {
+				r.dialed.b.Close()
+			}
+		default:
+			return nil
+		}
+	}
 }
 
 func (s *Session) closeConns() {

@@ -76,3 +76,17 @@ func TestApplyToWarnings(t *testing.T) {
 	assert.True(t, c0.Fast)
 	assert.Equal(t, 3*time.Second, c0.ReplyTimeout)
 }
+
+// Command-line overrides outrank the file for every process, including one
+// whose settings For rebuilds from its "-- Apply to" block.
+func TestOverrideSurvivesFor(t *testing.T) {
+	c := mustParse(t, withHosts("-- Apply to client0 --", "pendings: 3"))
+	c.Override(func(p *Params) { p.CheckerMode, p.ClientThreads = true, 7 })
+	for _, alias := range []string{"client0", "replica0"} {
+		f := c.For(alias)
+		assert.True(t, f.CheckerMode, alias)
+		assert.Equal(t, 7, f.ClientThreads, alias)
+	}
+	assert.Equal(t, 3, c.For("client0").Pendings)
+	assert.True(t, c.CheckerMode)
+}

@@ -49,6 +49,10 @@ type Config struct {
 	Warnings []Issue
 	// Latency is the model loaded from latencyFile, nil when none is set.
 	Latency *Latency
+	// TLSDir is the certificate directory of the key tls, relative to the
+	// file's directory, or "" for plain TCP. It lives outside Params so that
+	// a command-line override (swiftpaxos -tls) survives For.
+	TLSDir string
 
 	file      string
 	global    []setting
@@ -59,6 +63,18 @@ type Config struct {
 	// protocolLine records that a global protocol line exists, even one
 	// with a rejected value, so a missing protocol is not reported twice.
 	protocolLine bool
+	// overrides are the command line's changes (Override), applied again
+	// by For after it rebuilds a process's settings from the file.
+	overrides []func(*Params)
+}
+
+// Override changes settings of c and of every view For returns: a
+// command-line flag (-check, -threads, -protocol) outranks the file,
+// "-- Apply to" blocks included. Setting a field of c.Params directly
+// would be lost for a process that has such a block.
+func (c *Config) Override(f func(*Params)) {
+	f(&c.Params)
+	c.overrides = append(c.overrides[:len(c.overrides):len(c.overrides)], f)
 }
 
 // N is the number of replicas, n = 2f+1.
@@ -121,13 +137,17 @@ func (c *Config) BoundReplica(clientAlias string) (replica int, colocated bool, 
 }
 
 // For returns the configuration as seen by the process with the given
-// alias: the global settings followed by those of its "-- Apply to" blocks.
-// An alias without such blocks gets a copy of c. The result shares c's host
+// alias: the global settings followed by those of its "-- Apply to" blocks,
+// then the command line's (Override). An alias without such blocks gets a
+// copy of c. The result shares c's host
 // lists; neither may be modified.
 func (c *Config) For(alias string) *Config {
 	cp := *c
 	if own := c.perAlias[lower(alias)]; len(own) > 0 {
 		cp.Params, _ = build(c.global, own)
+		for _, f := range c.overrides {
+			f(&cp.Params)
+		}
 	}
 	return &cp
 }

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -100,6 +102,16 @@ func TestEveryErrorClass(t *testing.T) {
 		{"scan without count", withHosts("scanRatio: 10"), "f.conf:7: ", []string{"scanRatio", "10", "scanCount"}},
 		{"scan answer larger than a frame", withHosts("scanRatio: 10", "scanCount: 1000", "commandSize: 60000"), "f.conf:8: ",
 			[]string{"scanCount: 1000", "commandSize: 60000", "60060000"}},
+		{"tls in apply to", withHosts("-- Apply to client0 --", "tls: certs"), "f.conf:8: ", []string{"tls", "client0", "same value"}},
+		{"tls without a directory", withHosts("tls:"), "f.conf:7: ", []string{"tls", "missing value"}},
+		{"maxConns negative", withHosts("maxConns: -1"), "f.conf:7: ", []string{"maxConns", "-1", "negative"}},
+		{"handshake timeout zero", withHosts("handshakeTimeoutMs: 0"), "f.conf:7: ", []string{"handshakeTimeoutMs", "0", "positive"}},
+		{"idle timeout negative", withHosts("clientIdleTimeoutMs: -5"), "f.conf:7: ", []string{"clientIdleTimeoutMs", "-5", "negative"}},
+		{"idle timeout in apply to", withHosts("-- Apply to client0 --", "clientIdleTimeoutMs: 9000"), "f.conf:8: ", []string{"clientIdleTimeoutMs", "client0"}},
+		{"idle timeout shorter than two retries", withHosts("clientIdleTimeoutMs: 3000"), "f.conf:7: ", []string{"clientIdleTimeoutMs: 3000", "4000", "retryMs"}},
+		{"idle timeout shorter than two read waits", withHosts("retryMs: 100", "readWaitMs: 5000", "clientIdleTimeoutMs: 9000"), "f.conf:9: ",
+			[]string{"clientIdleTimeoutMs: 9000", "10000", "readWaitMs"}},
+		{"handshake timeout below the injected delay", withHosts("networkDelay: 3000"), "f.conf:7: ", []string{"handshakeTimeoutMs: 5000", "3000 ms"}},
 		{"missing protocol", hostsOnly(), "f.conf: ", []string{"protocol", "curpht"}},
 		{"even replica count", strings.Join([]string{
 			"-- Replicas --", "replica0 10.0.0.1", "replica1 10.0.0.2", "replica2 10.0.0.3", "replica3 10.0.0.4", "protocol: curpho",
@@ -169,4 +181,41 @@ func TestLongLineIsAnError(t *testing.T) {
 	_, err := parseString(t, text)
 	got := issueStrings(t, err)
 	assert.True(t, strings.HasPrefix(got[0], "f.conf:7: "), got[0])
+}
+
+// A file with a problem on every line (binary garbage) reports the first
+// MaxIssues and counts the rest, and quotes no line at length.
+func TestIssuesStopAfterTwenty(t *testing.T) {
+	lines := []string{"---"} // line 7: out of the host sections
+	for i := range 100 {
+		lines = append(lines, fmt.Sprintf("garbage%d %s", i, strings.Repeat("x", 1000)))
+	}
+	_, err := parseString(t, withHosts(lines...))
+	var es *Errors
+	require.ErrorAs(t, err, &es)
+	require.Len(t, es.Issues, MaxIssues)
+	assert.Equal(t, 100-MaxIssues, es.More)
+	text := strings.Split(err.Error(), "\n")
+	require.Len(t, text, MaxIssues+1)
+	assert.True(t, strings.HasPrefix(text[0], "f.conf:8: unexpected line"), text[0])
+	assert.Equal(t, "and 80 more", text[MaxIssues])
+	for _, l := range text {
+		assert.Less(t, len(l), 300, "an issue quotes a whole line: %q", l)
+	}
+}
+
+// A latency file's problems count towards the same limit.
+func TestLatencyIssuesCountTowardsTheLimit(t *testing.T) {
+	var lines []string
+	for range 30 {
+		lines = append(lines, "not a latency line at all")
+	}
+	lat := strings.Join(lines, "\n")
+	open := func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(lat)), nil }
+	_, err := parse("f.conf", strings.NewReader(withHosts("latencyFile: lat.txt", "pendingz: 1")), open)
+	var es *Errors
+	require.ErrorAs(t, err, &es)
+	require.Len(t, es.Issues, MaxIssues)
+	assert.Equal(t, 31-MaxIssues, es.More)
+	assert.Contains(t, err.Error(), "and 11 more")
 }

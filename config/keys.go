@@ -66,6 +66,13 @@ func init() {
 		{name: "witnessSyncMs", global: true, set: positiveMs(func(p *Params) *time.Duration { return &p.WitnessSync })},
 		{name: "checkerMode", global: true, set: boolean(func(p *Params) *bool { return &p.CheckerMode })},
 		{name: "latencyFile", global: true, path: true, set: func(p *Params, v string) error { p.LatencyFile = v; return nil }},
+		// Every process must agree on TLS: a plain and a TLS end cannot talk.
+		{name: "tls", global: true, path: true, set: func(p *Params, v string) error { p.TLS = v; return nil }},
+		{name: "maxConns", set: intIn(0, math.MaxInt32, func(p *Params) *int { return &p.MaxConns })},
+		{name: "handshakeTimeoutMs", set: positiveMs(func(p *Params) *time.Duration { return &p.HandshakeTimeout })},
+		// The client closes its idle connections before the replica does
+		// (client/session.go), so both must use the same value.
+		{name: "clientIdleTimeoutMs", global: true, set: durationIn(time.Millisecond, func(p *Params) *time.Duration { return &p.ClientIdleTimeout })},
 	}
 	for _, s := range specs {
 		keyTable[strings.ToLower(s.name)] = s

@@ -47,6 +47,10 @@ func TestEveryKeyReachesItsField(t *testing.T) {
 		"optread: false",
 		"leaderless: false",
 		"waitClosest: false",
+		"tls: /etc/swiftpaxos/Certs",
+		"maxConns: 100",
+		"handshakeTimeoutMs: 250",
+		"clientIdleTimeoutMs: 60000",
 	))
 	assert.Empty(t, c.Warnings)
 	assert.Equal(t, Params{
@@ -83,7 +87,12 @@ func TestEveryKeyReachesItsField(t *testing.T) {
 		ReadWait:           700 * time.Millisecond,
 		WitnessSync:        2500 * time.Millisecond,
 		CheckerMode:        true,
+		TLS:                "/etc/swiftpaxos/Certs",
+		MaxConns:           100,
+		HandshakeTimeout:   250 * time.Millisecond,
+		ClientIdleTimeout:  time.Minute,
 	}, c.Params)
+	assert.Equal(t, "/etc/swiftpaxos/Certs", c.TLSDir)
 }
 
 func TestDefaults(t *testing.T) {
@@ -105,8 +114,30 @@ func TestDefaults(t *testing.T) {
 		Retry:              2 * time.Second,
 		ReadWait:           time.Second,
 		WitnessSync:        2 * time.Second,
+		MaxConns:           4096,
+		HandshakeTimeout:   5 * time.Second,
+		ClientIdleTimeout:  5 * time.Minute,
 	}, c.Params)
 	assert.Nil(t, c.Latency)
+	assert.Empty(t, c.TLSDir, "TLS is off by default")
+}
+
+// A relative tls directory is relative to the file, as latencyFile is, and
+// survives For even when the process has settings of its own.
+func TestTLSDirIsRelativeToTheFile(t *testing.T) {
+	c, err := parse("conf/f.conf", strings.NewReader(withHosts("tls: certs", "-- Apply to client0 --", "pendings: 3")), noDisk)
+	require.NoError(t, err)
+	assert.Equal(t, "certs", c.TLS)
+	assert.Equal(t, "conf/certs", c.TLSDir)
+	c.TLSDir = "/override"
+	assert.Equal(t, "/override", c.For("client0").TLSDir)
+	assert.Equal(t, 3, c.For("client0").Pendings)
+}
+
+func TestIdleTimeoutZeroMeansNever(t *testing.T) {
+	c := mustParse(t, withHosts("clientIdleTimeoutMs: 0", "maxConns: 0"))
+	assert.Equal(t, time.Duration(0), c.ClientIdleTimeout)
+	assert.Equal(t, 0, c.MaxConns)
 }
 
 func TestZeroMeansDerivedValue(t *testing.T) {

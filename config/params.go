@@ -74,6 +74,12 @@ type Params struct {
 	WitnessSync        time.Duration // witnessSyncMs: stale witness-record flush age
 	CheckerMode        bool          // checkerMode (synonym: check): unique values, history recording (PROTOCOL.md 2.6)
 	LatencyFile        string        // latencyFile: per-pair latency matrix, relative to the config file
+
+	// Transport: authentication and the bounds on what a connection may hold.
+	TLS               string        // tls: directory of the certificates (config/certs); "" = plain TCP. Config.TLSDir is the resolved path
+	MaxConns          int           // maxConns: incoming connections a replica keeps open at once; 0 = no limit
+	HandshakeTimeout  time.Duration // handshakeTimeoutMs: time a new connection has for the TLS handshake and its Hello
+	ClientIdleTimeout time.Duration // clientIdleTimeoutMs: a client connection silent both ways this long is closed; 0 = never
 }
 
 // Default returns the value of every setting a file leaves out. It is the
@@ -94,6 +100,9 @@ func Default() Params {
 		Retry:              2000 * time.Millisecond,
 		ReadWait:           1000 * time.Millisecond,
 		WitnessSync:        2000 * time.Millisecond,
+		MaxConns:           4096,
+		HandshakeTimeout:   5 * time.Second,
+		ClientIdleTimeout:  5 * time.Minute,
 	}
 }
 

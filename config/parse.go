@@ -54,10 +54,13 @@ func parse(name string, r io.Reader, open opener) (*Config, error) {
 	if c.LatencyFile != "" {
 		c.Latency = p.loadLatency(c.LatencyFile, open)
 	}
+	if c.TLS != "" {
+		c.TLSDir = relativeTo(name, c.TLS)
+	}
 	if err := c.Validate(); err != nil {
 		var es *Errors
 		if errors.As(err, &es) {
-			p.errs.Issues = append(p.errs.Issues, es.Issues...)
+			p.errs.merge(es)
 		}
 	}
 	if err := p.errs.err(); err != nil {
@@ -257,9 +260,7 @@ func (p *parser) keyLine(n int, toks []string) {
 // relative to the configuration file's directory.
 func (p *parser) loadLatency(path string, open opener) *Latency {
 	line := p.seen[scopedKey{"", "latencyFile"}]
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(filepath.Dir(p.file), path)
-	}
+	path = relativeTo(p.file, path)
 	f, err := open(path)
 	if err != nil {
 		p.errorf(line, "latencyFile: %v", err)
@@ -270,11 +271,20 @@ func (p *parser) loadLatency(path string, open opener) *Latency {
 	if err != nil {
 		var es *Errors
 		if errors.As(err, &es) {
-			p.errs.Issues = append(p.errs.Issues, es.Issues...)
+			p.errs.merge(es)
 		} else {
 			p.errorf(line, "latencyFile: %v", err)
 		}
 		return nil
 	}
 	return l
+}
+
+// relativeTo resolves a path named in the file conf: a relative path is
+// relative to conf's directory, so the file works from any directory.
+func relativeTo(conf, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(filepath.Dir(conf), path)
 }

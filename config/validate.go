@@ -3,7 +3,9 @@ package config
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
+	"time"
 )
 
 // maxScanBytes bounds the values of one SCAN answer: half a wire frame
@@ -120,17 +122,19 @@ func (c *Config) validateParams(errs *Errors) {
 	}
 	_, lines := build(c.global)
 	global := c.crossCheck(c.Params, lines)
-	errs.Issues = append(errs.Issues, global...)
-	seen := Errors{Issues: global}
+	for _, is := range global {
+		errs.push(is)
+	}
+	seen := global
 	for _, a := range c.applyAliases() {
 		p, lines := build(c.global, c.perAlias[a])
 		for _, is := range c.crossCheck(p, lines) {
-			if seen.has(is) {
+			if slices.Contains(seen, is) {
 				continue
 			}
-			seen.Issues = append(seen.Issues, is)
+			seen = append(seen, is)
 			is.Msg += fmt.Sprintf(" (in the settings of %s)", a)
-			errs.Issues = append(errs.Issues, is)
+			errs.push(is)
 		}
 	}
 }
@@ -165,5 +169,32 @@ func (c *Config) crossCheck(p Params, lines map[string]int) []Issue {
 		add(at("scanCount", "commandSize"), "scanCount: %d with commandSize: %d makes a SCAN answer of up to %d bytes, more than the %d a reply may carry",
 			p.ScanCount, p.CommandSize, (p.ScanCount+1)*p.CommandSize, maxScanBytes)
 	}
+	// A Hello leaves after the emulated one-way delay to its replica; a
+	// handshake timeout shorter than that would refuse every connection.
+	if d := c.maxDelayToReplica(); p.HandshakeTimeout <= 2*d {
+		add(at("handshakeTimeoutMs", "networkDelay", "latencyFile"), "handshakeTimeoutMs: %d must be more than twice the largest injected one-way delay to a replica (%d ms): a Hello is delayed by it",
+			p.HandshakeTimeout.Milliseconds(), d.Milliseconds())
+	}
+	// A client closes a connection it has not used for half the idle time
+	// (client/session.go); a reply it still waits for without re-sending
+	// (a parked weak read, a retry period) must fit in that half.
+	if wait := max(p.Retry, p.ReadWait); p.ClientIdleTimeout > 0 && p.ClientIdleTimeout < 2*wait {
+		add(at("clientIdleTimeoutMs", "retryMs", "readWaitMs"), "clientIdleTimeoutMs: %d must be 0 (never) or at least twice the larger of retryMs and readWaitMs (%d)",
+			p.ClientIdleTimeout.Milliseconds(), 2*wait.Milliseconds())
+	}
 	return out
+}
+
+// maxDelayToReplica is the largest emulated one-way delay from any process
+// to a replica (networkDelay, latencyFile).
+func (c *Config) maxDelayToReplica() time.Duration {
+	var d time.Duration
+	for _, r := range c.Replicas {
+		for _, hs := range [][]Host{c.Replicas, c.Clients} {
+			for _, h := range hs {
+				d = max(d, c.OneWayDelay(h.Alias, r.Alias))
+			}
+		}
+	}
+	return d
 }

@@ -6,11 +6,16 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
 	"swiftpaxos/batcher"
+	"swiftpaxos/config/certs"
 	"swiftpaxos/replica/wire"
 )
 
@@ -20,42 +25,108 @@ const maxFrame = 16 << 20
 // redialEvery is the retry period for a lost peer connection.
 const redialEvery = 100 * time.Millisecond
 
-// accept serves incoming connections until ctx ends.
+// acceptBackoffMax bounds the pause after a failed Accept (out of file
+// descriptors, say): the replica waits and tries again rather than exit.
+const acceptBackoffMax = time.Second
+
+// ConnCounters counts what the transport refused or closed. A replica
+// counts into ServerOptions.Counters when it is set, and logs the counts
+// when it stops. The fields may be read at any time.
+type ConnCounters struct {
+	Accepted atomic.Uint64 // connections accepted (refused ones included)
+	// OverLimit: refused at once because maxConns connections were open.
+	OverLimit atomic.Uint64
+	// HelloTimeout: closed because the TLS handshake and the Hello did not
+	// arrive within handshakeTimeoutMs.
+	HelloTimeout atomic.Uint64
+	// RefusedTLS: the TLS handshake failed (no certificate, another CA,
+	// not TLS at all).
+	RefusedTLS atomic.Uint64
+	// RefusedIdentity: the certificate does not name what the Hello claims
+	// (a client certificate with a replica Hello, another replica's alias).
+	RefusedIdentity atomic.Uint64
+	// BadHello: the first frame was malformed, not a Hello, or named a
+	// replica that does not exist.
+	BadHello atomic.Uint64
+	// IdleClosed: client connections silent both ways for
+	// clientIdleTimeoutMs.
+	IdleClosed atomic.Uint64
+	// InvalidMessage: closed because a replica message broke a protocol
+	// invariant (replica.ErrInvalid).
+	InvalidMessage atomic.Uint64
+}
+
+// fields are the counters as log fields.
+func (c *ConnCounters) fields() []zap.Field {
+	return []zap.Field{
+		zap.Uint64("conns_accepted", c.Accepted.Load()), zap.Uint64("conns_over_limit", c.OverLimit.Load()),
+		zap.Uint64("conns_hello_timeout", c.HelloTimeout.Load()), zap.Uint64("conns_refused_tls", c.RefusedTLS.Load()),
+		zap.Uint64("conns_refused_identity", c.RefusedIdentity.Load()), zap.Uint64("conns_bad_hello", c.BadHello.Load()),
+		zap.Uint64("conns_idle_closed", c.IdleClosed.Load()), zap.Uint64("conns_invalid_message", c.InvalidMessage.Load()),
+	}
+}
+
+// accept serves incoming connections until ctx ends. A connection beyond
+// maxConns open ones is closed at once.
 func (s *server) accept(ctx context.Context, ln net.Listener) error {
+	backoff := time.Duration(0)
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("accept: %w", err)
+			if errors.Is(err, net.ErrClosed) {
+				return fmt.Errorf("accept: %w", err)
+			}
+			// Out of descriptors or a connection reset before Accept:
+			// the listener still works, so wait a little and go on.
+			backoff = min(max(2*backoff, 5*time.Millisecond), acceptBackoffMax)
+			s.log.Warn("accept failed; retrying", zap.Error(err), zap.Duration("after", backoff))
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(backoff):
+			}
+			continue
 		}
+		backoff = 0
+		s.counters.Accepted.Add(1)
+		if limit := s.cfg.MaxConns; limit > 0 && s.open.Load() >= int64(limit) {
+			s.counters.OverLimit.Add(1)
+			s.log.Debug("connection refused: maxConns connections are open",
+				zap.Stringer("remote", conn.RemoteAddr()), zap.Int("maxConns", limit))
+			conn.Close()
+			continue
+		}
+		s.open.Add(1)
 		go s.serveConn(ctx, conn)
 	}
 }
 
-// serveConn reads the Hello of an incoming connection, then every frame,
+// serveConn authenticates an incoming connection (TLS handshake, Hello,
+// and with TLS the Hello against the certificate), then reads every frame,
 // handing each decoded message to the loop in arrival order.
-func (s *server) serveConn(ctx context.Context, conn net.Conn) {
-	defer conn.Close()
-	setKeepAlive(conn)
-	r := wire.NewReader(conn, maxFrame)
-	first, err := r.Next()
-	if err != nil {
-		s.log.Debug("connection closed before hello", zap.Error(err))
-		return
-	}
-	hello, ok := first.(*wire.Hello)
+func (s *server) serveConn(ctx context.Context, raw net.Conn) {
+	// Deferred calls run last first: the count drops before the
+	// connection closes, so a peer that sees the close can connect again.
+	defer raw.Close()
+	defer s.open.Add(-1)
+	setKeepAlive(raw)
+	remote := zap.Stringer("remote", raw.RemoteAddr())
+	conn, r, hello, ok := s.handshake(ctx, raw, remote)
 	if !ok {
-		s.log.Warn("first frame is not a hello; closing", zap.Stringer("remote", conn.RemoteAddr()))
 		return
 	}
 	in := inbound{conn: conn}
+	var cc *clientConn
 	switch hello.Kind {
 	case wire.PeerClient:
 		in.isClient, in.fromClient = true, hello.Client
 		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(hello.Alias), s.log)
+		cc = s.track(b, raw.RemoteAddr())
 		defer func() {
+			s.untrack(cc)
 			s.post(ctx, inbound{isClient: true, fromClient: hello.Client, peer: b, closed: true})
 			b.Close()
 		}()
@@ -63,26 +134,124 @@ func (s *server) serveConn(ctx context.Context, conn net.Conn) {
 			return
 		}
 	case wire.PeerReplica:
-		if hello.Replica < 0 || int(hello.Replica) >= s.cfg.N() || hello.Replica == s.id {
-			s.log.Warn("hello from an unknown replica; closing", zap.Int32("replica", int32(hello.Replica)))
-			return
-		}
 		in.fromReplica = hello.Replica
 		defer s.post(ctx, inbound{fromReplica: hello.Replica, down: true})
 	}
 	for {
 		m, err := r.Next()
 		if err != nil {
-			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
-				s.log.Info("connection closed", zap.Stringer("remote", conn.RemoteAddr()), zap.Error(err))
+			switch {
+			case cc != nil && cc.idle.Load():
+			case errors.Is(err, io.EOF) || ctx.Err() != nil:
+			default:
+				s.log.Info("connection closed", remote, zap.Error(err))
 			}
 			return
+		}
+		if cc != nil {
+			cc.frames.Add(1)
 		}
 		in.msg = m
 		if !s.post(ctx, in) {
 			return
 		}
 	}
+}
+
+// handshake runs the TLS handshake (when TLS is on) and reads the Hello,
+// both within handshakeTimeoutMs of the accept, so that a connection that
+// sends nothing, or one byte at a time, holds its slot for that long at
+// most. With TLS it checks that the certificate names what the Hello
+// claims. A refused connection is logged once, with its address, and
+// counted.
+func (s *server) handshake(ctx context.Context, raw net.Conn, remote zap.Field) (net.Conn, *wire.Reader, *wire.Hello, bool) {
+	if err := raw.SetDeadline(time.Now().Add(s.cfg.HandshakeTimeout)); err != nil {
+		return nil, nil, nil, false
+	}
+	conn := raw
+	var peer certs.Identity
+	if s.tls != nil {
+		var err error
+		conn, peer, err = s.tls.Server(ctx, raw)
+		switch {
+		case err == nil:
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			s.counters.HelloTimeout.Add(1)
+			s.log.Debug("connection closed: no TLS handshake within handshakeTimeoutMs", remote)
+			return nil, nil, nil, false
+		case errors.Is(err, io.EOF):
+			// Closed before a byte: a port probe (run-multi-client.sh
+			// waits for the replicas so), not an attempt to get in.
+			s.log.Debug("connection closed before the TLS handshake", remote)
+			return nil, nil, nil, false
+		default:
+			if ctx.Err() == nil {
+				s.counters.RefusedTLS.Add(1)
+				s.log.Warn("connection refused: TLS handshake failed", remote, zap.Error(err))
+			}
+			return nil, nil, nil, false
+		}
+	}
+	r := wire.NewReader(conn, maxFrame)
+	first, err := r.Next()
+	if err != nil {
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			s.counters.HelloTimeout.Add(1)
+			s.log.Debug("connection closed: no hello within handshakeTimeoutMs", remote)
+		case errors.Is(err, wire.ErrMalformed):
+			s.counters.BadHello.Add(1)
+			s.log.Warn("connection closed: malformed first frame", remote, zap.Error(err))
+		default:
+			s.log.Debug("connection closed before hello", remote, zap.Error(err))
+		}
+		return nil, nil, nil, false
+	}
+	hello, ok := first.(*wire.Hello)
+	switch {
+	case !ok:
+		s.counters.BadHello.Add(1)
+		s.log.Warn("connection closed: the first frame is not a hello", remote, zap.Stringer("type", first.Type()))
+		return nil, nil, nil, false
+	case hello.Kind == wire.PeerReplica && (hello.Replica < 0 || int(hello.Replica) >= s.cfg.N() || hello.Replica == s.id):
+		s.counters.BadHello.Add(1)
+		s.log.Warn("connection closed: hello from an unknown replica", remote, zap.Int32("replica", int32(hello.Replica)))
+		return nil, nil, nil, false
+	}
+	if s.tls != nil {
+		if err := s.authorize(peer, hello); err != nil {
+			s.counters.RefusedIdentity.Add(1)
+			s.log.Warn("connection refused", remote, zap.Error(err))
+			return nil, nil, nil, false
+		}
+	}
+	if err := raw.SetDeadline(time.Time{}); err != nil {
+		return nil, nil, nil, false
+	}
+	return conn, r, hello, true
+}
+
+// authorize checks a Hello against the certificate of its connection: a
+// replica Hello needs the certificate of that very replica, a client Hello
+// a client certificate (any: the generic one serves ad-hoc clients).
+func (s *server) authorize(peer certs.Identity, h *wire.Hello) error {
+	switch h.Kind {
+	case wire.PeerReplica:
+		want := s.cfg.Replica(int(h.Replica)).Alias
+		if peer.Role != certs.Replica || peer.Alias != want {
+			return fmt.Errorf("the certificate names %s, the hello claims replica %s", peer, want)
+		}
+		if h.Alias != "" && strings.ToLower(h.Alias) != want {
+			return fmt.Errorf("the hello of replica %s (certificate %s) claims the alias %q", want, peer, h.Alias)
+		}
+	case wire.PeerClient:
+		if peer.Role != certs.Client {
+			return fmt.Errorf("the certificate names %s, the hello claims a client", peer)
+		}
+	default:
+		return fmt.Errorf("hello of unknown kind %d", h.Kind)
+	}
+	return nil
 }
 
 // post hands in to the loop unless the replica is stopping.
@@ -97,23 +266,28 @@ func (s *server) post(ctx context.Context, in inbound) bool {
 
 // dial keeps an outgoing connection to peer p, redialling when it breaks.
 func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
-	addr := s.cfg.Replica(int(p)).Addr()
+	peer := s.cfg.Replica(int(p))
+	addr := peer.Addr()
 	t := time.NewTimer(0)
 	defer t.Stop()
+	var lastErr string // a failing handshake is logged when its reason changes
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
 		}
-		d := net.Dialer{Timeout: time.Second}
-		conn, err := d.DialContext(ctx, "tcp", addr)
+		conn, err := s.dialPeer(ctx, addr, peer.Alias)
 		if err != nil {
+			if msg := err.Error(); msg != lastErr && ctx.Err() == nil && !errors.Is(err, errDial) {
+				s.log.Warn("cannot connect to peer", zap.Int32("peer", int32(p)), zap.String("addr", addr), zap.Error(err))
+				lastErr = msg
+			}
 			t.Reset(redialEvery)
 			continue
 		}
-		setKeepAlive(conn)
-		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(s.cfg.Replica(int(p)).Alias), s.log)
+		lastErr = ""
+		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(peer.Alias), s.log)
 		if b.Send(&wire.Hello{Kind: wire.PeerReplica, Replica: s.id, Alias: s.o.Alias}) != nil || !s.post(ctx, inbound{fromReplica: p, peer: b}) {
 			b.Close()
 			t.Reset(redialEvery)
@@ -121,7 +295,7 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 		}
 		s.log.Info("connected to peer", zap.Int32("peer", int32(p)), zap.String("addr", addr))
 		// The peer never writes on this connection; a read returns when
-		// it breaks.
+		// it breaks (or, with TLS, when the peer refuses the certificate).
 		go func() { _, _ = io.Copy(io.Discard, conn); b.Close() }()
 		select {
 		case <-ctx.Done():
@@ -132,6 +306,31 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 		s.post(ctx, inbound{fromReplica: p, peer: b, closed: true})
 		t.Reset(redialEvery)
 	}
+}
+
+// errDial marks a TCP connect failure: a peer that is down is the normal
+// case at start-up and not worth a log line every 100 ms.
+var errDial = errors.New("dial")
+
+// dialPeer connects to the replica alias at addr, over TLS when it is on,
+// checking that the server's certificate names that replica.
+func (s *server) dialPeer(ctx context.Context, addr, alias string) (net.Conn, error) {
+	d := net.Dialer{Timeout: time.Second}
+	raw, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errDial, err)
+	}
+	setKeepAlive(raw)
+	if s.tls == nil {
+		return raw, nil
+	}
+	hctx, cancel := context.WithTimeout(ctx, s.cfg.HandshakeTimeout)
+	defer cancel()
+	conn, err := s.tls.Client(hctx, raw, certs.Identity{Role: certs.Replica, Alias: alias})
+	if err != nil {
+		return nil, fmt.Errorf("TLS handshake: %w", err)
+	}
+	return conn, nil
 }
 
 // optsTo returns the batcher options of a connection to the process alias:
@@ -151,5 +350,69 @@ func setKeepAlive(conn net.Conn) {
 		_ = tc.SetKeepAlive(true)
 		_ = tc.SetKeepAlivePeriod(time.Second)
 		_ = tc.SetNoDelay(true)
+	}
+}
+
+// clientConn is what the idle sweep knows of a client connection.
+type clientConn struct {
+	b      *batcher.Batcher[wire.Message]
+	remote string
+	frames atomic.Uint64 // frames read, counted by the reader
+	idle   atomic.Bool   // closed by the sweep, not by the peer
+
+	// owned by the sweep
+	last       uint64 // frames read plus messages written at the last sweep
+	quietSince time.Time
+}
+
+// idleConns is the registry of client connections the sweep looks at.
+type idleConns struct {
+	mu    sync.Mutex
+	conns map[*clientConn]struct{}
+}
+
+func (s *server) track(b *batcher.Batcher[wire.Message], remote net.Addr) *clientConn {
+	cc := &clientConn{b: b, remote: remote.String(), quietSince: time.Now()}
+	s.idle.mu.Lock()
+	s.idle.conns[cc] = struct{}{}
+	s.idle.mu.Unlock()
+	return cc
+}
+
+func (s *server) untrack(cc *clientConn) {
+	s.idle.mu.Lock()
+	delete(s.idle.conns, cc)
+	s.idle.mu.Unlock()
+}
+
+// sweepIdle closes client connections on which nothing was read or
+// written for clientIdleTimeoutMs. It looks every quarter of that time, so
+// a connection is closed between one and one and a quarter timeouts after
+// its last frame. Counting frames instead of taking the time of each one
+// keeps the cost off the reader's path.
+func (s *server) sweepIdle(ctx context.Context) error {
+	idle := s.cfg.ClientIdleTimeout
+	t := time.NewTicker(max(idle/4, time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case now := <-t.C:
+			s.idle.mu.Lock()
+			for cc := range s.idle.conns {
+				seen := cc.frames.Load() + cc.b.Stats().Messages
+				if seen != cc.last {
+					cc.last, cc.quietSince = seen, now
+					continue
+				}
+				if now.Sub(cc.quietSince) >= idle && !cc.idle.Swap(true) {
+					s.counters.IdleClosed.Add(1)
+					s.log.Debug("client connection closed: idle", zap.String("remote", cc.remote), zap.Duration("idle", now.Sub(cc.quietSince)))
+					go cc.b.Close() // Close waits for the writer; the sweep does not
+				}
+			}
+			s.idle.mu.Unlock()
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -15,6 +16,7 @@ import (
 	"swiftpaxos/batcher"
 	"swiftpaxos/client/check"
 	"swiftpaxos/config"
+	"swiftpaxos/config/certs"
 	"swiftpaxos/replica/wire"
 )
 
@@ -30,6 +32,10 @@ type ServerOptions struct {
 	// it executed, at shutdown, in the checker's JSON Lines format
 	// (PROTOCOL.md 2.6, check mode).
 	AppliedLogPath string
+	// Counters, when set, is where the transport counts the connections it
+	// refused or closed; by default the replica keeps its own. Either way
+	// the counts are in the replica's last log line.
+	Counters *ConnCounters
 }
 
 // tickEvery is the period of the core's timers. It only drives failure
@@ -66,10 +72,14 @@ type server struct {
 	stats   batcher.Stats
 	bopts   batcher.Options
 	applied []check.LogEntry // check mode only
-	// rejected counts invalid peer messages; rejectedFrom holds the
-	// addresses already logged.
-	rejected     uint64
+	// rejectedFrom holds the addresses whose invalid messages were logged.
 	rejectedFrom map[string]struct{}
+
+	// transport: authentication and bounds (conn.go)
+	tls      *certs.Material // nil: plain TCP
+	counters *ConnCounters
+	open     atomic.Int64 // incoming connections open, for maxConns
+	idle     idleConns
 }
 
 // Serve runs a replica until ctx is cancelled or a fatal error occurs.
@@ -83,6 +93,17 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		return fmt.Errorf("%q is not a replica of %s", o.Alias, "the configuration")
 	}
 	addr := cfg.Replica(idx).Addr()
+	var material *certs.Material
+	if cfg.TLSDir != "" {
+		m, err := certs.Load(cfg.TLSDir, cfg.Replica(idx).Alias)
+		if err != nil {
+			return err
+		}
+		if m.Self().Role != certs.Replica {
+			return fmt.Errorf("tls: the certificate of %s names %s, not a replica", cfg.Replica(idx).Alias, m.Self())
+		}
+		material = m
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
@@ -97,6 +118,12 @@ func Serve(ctx context.Context, o ServerOptions) error {
 			BatchDelay: cfg.BatchDelay, EnqueueTimeout: 200 * time.Millisecond,
 			Encoders: semaphore.NewWeighted(int64(max(1, cfg.MaxDescRoutines))),
 		},
+		tls:      material,
+		counters: o.Counters,
+		idle:     idleConns{conns: map[*clientConn]struct{}{}},
+	}
+	if s.counters == nil {
+		s.counters = &ConnCounters{}
 	}
 	start := time.Now()
 	s.core, err = New(Options{
@@ -118,7 +145,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	if o.Ready != nil {
 		o.Ready(ln.Addr())
 	}
-	s.log.Info("replica listening", zap.String("addr", addr), zap.Int("n", cfg.N()))
+	s.log.Info("replica listening", zap.String("addr", addr), zap.Int("n", cfg.N()), zap.Bool("tls", material != nil))
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -132,6 +159,9 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		}
 	}
 	g.Go(func() error { return s.loop(gctx) })
+	if cfg.ClientIdleTimeout > 0 {
+		g.Go(func() error { return s.sweepIdle(gctx) })
+	}
 	err = g.Wait()
 	s.logStats()
 	if o.AppliedLogPath != "" {
@@ -211,7 +241,7 @@ func (s *server) handle(in inbound) {
 // reject drops the connection an invalid message came on, counts it, and
 // logs it once per remote address (ARCHITECTURE.md rule 8).
 func (s *server) reject(in inbound, err error) {
-	s.rejected++
+	s.counters.InvalidMessage.Add(1)
 	addr := "unknown"
 	if in.conn != nil {
 		addr = in.conn.RemoteAddr().String()
@@ -266,9 +296,9 @@ func (s *server) closeAll() {
 }
 
 func (s *server) logStats() {
-	s.log.Info("replica stopped",
+	s.log.Info("replica stopped", append([]zap.Field{
 		zap.Uint64("batches", s.stats.Batches), zap.Uint64("messages", s.stats.Messages),
 		zap.Uint64("bytes", s.stats.Bytes), zap.Float64("avg_batch", s.stats.AvgBatch()),
-		zap.Uint64("last_slot", uint64(s.core.LastSlot())), zap.Uint64("applied", uint64(s.core.AppliedIndex())),
-		zap.Uint64("invalid_peer_messages", s.rejected))
+		zap.Uint64("last_slot", uint64(s.core.LastSlot())), zap.Uint64("applied", uint64(s.core.AppliedIndex()))},
+		s.counters.fields()...)...)
 }

@@ -1,0 +1,10 @@
+package client
+
+import "swiftpaxos/replica/wire"
+
+// WithIdleHook returns o with a hook the session calls when it closes a
+// connection it has not used.
+func WithIdleHook(o SessionOptions, f func(wire.ReplicaID)) SessionOptions {
+	o.onIdleClose = f
+	return o
+}

@@ -1,0 +1,224 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"swiftpaxos/client"
+	"swiftpaxos/config"
+	"swiftpaxos/config/certs"
+	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica"
+	"swiftpaxos/replica/wire"
+)
+
+// startCounted runs the first n replicas of cfg until the test ends and
+// returns their transport counters.
+func startCounted(t *testing.T, cfg *config.Config, n int) []*replica.ConnCounters {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	ready := make(chan struct{}, n)
+	counters := make([]*replica.ConnCounters, n)
+	for i := range n {
+		alias := fmt.Sprintf("replica%d", i)
+		counters[i] = &replica.ConnCounters{}
+		wg.Go(func() {
+			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, Policy: curpht.NewReplicaPolicy,
+				Log: zaptest.NewLogger(t).Named(alias), Counters: counters[i], Ready: func(net.Addr) { ready <- struct{}{} }})
+			if ctx.Err() == nil {
+				t.Errorf("%s stopped: %v", alias, err)
+			}
+		})
+	}
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+	})
+	for range n {
+		<-ready
+	}
+	return counters
+}
+
+func putGet(t *testing.T, s *client.Session, key kvs.Key, value string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, s.Put(ctx, key, kvs.Value(value), wire.Strong))
+	got, err := s.Get(ctx, key, wire.Strong)
+	require.NoError(t, err)
+	assert.Equal(t, value, string(got))
+	got, err = s.Get(ctx, key, wire.Weak)
+	require.NoError(t, err)
+	assert.Equal(t, value, string(got))
+}
+
+// A cluster with TLS on serves its configured clients and the generic
+// client certificate (replication between the replicas runs over TLS
+// too: strong writes commit), refuses a client of another CA, and a
+// session whose connections went idle dials again when it next needs
+// them, with a new handshake.
+func TestTLSClusterAndIdleSessions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a localhost cluster")
+	}
+	cfg := benchConfig(t, freePorts(t, 3), "clientIdleTimeoutMs: 400\nretryMs: 100\nreadWaitMs: 100")
+	cfg.TLSDir = filepath.Join(t.TempDir(), "tls")
+	_, err := certs.Generate(cfg, cfg.TLSDir)
+	require.NoError(t, err)
+	counters := startCounted(t, cfg, cfg.N())
+
+	closed := make(chan wire.ReplicaID, 16)
+	opts := client.WithIdleHook(client.SessionOptions{Config: cfg, Alias: "client0", Policy: curpht.NewClientPolicy(),
+		Log: zaptest.NewLogger(t)}, func(r wire.ReplicaID) { closed <- r })
+	s, err := client.Dial(t.Context(), opts)
+	require.NoError(t, err)
+	defer s.Close()
+	putGet(t, s, 1, "first")
+
+	// Every connection goes idle (nothing is sent for half the idle
+	// timeout) and the session closes it.
+	idle := map[wire.ReplicaID]bool{}
+	deadline := time.After(20 * time.Second)
+	for len(idle) < cfg.N() {
+		select {
+		case r := <-closed:
+			idle[r] = true
+		case <-deadline:
+			t.Fatalf("the session closed only %v of its idle connections", idle)
+		}
+	}
+	putGet(t, s, 1, "second")
+
+	generic, err := client.Dial(t.Context(), client.SessionOptions{Config: cfg, Alias: "tool", TLSName: certs.GenericClient,
+		Policy: curpht.NewClientPolicy(), Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	defer generic.Close()
+	putGet(t, generic, 2, "generic")
+
+	for i, c := range counters {
+		assert.Zero(t, c.RefusedTLS.Load(), "replica%d refused a TLS handshake", i)
+		assert.Zero(t, c.RefusedIdentity.Load(), "replica%d refused an identity", i)
+	}
+
+	// A client with certificates of another CA: the session refuses the
+	// replicas' certificates, and the replicas would refuse its own.
+	stranger := *cfg
+	stranger.TLSDir = filepath.Join(t.TempDir(), "other")
+	_, err = certs.Generate(cfg, stranger.TLSDir)
+	require.NoError(t, err)
+	_, err = client.Dial(t.Context(), client.SessionOptions{Config: &stranger, Alias: "client0", Policy: curpht.NewClientPolicy()})
+	require.ErrorIs(t, err, client.ErrUnreachable)
+	assert.ErrorContains(t, err, "certificate signed by unknown authority")
+
+	// A missing certificate is an error before any connection.
+	_, err = client.Dial(t.Context(), client.SessionOptions{Config: cfg, Alias: "client9", Policy: curpht.NewClientPolicy()})
+	assert.ErrorContains(t, err, "client9.pem")
+	_, err = client.Dial(t.Context(), client.SessionOptions{Config: cfg, Alias: "replica1", Policy: curpht.NewClientPolicy()})
+	assert.ErrorContains(t, err, "names replica replica1, not a client")
+}
+
+// A replica that accepts connections but never answers the TLS handshake
+// (a hung process) costs a session one handshake timeout when it is
+// created, and nothing afterwards: the session dials it again off its
+// loop, so operations served by the other two go on at full speed.
+func TestHungReplicaDoesNotStallTheSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a localhost cluster")
+	}
+	ports := freePorts(t, 2)
+	hung, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer hung.Close()
+	go func() { // accept and hold every connection, say nothing
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := hung.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	ports = append(ports, hung.Addr().(*net.TCPAddr).Port)
+	const handshake = 1500 * time.Millisecond
+	cfg := benchConfig(t, ports, fmt.Sprintf("handshakeTimeoutMs: %d\nretryMs: 200", handshake.Milliseconds()))
+	cfg.TLSDir = filepath.Join(t.TempDir(), "tls")
+	_, err = certs.Generate(cfg, cfg.TLSDir)
+	require.NoError(t, err)
+	startCounted(t, cfg, 2)
+
+	s, err := client.Dial(t.Context(), client.SessionOptions{Config: cfg, Alias: "client0", Policy: curpht.NewClientPolicy(),
+		Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	defer s.Close()
+	// The session dials replica2 again every 50 ms (retryMs/4), each dial
+	// hanging for the handshake timeout. Operations for several of those
+	// periods: dialling on the loop, one of them would wait a timeout.
+	start, slowest, n := time.Now(), time.Duration(0), 0
+	for ; time.Since(start) < 400*time.Millisecond; n++ {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		t0 := time.Now()
+		require.NoError(t, s.Put(ctx, kvs.Key(n), kvs.Value("v"), wire.Strong))
+		slowest = max(slowest, time.Since(t0))
+		cancel()
+	}
+	assert.Less(t, slowest, handshake/2, "the session stalled on the hung replica (%d operations)", n)
+}
+
+// A session whose bound replica cannot be reached when it is created
+// binds to another one at once (and back once it is up): its weak reads
+// do not wait for a retry period each.
+func TestBoundReplicaDownAtDial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a localhost cluster")
+	}
+	ports := freePorts(t, 3)
+	text := fmt.Sprintf(`-- Replicas --
+replica0 127.0.0.1:%d
+replica1 127.0.0.1:%d
+replica2 127.0.0.1:%d
+-- Clients --
+client0 127.0.0.1
+-- Proxy --
+server_alias replica2
+client0
+---
+protocol: curpht
+retryMs: 5000
+`, ports[0], ports[1], ports[2])
+	cfg, err := config.Parse("bound.conf", strings.NewReader(text))
+	require.NoError(t, err)
+	startCounted(t, cfg, 2) // replica2, the bound one, is not there
+	s, err := client.Dial(t.Context(), client.SessionOptions{Config: cfg, Alias: "client0", Policy: curpht.NewClientPolicy(),
+		Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	require.NoError(t, s.Put(ctx, 1, kvs.Value("x"), wire.Strong))
+	for range 3 {
+		t0 := time.Now()
+		v, err := s.Get(ctx, 1, wire.Weak)
+		require.NoError(t, err)
+		assert.Equal(t, "x", string(v))
+		assert.Less(t, time.Since(t0), 2500*time.Millisecond, "the weak read waited for a retry")
+	}
+}
