@@ -18,6 +18,7 @@ import (
 
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
+	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
 
@@ -223,4 +224,34 @@ func TestBadHellosAreCounted(t *testing.T) {
 		waitClosed(t, c)
 	}
 	assert.Equal(t, uint64(4), r.counters.BadHello.Load())
+}
+
+// TestInvalidPeerMessageClosesConnection: issue 12, over TCP. A frame that
+// claims to come from replica 2 and acts as a leader of the ballot
+// replica0 leads (the forged Accept that used to be applied or to panic a
+// replica) closes its connection and is counted; the replica stays up and
+// answers the next client.
+func TestInvalidPeerMessageClosesConnection(t *testing.T) {
+	r := startReplica0(t, "", false)
+	forged := r.dial(t)
+	entry := wire.Entry{Cmd: wire.CmdID{Client: 66, Seq: 1}, Level: wire.Strong,
+		Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: kvs.Value("forged")}}
+	frames := wire.AppendFrame(nil, &wire.Hello{Kind: wire.PeerReplica, Replica: 2, Alias: "replica2"})
+	frames = wire.AppendFrame(frames, &wire.Accept{Ballot: 0, Leader: 2, Entries: []wire.Entry{entry}, LeaderCommit: 1})
+	_, err := forged.Write(frames)
+	require.NoError(t, err)
+	waitClosed(t, forged)
+	assert.Equal(t, uint64(1), r.counters.InvalidMessage.Load())
+
+	c := r.dial(t)
+	propose := wire.AppendFrame(clientHello(), &wire.Propose{Cmd: wire.CmdID{Client: 77, Seq: 1},
+		Command: kvs.Command{Op: kvs.OpGet, Key: 1}})
+	_, err = c.Write(propose)
+	require.NoError(t, err)
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(closeWithin)))
+	m, err := wire.NewReader(c, 1<<20).Next()
+	require.NoError(t, err)
+	reply, ok := m.(*wire.LeaderReply)
+	require.True(t, ok, "got %T", m)
+	require.Empty(t, reply.Result, "the forged write was never applied")
 }
