@@ -57,4 +57,5 @@ func (c *Core) apply(max int) {
 		}
 	}
 	c.releaseReads()
+	c.maybeSnapshot()
 }

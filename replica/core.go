@@ -70,6 +70,12 @@ type Core struct {
 	sent       []kvs.Slot
 	commitSent kvs.Slot
 
+	// snap is the latest snapshot; xfer the leader's state transfers to
+	// followers; inst the follower's snapshot arriving in chunks.
+	snap *snapshot
+	xfer map[wire.ReplicaID]*transfer
+	inst *installing
+
 	held      map[wire.CmdID][]heldRequest
 	heldOrder []wire.CmdID
 	reads     []waitingRead
@@ -106,7 +112,9 @@ func New(o Options) (*Core, error) {
 		match:     make([]kvs.Slot, o.N),
 		sent:      make([]kvs.Slot, o.N),
 		held:      make(map[wire.CmdID][]heldRequest),
+		xfer:      make(map[wire.ReplicaID]*transfer),
 	}
+	c.snap = &snapshot{store: c.store.Snapshot()}
 	c.el.votedFor = wire.NoReplica
 	if o.ID == o.InitialLeader {
 		c.role = Leader
@@ -217,6 +225,10 @@ func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) error {
 		err = c.onCollectReply(from, m)
 	case *wire.NewView:
 		err = c.onNewView(from, m)
+	case *wire.InstallSnapshot:
+		err = c.onInstallSnapshot(from, m)
+	case *wire.InstallSnapshotAck:
+		err = c.onInstallSnapshotAck(from, m)
 	default:
 		err = invalid("%s is not a replica message", typeName{m})
 	}

@@ -55,6 +55,15 @@ type Options struct {
 	BarrierWait time.Duration
 	// MaxBatch caps the entries of one Accept.
 	MaxBatch int
+	// SnapshotEvery is how many applied entries separate two snapshots;
+	// LogRetain how many entries a replica keeps behind its snapshot for
+	// lagging peers (PROTOCOL.md 6.10). A follower further behind receives
+	// the snapshot instead.
+	SnapshotEvery int
+	LogRetain     int
+	// Installed, when set, is told that the replica installed a snapshot
+	// ending at slot: its applied log goes on after that slot (check mode).
+	Installed func(slot kvs.Slot)
 	// ManualFlush leaves sending what a step produced (Accepts, Commits,
 	// batched notifications) to the driver, which calls Flush once after a
 	// batch of steps; the server does so for every batch it drains, so
@@ -123,6 +132,12 @@ func (o Options) withDefaults() Options {
 	if o.MaxBatch == 0 {
 		o.MaxBatch = 256
 	}
+	if o.SnapshotEvery == 0 {
+		o.SnapshotEvery = 100_000
+	}
+	if o.LogRetain == 0 {
+		o.LogRetain = 10_000
+	}
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
@@ -151,6 +166,9 @@ func (o Options) validate() error {
 	}
 	if o.Rand == nil {
 		errs = append(errs, errors.New("no random source"))
+	}
+	if o.SnapshotEvery < 1 || o.LogRetain < 1 {
+		errs = append(errs, fmt.Errorf("snapshot every %d entries, retain %d: both must be positive", o.SnapshotEvery, o.LogRetain))
 	}
 	if o.ElectionTimeoutMin > o.ElectionTimeoutMax {
 		errs = append(errs, fmt.Errorf("election timeout %v-%v: min above max", o.ElectionTimeoutMin, o.ElectionTimeoutMax))

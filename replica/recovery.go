@@ -28,6 +28,7 @@ func (c *Core) becomeLeader() {
 	c.role = Leader
 	c.leader = c.o.ID
 	c.leaderSince = c.o.Now()
+	clear(c.xfer)
 	c.log.Info("elected leader", zap.Uint32("ballot", uint32(c.ballot)), zap.Uint64("last", uint64(c.entries.last())))
 	last := c.entries.last()
 	for p := range c.o.N {

@@ -18,6 +18,13 @@ func (c *Core) replicate() {
 		if r == c.o.ID {
 			continue
 		}
+		if c.sent[p] < c.entries.base {
+			// The follower needs compacted slots: it gets the snapshot.
+			if c.xfer[r] == nil {
+				c.sendSnapshot(r)
+			}
+			continue
+		}
 		sentSomething := false
 		for c.sent[p] < last {
 			prev := c.sent[p]
@@ -47,10 +54,16 @@ func (c *Core) heartbeat() {
 		if r == c.o.ID {
 			continue
 		}
-		pb, _ := c.entries.ballotAt(c.sent[p])
+		prev := max(c.sent[p], c.entries.base)
+		pb, _ := c.entries.ballotAt(prev)
 		c.o.Out.ToReplica(r, &wire.Accept{
-			Ballot: c.ballot, Leader: c.o.ID, PrevSlot: c.sent[p], PrevBallot: pb, LeaderCommit: c.commitIndex,
+			Ballot: c.ballot, Leader: c.o.ID, PrevSlot: prev, PrevBallot: pb, LeaderCommit: c.commitIndex,
 		})
+		if x := c.xfer[r]; x != nil && c.o.Now()-x.sentAt >= 4*int64(c.o.HeartbeatInterval) {
+			// A chunk or its ack was lost with a connection: start over.
+			delete(c.xfer, r)
+			c.sendSnapshot(r)
+		}
 	}
 }
 
@@ -114,20 +127,35 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 	}
 	c.leader = m.Leader
 	c.lastHeard = c.o.Now()
-	pb, ok := c.entries.ballotAt(m.PrevSlot)
-	if !ok || pb != m.PrevBallot {
+	prevSlot, prevBallot, ents := m.PrevSlot, m.PrevBallot, m.Entries
+	if base := c.entries.base; prevSlot < base {
+		// Slots up to base are committed and compacted here, and a
+		// leader of this ballot holds them: skip its copies.
+		skip := min(len(ents), int(base-prevSlot))
+		if skip > 0 {
+			prevBallot = ents[skip-1].Ballot
+		}
+		prevSlot, ents = prevSlot+kvs.Slot(skip), ents[skip:]
+		if prevSlot < base {
+			c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Success: true, MatchSlot: prevSlot})
+			c.followCommit(min(m.LeaderCommit, prevSlot))
+			return nil
+		}
+	}
+	pb, ok := c.entries.ballotAt(prevSlot)
+	if !ok || pb != prevBallot {
 		hint := c.entries.last()
 		if ok {
-			hint = min(c.commitIndex, m.PrevSlot-1)
+			hint = min(c.commitIndex, prevSlot-1)
 		}
 		c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, MatchSlot: hint})
 		return nil
 	}
 	truncated := false
 	var viewNoop kvs.Slot
-	for i := range m.Entries {
-		e := m.Entries[i]
-		e.Slot = m.PrevSlot + kvs.Slot(i) + 1
+	for i := range ents {
+		e := ents[i]
+		e.Slot = prevSlot + kvs.Slot(i) + 1
 		if isViewNoop(&e) && e.Ballot == c.ballot {
 			viewNoop = e.Slot
 		}
@@ -153,7 +181,7 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 		// arrives.
 		c.learnViewStart(c.ballot, viewNoop+1)
 	}
-	lastNew := m.PrevSlot + kvs.Slot(len(m.Entries))
+	lastNew := prevSlot + kvs.Slot(len(ents))
 	c.matchedUpTo = max(c.matchedUpTo, lastNew)
 	c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Success: true, MatchSlot: lastNew})
 	c.followCommit(min(m.LeaderCommit, lastNew))
@@ -193,7 +221,7 @@ func (c *Core) checkAccept(from wire.ReplicaID, m *wire.Accept) error {
 		// A deposed leader may still send what a newer ballot replaced;
 		// a leader of this ballot or a later one holds every committed
 		// entry.
-		if m.Ballot >= c.ballot && s <= c.commitIndex && s <= c.entries.last() {
+		if m.Ballot >= c.ballot && s > c.entries.base && s <= c.commitIndex && s <= c.entries.last() {
 			if have := c.entries.at(s); have.Ballot != e.Ballot || have.Cmd != e.Cmd {
 				return invalid("Accept from replica %d replaces committed slot %d", from, s)
 			}

@@ -93,6 +93,9 @@ type Options struct {
 	Tick time.Duration
 	// RetryAfter is the sessions' retry timeout.
 	RetryAfter time.Duration
+	// SnapshotEvery and LogRetain are the replicas' snapshot period and
+	// retained log tail (0: the replicas' defaults).
+	SnapshotEvery, LogRetain int
 	// ReadWait bounds how long a replica parks a weak read (0: the
 	// replica's default); scripted scenarios raise it to keep a read
 	// parked across a view change.

@@ -145,9 +145,10 @@ func newCluster(o Options) (*Cluster, error) {
 		core, err := replica.New(replica.Options{
 			ID: wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
 			Out: outbox{c: c, from: i}, Now: c.clock,
-			Rand:       rand.New(rand.NewPCG(o.Seed, uint64(i))),
-			Mutation:   o.Mutation,
-			ReadWait:   o.ReadWait,
+			Rand:          rand.New(rand.NewPCG(o.Seed, uint64(i))),
+			Mutation:      o.Mutation,
+			ReadWait:      o.ReadWait,
+			SnapshotEvery: o.SnapshotEvery, LogRetain: o.LogRetain,
 			DeferApply: deferApply,
 			Executed:   func(e *wire.Entry, res kvs.Result) { c.recordExecuted(id, e, res) },
 		})

@@ -89,6 +89,11 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &NewView{Ballot: d.ballot(), Leader: d.replica(), ViewStart: d.slot(), Committed: d.bool()}
 	case TypePreVote:
 		m = &PreVote{Ballot: d.ballot(), Candidate: d.replica(), LastSlot: d.slot(), LastBallot: d.ballot()}
+	case TypeInstallSnapshot:
+		m = &InstallSnapshot{Ballot: d.ballot(), Leader: d.replica(), LastSlot: d.slot(), LastBallot: d.ballot(),
+			Chunk: d.u32("chunk"), Done: d.bool(), Sessions: d.sessions(), Items: d.items()}
+	case TypeInstallSnapshotAck:
+		m = &InstallSnapshotAck{Ballot: d.ballot(), Replica: d.replica(), LastSlot: d.slot(), Chunk: d.u32("chunk")}
 	case TypePreVoteReply:
 		m = &PreVoteReply{Ballot: d.ballot(), PreBallot: d.ballot(), Replica: d.replica(), Granted: d.bool()}
 	default:
@@ -376,4 +381,24 @@ func (d *decoder) items() []kvs.Item {
 	d.alias = false
 	detach(n, func(i int) *kvs.Value { return &is[i].Value })
 	return is
+}
+
+func (d *decoder) sessions() []SessionState {
+	n := d.count(minSession)
+	if n == 0 {
+		return nil
+	}
+	ss := make([]SessionState, n)
+	for i := range ss {
+		ss[i] = SessionState{Client: ClientID(d.uvarint()), Floor: d.seq(), WeakCommittedSeq: d.seq()}
+		if k := d.count(minResult); k > 0 {
+			rs := make([]SessionResult, k)
+			for j := range rs {
+				rs[j] = SessionResult{Seq: d.seq(), Slot: d.slot(), Refused: d.bool(), Value: d.value(), Version: d.slot(),
+					Items: d.items()}
+			}
+			ss[i].Results = rs
+		}
+	}
+	return ss
 }

@@ -58,6 +58,10 @@
 //	              Arrival uvarint, CausalDep uvarint, Age uvarint
 //	SlotOf   [4]  Cmd CmdID, Slot uvarint, Refused bool
 //	Item     [3]  Key varint, Value bytes, Version uvarint (kvs.Item)
+//	Result   [6]  Seq, Slot, Refused bool, Value bytes, Version, Items
+//	              list(Item)
+//	Session  [4]  Client uvarint, Floor Seq, WeakCommittedSeq Seq,
+//	              Results list(Result)
 //
 // # Bodies
 //
@@ -99,6 +103,10 @@
 //	23 NewView           Ballot, Leader, ViewStart, Committed bool
 //	24 PreVote           Ballot, Candidate, LastSlot, LastBallot
 //	25 PreVoteReply      Ballot, PreBallot Ballot, Replica, Granted bool
+//	26 InstallSnapshot   Ballot, Leader, LastSlot, LastBallot, Chunk uvarint
+//	                     (32 bits), Done bool, Sessions list(Session),
+//	                     Items list(Item)
+//	27 InstallSnapshotAck Ballot, Replica, LastSlot, Chunk
 //
 // For example a Sync for CmdID{Client: 5, Seq: 300} is the 8 bytes
 // 03 00 00 00 06 05 ac 02.

@@ -23,34 +23,38 @@ const (
 	minRecord  = minCmdID + minCommand + 1 + 1 + 1 + 1 + 1 + 1
 	minSlotOf  = minCmdID + 1 + 1
 	minItem    = 1 + 1 + 1
+	minResult  = 1 + 1 + 1 + 1 + 1 + 1
+	minSession = 1 + 1 + 1 + 1
 )
 
 var typeNames = [typeEnd]string{
-	TypeHello:            "Hello",
-	TypePropose:          "Propose",
-	TypeLeaderReply:      "LeaderReply",
-	TypeRecordAck:        "RecordAck",
-	TypeSyncReply:        "SyncReply",
-	TypeSync:             "Sync",
-	TypeAccept:           "Accept",
-	TypeAcceptAck:        "AcceptAck",
-	TypeCommit:           "Commit",
-	TypeNotLeader:        "NotLeader",
-	TypeWitnessSync:      "WitnessSync",
-	TypeWeakPropose:      "WeakPropose",
-	TypeWeakReply:        "WeakReply",
-	TypeWeakCommit:       "WeakCommit",
-	TypeWeakRead:         "WeakRead",
-	TypeWeakReadReply:    "WeakReadReply",
-	TypeCausalPropose:    "CausalPropose",
-	TypeCausalReply:      "CausalReply",
-	TypeRequestVote:      "RequestVote",
-	TypeRequestVoteReply: "RequestVoteReply",
-	TypeCollect:          "Collect",
-	TypeCollectReply:     "CollectReply",
-	TypeNewView:          "NewView",
-	TypePreVote:          "PreVote",
-	TypePreVoteReply:     "PreVoteReply",
+	TypeHello:              "Hello",
+	TypePropose:            "Propose",
+	TypeLeaderReply:        "LeaderReply",
+	TypeRecordAck:          "RecordAck",
+	TypeSyncReply:          "SyncReply",
+	TypeSync:               "Sync",
+	TypeAccept:             "Accept",
+	TypeAcceptAck:          "AcceptAck",
+	TypeCommit:             "Commit",
+	TypeNotLeader:          "NotLeader",
+	TypeWitnessSync:        "WitnessSync",
+	TypeWeakPropose:        "WeakPropose",
+	TypeWeakReply:          "WeakReply",
+	TypeWeakCommit:         "WeakCommit",
+	TypeWeakRead:           "WeakRead",
+	TypeWeakReadReply:      "WeakReadReply",
+	TypeCausalPropose:      "CausalPropose",
+	TypeCausalReply:        "CausalReply",
+	TypeRequestVote:        "RequestVote",
+	TypeRequestVoteReply:   "RequestVoteReply",
+	TypeCollect:            "Collect",
+	TypeCollectReply:       "CollectReply",
+	TypeNewView:            "NewView",
+	TypePreVote:            "PreVote",
+	TypePreVoteReply:       "PreVoteReply",
+	TypeInstallSnapshot:    "InstallSnapshot",
+	TypeInstallSnapshotAck: "InstallSnapshotAck",
 }
 
 // Valid reports whether t is a defined message type.
@@ -222,6 +226,23 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendReplica(b, m.Candidate)
 		b = appendUvarint(b, uint64(m.LastSlot))
 		b = appendUvarint(b, uint64(m.LastBallot))
+	case *InstallSnapshot:
+		b = appendUvarint(b, uint64(m.Ballot))
+		b = appendReplica(b, m.Leader)
+		b = appendUvarint(b, uint64(m.LastSlot))
+		b = appendUvarint(b, uint64(m.LastBallot))
+		b = appendUvarint(b, uint64(m.Chunk))
+		b = appendBool(b, m.Done)
+		b = appendUvarint(b, uint64(len(m.Sessions)))
+		for i := range m.Sessions {
+			b = appendSession(b, &m.Sessions[i])
+		}
+		b = appendItems(b, m.Items)
+	case *InstallSnapshotAck:
+		b = appendUvarint(b, uint64(m.Ballot))
+		b = appendReplica(b, m.Replica)
+		b = appendUvarint(b, uint64(m.LastSlot))
+		b = appendUvarint(b, uint64(m.Chunk))
 	case *PreVoteReply:
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendUvarint(b, uint64(m.PreBallot))
@@ -302,6 +323,23 @@ func appendItems(b []byte, items []kvs.Item) []byte {
 		b = binary.AppendVarint(b, int64(items[i].Key))
 		b = appendBytes(b, items[i].Value)
 		b = binary.AppendUvarint(b, uint64(items[i].Version))
+	}
+	return b
+}
+
+func appendSession(b []byte, st *SessionState) []byte {
+	b = binary.AppendUvarint(b, uint64(st.Client))
+	b = binary.AppendUvarint(b, uint64(st.Floor))
+	b = binary.AppendUvarint(b, uint64(st.WeakCommittedSeq))
+	b = binary.AppendUvarint(b, uint64(len(st.Results)))
+	for i := range st.Results {
+		r := &st.Results[i]
+		b = binary.AppendUvarint(b, uint64(r.Seq))
+		b = binary.AppendUvarint(b, uint64(r.Slot))
+		b = appendBool(b, r.Refused)
+		b = appendBytes(b, r.Value)
+		b = binary.AppendUvarint(b, uint64(r.Version))
+		b = appendItems(b, r.Items)
 	}
 	return b
 }

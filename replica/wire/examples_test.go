@@ -166,5 +166,11 @@ func examples() []example {
 		{name: "newview-committed", msg: &NewView{Ballot: 11, Leader: 3, ViewStart: 1004, Committed: true}},
 		{name: "prevote", msg: &PreVote{Ballot: 12, Candidate: 2, LastSlot: 1000, LastBallot: 11}},
 		{name: "prevotereply", msg: &PreVoteReply{Ballot: 11, PreBallot: 12, Replica: 4, Granted: true}},
+		{name: "installsnapshot", msg: &InstallSnapshot{Ballot: 3, Leader: 1, LastSlot: 900, LastBallot: 2, Chunk: 0,
+			Sessions: []SessionState{{Client: bigClient, Floor: 10, WeakCommittedSeq: 9, Results: []SessionResult{
+				{Seq: 11, Slot: 800, Value: kvs.Value("v"), Version: 799}, {Seq: 12, Slot: 801, Refused: true},
+				{Seq: 13, Slot: 802, Items: sampleItems()}}}, {Client: 7}}, Items: sampleItems()}},
+		{name: "installsnapshot-done", msg: &InstallSnapshot{Ballot: 3, Leader: 1, LastSlot: 900, LastBallot: 2, Chunk: 7, Done: true}},
+		{name: "installsnapshotack", msg: &InstallSnapshotAck{Ballot: 3, Replica: 2, LastSlot: 900, Chunk: 7}},
 	}
 }

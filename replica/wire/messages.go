@@ -32,6 +32,8 @@ const (
 	TypeNewView
 	TypePreVote
 	TypePreVoteReply
+	TypeInstallSnapshot
+	TypeInstallSnapshotAck
 	typeEnd // one past the last valid type
 )
 
@@ -301,6 +303,48 @@ type PreVoteReply struct {
 	Granted   bool
 }
 
+// SessionResult is a stored outcome of an applied command in a session's
+// row (PROTOCOL.md 3.1 clientTable).
+type SessionResult struct {
+	Seq     Seq
+	Slot    kvs.Slot
+	Refused bool
+	Value   kvs.Value
+	Version kvs.Slot
+	Items   []kvs.Item
+}
+
+// SessionState is one session's row of the client table in a snapshot.
+type SessionState struct {
+	Client           ClientID
+	Floor            Seq
+	WeakCommittedSeq Seq
+	Results          []SessionResult
+}
+
+// InstallSnapshot carries one chunk of the leader's snapshot to a follower
+// that needs slots the leader compacted (PROTOCOL.md 6.10). Chunk 0 holds
+// the client table; every chunk holds store items; the last says Done. The
+// leader sends the next chunk when the previous one is acknowledged.
+type InstallSnapshot struct {
+	Ballot     Ballot
+	Leader     ReplicaID
+	LastSlot   kvs.Slot // the snapshot covers slots 1..LastSlot
+	LastBallot Ballot   // the ballot of slot LastSlot
+	Chunk      uint32
+	Done       bool
+	Sessions   []SessionState
+	Items      []kvs.Item
+}
+
+// InstallSnapshotAck acknowledges a chunk.
+type InstallSnapshotAck struct {
+	Ballot   Ballot
+	Replica  ReplicaID
+	LastSlot kvs.Slot
+	Chunk    uint32
+}
+
 // Collect asks for witness records older than Ballot (section 6.3).
 type Collect struct {
 	Ballot Ballot
@@ -348,3 +392,7 @@ func (*CollectReply) Type() MsgType     { return TypeCollectReply }
 func (*NewView) Type() MsgType          { return TypeNewView }
 func (*PreVote) Type() MsgType          { return TypePreVote }
 func (*PreVoteReply) Type() MsgType     { return TypePreVoteReply }
+func (*InstallSnapshot) Type() MsgType  { return TypeInstallSnapshot }
+func (*InstallSnapshotAck) Type() MsgType {
+	return TypeInstallSnapshotAck
+}
