@@ -58,4 +58,5 @@ func (c *Core) apply(max int) {
 	}
 	c.releaseReads()
 	c.maybeSnapshot()
+	c.checkMember()
 }

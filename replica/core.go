@@ -83,13 +83,23 @@ type Core struct {
 	lastHeartbeat int64
 	lastHeard     int64
 	leaderSince   int64 // when this replica last became leader
+	leaderHeard   int64 // when this replica last heard its leader
 	el            election
 	rec           *recovery   // non-nil while a new leader recovers
 	viewCommitted bool        // the leader announced its view committed
 	purged        wire.Ballot // witness records below it are purged
 
 	scratchSlots []kvs.Slot
-	scratchEnts  []*wire.Entry
+	scratchMatch []kvs.Slot
+
+	// member: the replica may vote, witness and serve (join.go); learner
+	// says, at a leader, which followers are not members yet.
+	member      bool
+	jn          joining
+	learner     []bool
+	incarnation uint64   // drawn at start: tells a restart from a slow start
+	founders    []uint64 // incarnations at the bootstrap, by replica
+	scratchEnts []*wire.Entry
 }
 
 // New builds a replica core in ballot 0.
@@ -113,14 +123,17 @@ func New(o Options) (*Core, error) {
 		sent:      make([]kvs.Slot, o.N),
 		held:      make(map[wire.CmdID][]heldRequest),
 		xfer:      make(map[wire.ReplicaID]*transfer),
+		learner:   make([]bool, o.N),
 	}
 	c.snap = &snapshot{store: c.store.Snapshot()}
 	c.el.votedFor = wire.NoReplica
-	if o.ID == o.InitialLeader {
-		c.role = Leader
-		c.viewCommitted = true
-	}
+	c.jn.replies = make([]*wire.JoinReply, o.N)
+	c.incarnation = o.Rand.Uint64() | 1
+	c.leader = wire.NoReplica
 	c.resetElectionTimer()
+	if o.StartAsMember {
+		c.bootstrap()
+	}
 	c.lastHeartbeat = c.lastHeard
 	return c, nil
 }
@@ -225,6 +238,10 @@ func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) error {
 		err = c.onCollectReply(from, m)
 	case *wire.NewView:
 		err = c.onNewView(from, m)
+	case *wire.Join:
+		err = c.onJoin(from, m)
+	case *wire.JoinReply:
+		err = c.onJoinReply(from, m)
 	case *wire.InstallSnapshot:
 		err = c.onInstallSnapshot(from, m)
 	case *wire.InstallSnapshotAck:
@@ -250,6 +267,7 @@ func (c *Core) Tick() {
 	c.expireHeld(now)
 	c.expireReads(now)
 	c.flushStaleRecords(now)
+	c.askToJoin(now)
 	if c.role != Leader {
 		c.checkElectionTimer(now)
 	}

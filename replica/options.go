@@ -35,6 +35,13 @@ type Options struct {
 
 	// InitialLeader leads ballot 0 (PROTOCOL.md 1.4).
 	InitialLeader wire.ReplicaID
+	// StartAsMember skips the start-up Join (join.go): the replica is a
+	// member of a brand-new cluster at once. Tests that step one core
+	// use it.
+	StartAsMember bool
+	// Rejoined, when set, is told that a replica that started without
+	// its state became a full member again, having applied up to slot.
+	Rejoined func(slot kvs.Slot)
 
 	HeartbeatInterval  time.Duration
 	ElectionTimeoutMin time.Duration

@@ -79,8 +79,11 @@ func (c *Core) onCollect(from wire.ReplicaID, m *wire.Collect) error {
 		c.becomeFollower(m.Ballot, from)
 	}
 	c.leader = from
-	c.lastHeard = c.o.Now()
-	c.o.Out.ToReplica(from, c.collectReply())
+	c.heardLeader()
+	if c.member {
+		// A learner's records are no testimony (PROTOCOL.md 6.10).
+		c.o.Out.ToReplica(from, c.collectReply())
+	}
 	return nil
 }
 
@@ -331,7 +334,7 @@ func (c *Core) onNewView(from wire.ReplicaID, m *wire.NewView) error {
 		c.becomeFollower(m.Ballot, m.Leader)
 	}
 	c.leader = m.Leader
-	c.lastHeard = c.o.Now()
+	c.heardLeader()
 	c.learnViewStart(m.Ballot, m.ViewStart)
 	if m.Committed {
 		c.wit.removeOlderThan(m.Ballot)

@@ -79,6 +79,7 @@ func (c *Core) onAcceptAck(from wire.ReplicaID, m *wire.AcceptAck) error {
 		return nil
 	}
 	p := m.Replica
+	c.learner[p] = m.Learner
 	if !m.Success {
 		// MatchSlot is the follower's hint of where its log may agree.
 		if m.MatchSlot < c.sent[p] {
@@ -96,9 +97,22 @@ func (c *Core) onAcceptAck(from wire.ReplicaID, m *wire.AcceptAck) error {
 // advanceCommit moves the commit index to the highest slot held by a
 // majority whose entry is of the current ballot (PROTOCOL.md 3.2).
 func (c *Core) advanceCommit() {
-	m := slices.Clone(c.match)
+	// Only members' copies count: a learner restarted without its state
+	// and does not vote, so counting it could commit an entry that no
+	// future election majority holds (PROTOCOL.md 6.10).
+	m := c.scratchMatch[:0]
+	for p, s := range c.match {
+		if !c.learner[p] {
+			m = append(m, s)
+		}
+	}
+	c.scratchMatch = m
+	majority := c.o.N/2 + 1
+	if len(m) < majority {
+		return
+	}
 	slices.Sort(m)
-	cand := m[len(m)-(c.o.N/2+1)]
+	cand := m[len(m)-majority]
 	if cand <= c.commitIndex {
 		return
 	}
@@ -119,14 +133,14 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 		return err
 	}
 	if m.Ballot < c.ballot {
-		c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, MatchSlot: c.entries.last()})
+		c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, MatchSlot: c.entries.last()})
 		return nil
 	}
 	if m.Ballot > c.ballot || c.role != Follower {
 		c.becomeFollower(m.Ballot, m.Leader)
 	}
 	c.leader = m.Leader
-	c.lastHeard = c.o.Now()
+	c.heardLeader()
 	prevSlot, prevBallot, ents := m.PrevSlot, m.PrevBallot, m.Entries
 	if base := c.entries.base; prevSlot < base {
 		// Slots up to base are committed and compacted here, and a
@@ -137,7 +151,7 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 		}
 		prevSlot, ents = prevSlot+kvs.Slot(skip), ents[skip:]
 		if prevSlot < base {
-			c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Success: true, MatchSlot: prevSlot})
+			c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, Success: true, MatchSlot: prevSlot})
 			c.followCommit(min(m.LeaderCommit, prevSlot))
 			return nil
 		}
@@ -148,7 +162,7 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 		if ok {
 			hint = min(c.commitIndex, prevSlot-1)
 		}
-		c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, MatchSlot: hint})
+		c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, MatchSlot: hint})
 		return nil
 	}
 	truncated := false
@@ -183,7 +197,7 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 	}
 	lastNew := prevSlot + kvs.Slot(len(ents))
 	c.matchedUpTo = max(c.matchedUpTo, lastNew)
-	c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Success: true, MatchSlot: lastNew})
+	c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, Success: true, MatchSlot: lastNew})
 	c.followCommit(min(m.LeaderCommit, lastNew))
 	return nil
 }
@@ -231,10 +245,13 @@ func (c *Core) checkAccept(from wire.ReplicaID, m *wire.Accept) error {
 }
 
 // checkLeader rejects a leader's message for ballot b from a replica that
-// cannot lead b: this replica leads it, or knows another leader of it (one
-// ballot has one leader, PROTOCOL.md 1.4).
+// cannot lead b: ballot 0 is the initial leader's, and of the current
+// ballot this replica may lead it or know another leader (one ballot has
+// one leader, PROTOCOL.md 1.4).
 func (c *Core) checkLeader(from wire.ReplicaID, b wire.Ballot) error {
 	switch {
+	case b == 0 && from != c.o.InitialLeader:
+		return invalid("replica %d acts as leader of ballot 0, which replica %d leads", from, c.o.InitialLeader)
 	case b != c.ballot:
 		return nil
 	case c.role == Leader:

@@ -28,6 +28,10 @@ type ServerOptions struct {
 	Log    *zap.Logger
 	// Ready, when set, is called once the replica listens.
 	Ready func(addr net.Addr)
+	// StartAsMember makes the replica a member of a brand-new cluster at
+	// once, without asking its peers (replica.Options.StartAsMember): for
+	// tests that run one replica alone.
+	StartAsMember bool
 	// AppliedLogPath, when set, is where the replica writes the commands
 	// it executed, at shutdown, in the checker's JSON Lines format
 	// (PROTOCOL.md 2.6, check mode).
@@ -137,6 +141,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		ReadWait:           cfg.ReadWait,
 		Executed:           s.recordExecuted,
 		ManualFlush:        true,
+		StartAsMember:      o.StartAsMember,
 	})
 	if err != nil {
 		ln.Close()

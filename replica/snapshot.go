@@ -147,7 +147,7 @@ func (c *Core) onInstallSnapshot(from wire.ReplicaID, m *wire.InstallSnapshot) e
 		c.becomeFollower(m.Ballot, m.Leader)
 	}
 	c.leader = m.Leader
-	c.lastHeard = c.o.Now()
+	c.heardLeader()
 	ack := &wire.InstallSnapshotAck{Ballot: c.ballot, Replica: c.o.ID, LastSlot: m.LastSlot, Chunk: m.Chunk}
 	if m.LastSlot <= c.commitIndex {
 		c.inst = nil
@@ -193,4 +193,5 @@ func (c *Core) install(in *installing) {
 		c.o.Installed(in.lastSlot)
 	}
 	c.releaseReads()
+	c.checkMember()
 }

@@ -32,20 +32,33 @@ func (c *Cluster) run() error {
 			s.invokes++
 		}
 	}
+	deadline := int64(c.o.Deadline)
+	// A brand-new cluster bootstraps once every replica has answered
+	// (docs/DECISIONS.md 21): crashes and partitions start after that.
+	for !c.bootstrapped() {
+		if c.q.Len() == 0 || c.q[0].at > deadline {
+			return fmt.Errorf("the cluster did not bootstrap: %s", c.progress())
+		}
+		e := c.q.pop()
+		c.now = e.at
+		if err := c.handle(e, false); err != nil {
+			return err
+		}
+	}
+	start := c.now
 	for range c.o.Faults.Crashes {
-		c.schedule(&event{at: 1 + c.rng.Int64N(int64(c.o.Faults.CrashWithin)), kind: evFault, idx: faultCrash})
+		c.schedule(&event{at: start + 1 + c.rng.Int64N(int64(c.o.Faults.CrashWithin)), kind: evFault, idx: faultCrash})
 	}
 	within := c.o.Faults.CrashWithin
 	if within <= 0 {
 		within = time.Second
 	}
 	for range c.o.Faults.ClientCrashes {
-		c.schedule(&event{at: 1 + c.rng.Int64N(int64(within)), kind: evFault, idx: faultCrashClient})
+		c.schedule(&event{at: start + 1 + c.rng.Int64N(int64(within)), kind: evFault, idx: faultCrashClient})
 	}
 	if c.o.Faults.PartitionEvery > 0 {
-		c.schedule(&event{at: c.rng.Int64N(int64(c.o.Faults.PartitionEvery)), kind: evFault, idx: faultPartition})
+		c.schedule(&event{at: start + c.rng.Int64N(int64(c.o.Faults.PartitionEvery)), kind: evFault, idx: faultPartition})
 	}
-	deadline := int64(c.o.Deadline)
 	settling := false
 	for c.q.Len() > 0 {
 		e := c.q.pop()
@@ -157,6 +170,16 @@ func (c *Cluster) fault(kind int) {
 }
 
 func (c *Cluster) heal() { c.isolated = -1 }
+
+// bootstrapped reports whether every replica is a member.
+func (c *Cluster) bootstrapped() bool {
+	for _, r := range c.replicas {
+		if !r.Member() {
+			return false
+		}
+	}
+	return true
+}
 
 // crash stops replica r for good. Its sessions' connections break, as a
 // dead process's TCP connections do: each live session learns it after a

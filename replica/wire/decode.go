@@ -50,7 +50,7 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &Accept{Ballot: d.ballot(), Leader: d.replica(), PrevSlot: d.slot(), PrevBallot: d.ballot(),
 			Entries: d.entries(), LeaderCommit: d.slot()}
 	case TypeAcceptAck:
-		m = &AcceptAck{Ballot: d.ballot(), Replica: d.replica(), Success: d.bool(), MatchSlot: d.slot()}
+		m = &AcceptAck{Ballot: d.ballot(), Replica: d.replica(), Success: d.bool(), MatchSlot: d.slot(), Learner: d.bool()}
 	case TypeCommit:
 		m = &Commit{Ballot: d.ballot(), CommitIndex: d.slot()}
 	case TypeNotLeader:
@@ -92,6 +92,11 @@ func Decode(t MsgType, body []byte) (Message, error) {
 	case TypeInstallSnapshot:
 		m = &InstallSnapshot{Ballot: d.ballot(), Leader: d.replica(), LastSlot: d.slot(), LastBallot: d.ballot(),
 			Chunk: d.u32("chunk"), Done: d.bool(), Sessions: d.sessions(), Items: d.items()}
+	case TypeJoin:
+		m = &Join{Replica: d.replica(), Incarnation: d.uvarint()}
+	case TypeJoinReply:
+		m = &JoinReply{Ballot: d.ballot(), Replica: d.replica(), Leader: d.replica(), LastSlot: d.slot(), Member: d.bool(),
+			Mark: d.slot(), Incarnation: d.uvarint(), Founders: d.uvarints()}
 	case TypeInstallSnapshotAck:
 		m = &InstallSnapshotAck{Ballot: d.ballot(), Replica: d.replica(), LastSlot: d.slot(), Chunk: d.u32("chunk")}
 	case TypePreVoteReply:
@@ -401,4 +406,16 @@ func (d *decoder) sessions() []SessionState {
 		}
 	}
 	return ss
+}
+
+func (d *decoder) uvarints() []uint64 {
+	n := d.count(1)
+	if n == 0 {
+		return nil
+	}
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = d.uvarint()
+	}
+	return out
 }

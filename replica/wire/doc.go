@@ -80,7 +80,7 @@
 //	 6 Sync              Cmd
 //	 7 Accept            Ballot, Leader, PrevSlot, PrevBallot,
 //	                     Entries list(Entry), LeaderCommit
-//	 8 AcceptAck         Ballot, Replica, Success bool, MatchSlot
+//	 8 AcceptAck         Ballot, Replica, Success bool, MatchSlot, Learner bool
 //	 9 Commit            Ballot, CommitIndex
 //	10 NotLeader         Ballot, Leader, Cmd
 //	11 WitnessSync       Records list(Record)
@@ -107,6 +107,9 @@
 //	                     (32 bits), Done bool, Sessions list(Session),
 //	                     Items list(Item)
 //	27 InstallSnapshotAck Ballot, Replica, LastSlot, Chunk
+//	28 Join              Replica, Incarnation uvarint
+//	29 JoinReply         Ballot, Replica, Leader, LastSlot, Member bool, Mark,
+//	                     Incarnation uvarint, Founders list(uvarint)
 //
 // For example a Sync for CmdID{Client: 5, Seq: 300} is the 8 bytes
 // 03 00 00 00 06 05 ac 02.

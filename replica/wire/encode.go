@@ -55,6 +55,8 @@ var typeNames = [typeEnd]string{
 	TypePreVoteReply:       "PreVoteReply",
 	TypeInstallSnapshot:    "InstallSnapshot",
 	TypeInstallSnapshotAck: "InstallSnapshotAck",
+	TypeJoin:               "Join",
+	TypeJoinReply:          "JoinReply",
 }
 
 // Valid reports whether t is a defined message type.
@@ -143,6 +145,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendReplica(b, m.Replica)
 		b = appendBool(b, m.Success)
 		b = appendUvarint(b, uint64(m.MatchSlot))
+		b = appendBool(b, m.Learner)
 	case *Commit:
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendUvarint(b, uint64(m.CommitIndex))
@@ -238,6 +241,21 @@ func appendBody(b []byte, m Message) []byte {
 			b = appendSession(b, &m.Sessions[i])
 		}
 		b = appendItems(b, m.Items)
+	case *Join:
+		b = appendReplica(b, m.Replica)
+		b = appendUvarint(b, m.Incarnation)
+	case *JoinReply:
+		b = appendUvarint(b, uint64(m.Ballot))
+		b = appendReplica(b, m.Replica)
+		b = appendReplica(b, m.Leader)
+		b = appendUvarint(b, uint64(m.LastSlot))
+		b = appendBool(b, m.Member)
+		b = appendUvarint(b, uint64(m.Mark))
+		b = appendUvarint(b, m.Incarnation)
+		b = appendUvarint(b, uint64(len(m.Founders)))
+		for _, f := range m.Founders {
+			b = appendUvarint(b, f)
+		}
 	case *InstallSnapshotAck:
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendReplica(b, m.Replica)

@@ -172,5 +172,10 @@ func examples() []example {
 				{Seq: 13, Slot: 802, Items: sampleItems()}}}, {Client: 7}}, Items: sampleItems()}},
 		{name: "installsnapshot-done", msg: &InstallSnapshot{Ballot: 3, Leader: 1, LastSlot: 900, LastBallot: 2, Chunk: 7, Done: true}},
 		{name: "installsnapshotack", msg: &InstallSnapshotAck{Ballot: 3, Replica: 2, LastSlot: 900, Chunk: 7}},
+		{name: "acceptack-learner", msg: &AcceptAck{Ballot: 3, Replica: 2, Success: true, MatchSlot: 5, Learner: true}},
+		{name: "join", msg: &Join{Replica: 2, Incarnation: math.MaxUint64}},
+		{name: "joinreply", msg: &JoinReply{Ballot: 4, Replica: 0, Leader: 0, LastSlot: 77, Member: true, Mark: 77,
+			Incarnation: 5, Founders: []uint64{5, 1 << 40, 9}}},
+		{name: "joinreply-none", msg: &JoinReply{Ballot: 0, Replica: 1, Leader: NoReplica}},
 	}
 }

@@ -34,6 +34,8 @@ const (
 	TypePreVoteReply
 	TypeInstallSnapshot
 	TypeInstallSnapshotAck
+	TypeJoin
+	TypeJoinReply
 	typeEnd // one past the last valid type
 )
 
@@ -170,6 +172,10 @@ type AcceptAck struct {
 	Replica   ReplicaID
 	Success   bool
 	MatchSlot kvs.Slot
+	// Learner: the sender restarted without its state and is not a full
+	// member yet (PROTOCOL.md 6.10); its copy does not count toward a
+	// commit.
+	Learner bool
 }
 
 // Commit announces the commit index (section 3.2).
@@ -345,6 +351,32 @@ type InstallSnapshotAck struct {
 	Chunk    uint32
 }
 
+// Join is sent by a replica that started without state, to every peer,
+// until it is a member: the replies tell it whether the cluster is brand new
+// and who leads, and the leader's reply names the slot it must reach
+// (PROTOCOL.md 6.10, docs/DECISIONS.md 21).
+type Join struct {
+	Replica ReplicaID
+	// Incarnation is drawn at random when the process starts: a replica
+	// that restarted is told apart from one still starting.
+	Incarnation uint64
+}
+
+// JoinReply answers a Join with the replier's state. Mark is meaningful
+// only from a leader in service (Leader == Replica): its last assigned slot
+// when it answered. Founders, from a member of a cluster that bootstrapped,
+// lists the incarnation of every replica at the bootstrap, by replica.
+type JoinReply struct {
+	Ballot      Ballot
+	Replica     ReplicaID
+	Leader      ReplicaID
+	LastSlot    kvs.Slot
+	Member      bool
+	Mark        kvs.Slot
+	Incarnation uint64
+	Founders    []uint64
+}
+
 // Collect asks for witness records older than Ballot (section 6.3).
 type Collect struct {
 	Ballot Ballot
@@ -393,6 +425,8 @@ func (*NewView) Type() MsgType          { return TypeNewView }
 func (*PreVote) Type() MsgType          { return TypePreVote }
 func (*PreVoteReply) Type() MsgType     { return TypePreVoteReply }
 func (*InstallSnapshot) Type() MsgType  { return TypeInstallSnapshot }
+func (*Join) Type() MsgType             { return TypeJoin }
+func (*JoinReply) Type() MsgType        { return TypeJoinReply }
 func (*InstallSnapshotAck) Type() MsgType {
 	return TypeInstallSnapshotAck
 }
