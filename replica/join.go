@@ -116,6 +116,11 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 		c.bootstrap()
 		return nil
 	}
+	if c.o.Mutation.EarlyMember && m.Member {
+		c.member = true
+		c.resetElectionTimer()
+		return nil
+	}
 	if m.Leader == from && m.Member && m.Ballot >= c.ballot {
 		if m.Ballot > c.ballot || c.role != Follower {
 			c.becomeFollower(m.Ballot, from)

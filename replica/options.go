@@ -111,6 +111,10 @@ type Mutation struct {
 	// VoteByCommitIndex judges a candidate's log by its commit index
 	// only (the reference's vote rule, PROTOCOL.md 6.2).
 	VoteByCommitIndex bool
+	// EarlyMember makes a restarted replica a member, voting and
+	// witnessing, as soon as a member answers its Join, before it has
+	// caught up (the leader-completeness hole of PROTOCOL.md 6.10).
+	EarlyMember bool
 }
 
 // withDefaults fills zero durations with the values of PROTOCOL.md 7.2.

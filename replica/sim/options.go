@@ -54,6 +54,10 @@ type Faults struct {
 	// session: the case where an acknowledged CURP-HO weak write may be
 	// lost (PROTOCOL.md 6.8), so that nobody else may have observed it.
 	CrashClientToo bool
+	// RestartAfter, when positive, brings every crashed replica back,
+	// empty, within that long of its crash (PROTOCOL.md 6.10): it must
+	// rejoin before it votes or witnesses again.
+	RestartAfter time.Duration
 	// ClientCrashes is how many client sessions crash on their own, at
 	// random instants within CrashWithin (or the first second).
 	ClientCrashes int

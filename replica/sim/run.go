@@ -15,6 +15,7 @@ const (
 	faultHeal
 	faultCrash
 	faultCrashClient
+	faultRestart
 )
 
 func (c *Cluster) run() error {
@@ -107,6 +108,10 @@ func (c *Cluster) handle(e *event, settling bool) error {
 		if s := c.sessions[e.idx]; !s.dead {
 			s.core.ReplicaDown(wire.ReplicaID(e.peer))
 		}
+	case evReplicaUp:
+		if s := c.sessions[e.idx]; !s.dead && !c.dead[e.peer] {
+			s.core.ReplicaUp(wire.ReplicaID(e.peer))
+		}
 	case evApply:
 		if c.dead[e.idx] {
 			return nil
@@ -114,7 +119,10 @@ func (c *Cluster) handle(e *event, settling bool) error {
 		c.replicas[e.idx].Apply(1 + c.rng.IntN(4))
 		c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(c.o.Faults.ApplyLag)), kind: evApply, idx: e.idx})
 	case evFault:
-		if !settling || e.idx == faultCrash || e.idx == faultCrashClient {
+		switch {
+		case e.idx == faultRestart:
+			c.restart(e.peer)
+		case !settling || e.idx == faultCrash || e.idx == faultCrashClient:
 			c.fault(e.idx)
 		}
 	}
@@ -153,6 +161,9 @@ func (c *Cluster) fault(kind int) {
 			}
 		}
 		c.crash(victim)
+		if d := c.o.Faults.RestartAfter; d > 0 {
+			c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(d)), kind: evFault, idx: faultRestart, peer: victim})
+		}
 		if c.o.Faults.CrashClientToo {
 			c.sessions[c.rng.IntN(len(c.sessions))].dead = true
 		}
@@ -170,6 +181,32 @@ func (c *Cluster) fault(kind int) {
 }
 
 func (c *Cluster) heal() { c.isolated = -1 }
+
+// restart brings crashed replica r back, empty (PROTOCOL.md 6.10): its
+// connections were broken, its sessions learn it is reachable again.
+func (c *Cluster) restart(r int) {
+	if !c.dead[r] {
+		return
+	}
+	c.dead[r] = false
+	c.lifetime[r]++
+	for i := range c.links {
+		c.links[r][i].epoch++
+		c.links[i][r].epoch++
+	}
+	if err := c.startReplica(r); err != nil {
+		panic(fmt.Sprintf("sim: restarting replica %d: %v", r, err))
+	}
+	c.schedule(&event{at: c.now + 1, kind: evTickReplica, idx: r})
+	if c.deferred[r] {
+		c.schedule(&event{at: c.now + 1, kind: evApply, idx: r})
+	}
+	for i, s := range c.sessions {
+		if !s.dead {
+			c.schedule(&event{at: c.now + int64(c.o.Faults.MaxDelay), kind: evReplicaUp, idx: i, peer: r})
+		}
+	}
+}
 
 // bootstrapped reports whether every replica is a member.
 func (c *Cluster) bootstrapped() bool {
@@ -358,5 +395,6 @@ func (c *Cluster) recordExecuted(r int, e *wire.Entry, res kvs.Result) {
 	if ep, ok := c.byClient[e.Cmd.Client]; ok {
 		session = c.sessions[ep-c.o.N].name
 	}
-	c.executed[r] = append(c.executed[r], check.LogEntriesOf(e.Slot, session, e.Cmd.Seq, e.Command, res)...)
+	seg := &c.segments[c.current[r]]
+	seg.entries = append(seg.entries, check.LogEntriesOf(e.Slot, session, e.Cmd.Seq, e.Command, res)...)
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"swiftpaxos/client"
@@ -52,10 +53,17 @@ type Cluster struct {
 	filter   func(from, to int, m wire.Message) bool
 	healAt   int64
 
-	history  []check.Op
-	executed [][]check.LogEntry
-	// Stats
-	Fast, Slow, Messages, Dropped int
+	history []check.Op
+	// segments are the applied logs: one per replica lifetime, and a new
+	// one whenever a replica installs a snapshot (the slots before are the
+	// snapshot's); current is each replica's open segment.
+	segments []segment
+	current  []int
+	segs     []int // segments opened, by replica
+	lifetime []int // restarts so far, by replica
+	// Stats; Rejected counts messages a replica rejected as invalid
+	// (only a mutated run may have any).
+	Fast, Slow, Messages, Dropped, Rejected int
 }
 
 // Result is what a run produced.
@@ -89,10 +97,7 @@ func Run(o Options) (*Result, error) {
 	if err := c.run(); err != nil {
 		return nil, fmt.Errorf("seed %d: %w", o.Seed, err)
 	}
-	logs := make(map[string][]check.LogEntry, o.N)
-	for i, l := range c.executed {
-		logs[fmt.Sprintf("replica%d", i)] = l
-	}
+	logs := c.logs()
 	crashedSessions := make(map[check.SessionID]bool)
 	lost := 0
 	for _, s := range c.sessions {
@@ -126,7 +131,9 @@ func newCluster(o Options) (*Cluster, error) {
 		rng:      rand.New(rand.NewPCG(o.Seed, 0x5eed)),
 		byClient: make(map[wire.ClientID]int),
 		isolated: -1,
-		executed: make([][]check.LogEntry, o.N),
+		current:  make([]int, o.N),
+		segs:     make([]int, o.N),
+		lifetime: make([]int, o.N),
 		dead:     make([]bool, o.N),
 	}
 	total := o.N + o.Sessions
@@ -138,25 +145,13 @@ func newCluster(o Options) (*Cluster, error) {
 		}
 	}
 	for i := range o.N {
-		id := i
 		// Some replicas execute on their own schedule, lagging behind
 		// commitment (as behind a separate apply goroutine).
-		deferApply := o.Faults.ApplyLag > 0 && c.rng.IntN(2) == 0
-		core, err := replica.New(replica.Options{
-			ID: wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
-			Out: outbox{c: c, from: i}, Now: c.clock,
-			Rand:          rand.New(rand.NewPCG(o.Seed, uint64(i))),
-			Mutation:      o.Mutation,
-			ReadWait:      o.ReadWait,
-			SnapshotEvery: o.SnapshotEvery, LogRetain: o.LogRetain,
-			DeferApply: deferApply,
-			Executed:   func(e *wire.Entry, res kvs.Result) { c.recordExecuted(id, e, res) },
-		})
-		if err != nil {
+		c.deferred = append(c.deferred, o.Faults.ApplyLag > 0 && c.rng.IntN(2) == 0)
+		c.replicas = append(c.replicas, nil)
+		if err := c.startReplica(i); err != nil {
 			return nil, err
 		}
-		c.replicas = append(c.replicas, core)
-		c.deferred = append(c.deferred, deferApply)
 	}
 	for i := range o.Sessions {
 		s := &session{idx: i, name: check.SessionID(fmt.Sprintf("s%d", i)), hist: make(map[wire.Seq]int)}
@@ -268,9 +263,13 @@ func (c *Cluster) deliver(e *event) error {
 	switch {
 	case l.to < n && l.from < n:
 		// Simulated replicas are correct: a message one of them rejects
-		// as invalid is a bug in the sender or in the check.
+		// as invalid is a bug in the sender or in the check. A run with
+		// a deliberate mutation lets the checker judge what follows.
 		if err := c.replicas[l.to].StepReplica(wire.ReplicaID(l.from), m); err != nil {
-			return fmt.Errorf("replica %d rejected %T from replica %d: %w", l.to, m, l.from, err)
+			if c.o.Mutation == (replica.Mutation{}) {
+				return fmt.Errorf("replica %d rejected %T from replica %d: %w", l.to, m, l.from, err)
+			}
+			c.Rejected++
 		}
 	case l.to < n:
 		c.replicas[l.to].StepClient(c.sessions[l.from-n].core.ID(), m)
@@ -278,4 +277,55 @@ func (c *Cluster) deliver(e *event) error {
 		c.sessions[l.to-n].core.Step(wire.ReplicaID(l.from), m)
 	}
 	return nil
+}
+
+// segment is one stretch of a replica's applied log.
+type segment struct {
+	name    string
+	entries []check.LogEntry
+}
+
+// startReplica starts replica i, empty, in a new lifetime.
+func (c *Cluster) startReplica(i int) error {
+	o := c.o
+	c.newSegment(i)
+	core, err := replica.New(replica.Options{
+		ID: wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
+		Out: outbox{c: c, from: i}, Now: c.clock,
+		Rand:          rand.New(rand.NewPCG(o.Seed, uint64(i)|uint64(c.lifetime[i])<<32)),
+		Mutation:      o.Mutation,
+		ReadWait:      o.ReadWait,
+		SnapshotEvery: o.SnapshotEvery, LogRetain: o.LogRetain,
+		DeferApply: c.deferred[i],
+		Executed:   func(e *wire.Entry, res kvs.Result) { c.recordExecuted(i, e, res) },
+		Installed:  func(kvs.Slot) { c.newSegment(i) },
+	})
+	if err != nil {
+		return err
+	}
+	c.replicas[i] = core
+	return nil
+}
+
+// newSegment opens a new applied-log segment for replica i: "replicaI"
+// first, then "replicaI.K" for its K-th later one.
+func (c *Cluster) newSegment(i int) {
+	name := fmt.Sprintf("replica%d", i)
+	if k := c.segs[i]; k > 0 {
+		name = fmt.Sprintf("replica%d.%d", i, k)
+	}
+	c.segs[i]++
+	c.current[i] = len(c.segments)
+	c.segments = append(c.segments, segment{name: name})
+}
+
+// logs returns the applied-log segments by name, for the checker.
+func (c *Cluster) logs() map[string][]check.LogEntry {
+	out := make(map[string][]check.LogEntry, len(c.segments))
+	for _, s := range c.segments {
+		if len(s.entries) > 0 || !strings.Contains(s.name, ".") {
+			out[s.name] = s.entries
+		}
+	}
+	return out
 }
