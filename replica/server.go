@@ -138,6 +138,8 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		ElectionTimeoutMin: cfg.ElectionTimeoutMin,
 		ElectionTimeoutMax: cfg.ElectionTimeoutMax,
 		WitnessSyncAge:     cfg.WitnessSync,
+		SnapshotEvery:      cfg.SnapshotEvery,
+		LogRetain:          cfg.LogRetain,
 		ReadWait:           cfg.ReadWait,
 		Executed:           s.recordExecuted,
 		ManualFlush:        true,
