@@ -154,3 +154,31 @@ func TestReadLogAfterKill(t *testing.T) {
 		require.ErrorContains(t, err, "h.jsonl:1:")
 	})
 }
+
+// TestAppendLogLine: the replica's streaming encoder writes what WriteLog
+// writes for commands, and every line reads back as the entry.
+func TestAppendLogLine(t *testing.T) {
+	entries := []LogEntry{
+		{Slot: 1, Session: "e32ad949e6b35983", Seq: 1, Kind: Get, Key: 0, Value: ""},
+		{Slot: 2, Session: "a", Seq: 18446744073709551615, Kind: Put, Key: -9223372036854775808, Value: "plain value"},
+		{Slot: 3, Session: "a", Seq: 2, Kind: Put, Key: 7, Value: "quote\" backslash\\ tab\t nul\x00 <html>& é \u2028 bad\xff"},
+		{Slot: 4, Session: "b", Seq: 1, Kind: Get, Key: 8, Value: "v", Scan: true},
+	}
+	var want bytes.Buffer
+	require.NoError(t, WriteLog(&want, entries))
+	var got []byte
+	for _, e := range entries {
+		got = AppendLogLine(got, e)
+	}
+	require.Equal(t, want.String(), string(got))
+
+	marks := []LogEntry{{Slot: 5, Kind: Noop}, {Slot: 9, Kind: Snapshot}}
+	got = nil
+	for _, e := range marks {
+		got = AppendLogLine(got, e)
+	}
+	require.Equal(t, `{"slot":5,"op":"noop"}`+"\n"+`{"slot":9,"op":"snapshot"}`+"\n", string(got))
+	back, err := ReadLog(bytes.NewReader(got), "marks.jsonl")
+	require.NoError(t, err)
+	require.Equal(t, marks, back)
+}
