@@ -35,6 +35,10 @@ type opSource interface {
 type loopOptions struct {
 	Thread       int
 	Reqs         int // measured operations, after the warm-up
+	// RunFor, when positive, replaces Reqs: the thread issues operations
+	// until the run clock (Now) reaches it, then waits for those in flight
+	// (config runTime).
+	RunFor time.Duration
 	Window       int // most operations in flight
 	ReplyTimeout time.Duration
 	Ops          opSource
@@ -78,8 +82,9 @@ type sentOp struct {
 	wall int64 // wall clock at Submit, for the history
 }
 
-// loop is one benchmark thread: a closed loop over Reqs+1 operations with
-// at most Window in flight (PROTOCOL.md 8.1).
+// loop is one benchmark thread: a closed loop over Reqs+1 operations (or
+// one warm-up and as many as fit in RunFor) with at most Window in flight
+// (PROTOCOL.md 8.1).
 type loop struct {
 	o        loopOptions
 	s        opSession
@@ -131,7 +136,13 @@ func (l *loop) run(ctx context.Context) error {
 	}
 
 	issued := 0
-	for issued < l.o.Reqs && len(l.inflight) < l.o.Window {
+	more := func() bool {
+		if l.o.RunFor > 0 {
+			return l.o.Now() < int64(l.o.RunFor)
+		}
+		return issued < l.o.Reqs
+	}
+	for more() && len(l.inflight) < l.o.Window {
 		if err := l.submit(l.o.Ops.Next()); err != nil {
 			return err
 		}
@@ -143,7 +154,7 @@ func (l *loop) run(ctx context.Context) error {
 			return err
 		}
 		l.record(r, sent, now)
-		if issued < l.o.Reqs {
+		if more() {
 			if err := l.submit(l.o.Ops.Next()); err != nil {
 				return err
 			}

@@ -370,3 +370,35 @@ func (constOps) WarmUp() Op {
 	return Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: 1}}
 }
 func (constOps) Next() Op { return Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: 2}} }
+
+// TestLoopRunFor: with RunFor the thread issues operations until its clock
+// reaches RunFor (Reqs is ignored), then drains the ones in flight. The
+// fake's clock is 1 ms per delivery: delivery 1 is the warm-up, deliveries
+// 2..499 each let one more operation go, delivery 500 reaches 500 ms. The
+// fake sets its clock when it offers a delivery, so with several
+// operations in flight it may already offer delivery 500 when the loop
+// looks at the clock after delivery 499: one operation fewer.
+func TestLoopRunFor(t *testing.T) {
+	for _, window := range []int{1, 4} {
+		t.Run(fmt.Sprintf("window %d", window), func(t *testing.T) {
+			life, end := context.WithCancel(context.Background())
+			fake := newFake(life, window, 1<<30, 5)
+			go fake.run()
+			st, err := runThread(t.Context(), fake, loopOptions{
+				Thread: 0, Reqs: 10, RunFor: 500 * time.Millisecond, Window: window, ReplyTimeout: time.Minute,
+				Ops: newGen(t, mixed, 0, 1), Now: fake.clock.Load,
+			})
+			end()
+			<-fake.stopped
+			require.NoError(t, err)
+			want := window + 498
+			if window > 1 && st.ops == int64(want-1) {
+				want--
+			}
+			assert.Equal(t, int64(want), st.ops)
+			assert.Len(t, fake.ops, want+1, "the warm-up and the measured operations")
+			assert.Equal(t, int64(want+1)*int64(time.Millisecond), st.last, "the thread drained what was in flight")
+			assert.Empty(t, fake.violations)
+		})
+	}
+}

@@ -20,8 +20,12 @@ type ProcessResults struct {
 	// Pendings is the window of operations in flight per thread (1
 	// without pipelining).
 	Pendings int `json:"pendings"`
-	// Reqs is the number of measured operations each thread was to run.
+	// Reqs is the number of measured operations each thread was to run;
+	// 0 when RunTimeS decided instead.
 	Reqs int `json:"reqs"`
+	// RunTimeS is how long each thread issued operations (config runTime),
+	// 0 when Reqs decided.
+	RunTimeS float64 `json:"run_time_s,omitempty"`
 	// Seeds are the threads' random seeds, by thread.
 	Seeds []uint64 `json:"seeds"`
 	// StartUnixMs is the wall-clock start of the measured run; it aligns
