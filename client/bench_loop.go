@@ -33,12 +33,12 @@ type opSource interface {
 
 // loopOptions configures one benchmark thread.
 type loopOptions struct {
-	Thread       int
-	Reqs         int // measured operations, after the warm-up
+	Thread int
+	Reqs   int // measured operations, after the warm-up
 	// RunFor, when positive, replaces Reqs: the thread issues operations
 	// until the run clock (Now) reaches it, then waits for those in flight
 	// (config runTime).
-	RunFor time.Duration
+	RunFor       time.Duration
 	Window       int // most operations in flight
 	ReplyTimeout time.Duration
 	Ops          opSource
