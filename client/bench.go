@@ -189,7 +189,7 @@ func dialAll(ctx context.Context, cfg *config.Config, o BenchOptions, threads, w
 // counts add, histograms merge, the duration is the longest thread's, and
 // throughput is the total over that duration.
 func processResults(stats []*threadStats, seeds []uint64, runErr error) (ProcessResults, error) {
-	r := ProcessResults{Seeds: seeds, Timeline: []int64{}, Complete: runErr == nil}
+	r := ProcessResults{Seeds: seeds, Timeline: []int64{}, TimelineFast: []int64{}, TimelineSlow: []int64{}, Complete: runErr == nil}
 	if runErr != nil {
 		r.Error = runErr.Error()
 	}
@@ -205,10 +205,13 @@ func processResults(stats []*threadStats, seeds []uint64, runErr error) (Process
 		r.SlowPath += st.slow
 		longest = max(longest, st.duration())
 		for i, n := range st.timeline {
-			for len(r.Timeline) <= i {
-				r.Timeline = append(r.Timeline, 0)
-			}
-			r.Timeline[i] += n
+			addAt(&r.Timeline, i, n)
+		}
+		for i, n := range st.timelineFast {
+			addAt(&r.TimelineFast, i, n)
+		}
+		for i, n := range st.timelineSlow {
+			addAt(&r.TimelineSlow, i, n)
 		}
 	}
 	r.DurationS = longest.Seconds()

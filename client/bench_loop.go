@@ -63,6 +63,8 @@ type threadStats struct {
 	ops, errors, timeouts int64
 	fast, slow            int64
 	timeline              []int64 // successful completions per second of the run
+	timelineFast          []int64 // of which strong operations on the fast path
+	timelineSlow          []int64 // and on the slow path
 	first, last           int64   // run clock: send of operation 1, last completion
 	started               bool    // operation 1 was sent
 	maxInFlight           int
@@ -230,19 +232,18 @@ func (l *loop) record(r Result, sent sentOp, now int64) {
 	}
 	st.ops++
 	st.lat.Of(ClassOf(sent.op)).Record(time.Duration(now - sent.at))
+	sec := int(now / int64(time.Second))
 	if sent.op.Level == wire.Strong {
 		switch r.Path {
 		case PathFast:
 			st.fast++
+			addAt(&st.timelineFast, sec, 1)
 		case PathSlow:
 			st.slow++
+			addAt(&st.timelineSlow, sec, 1)
 		}
 	}
-	sec := int(now / int64(time.Second))
-	for len(st.timeline) <= sec {
-		st.timeline = append(st.timeline, 0)
-	}
-	st.timeline[sec]++
+	addAt(&st.timeline, sec, 1)
 	if l.o.Progress != nil {
 		l.o.Progress.Add(1)
 	}
@@ -262,4 +263,12 @@ func (l *loop) logThroughput(final bool) {
 		l.o.Log.Info("TPUT", zap.Int("thread", l.o.Thread), zap.Int64("unix", l.o.StartUnix+int64(l.logged)),
 			zap.Int("second", l.logged), zap.Int64("ops", l.st.timeline[l.logged]))
 	}
+}
+
+// addAt adds n to second i of a timeline, growing it as needed.
+func addAt(tl *[]int64, i int, n int64) {
+	for len(*tl) <= i {
+		*tl = append(*tl, 0)
+	}
+	(*tl)[i] += n
 }

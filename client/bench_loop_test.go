@@ -200,11 +200,19 @@ func TestLoopWindowAndWarmUp(t *testing.T) {
 			assert.Equal(t, strongSlow, r.st.slow)
 			assert.Equal(t, r.st.lat.StrongRead.Count()+r.st.lat.StrongWrite.Count(), strong)
 
-			var tl int64
+			var tl, tlFast, tlSlow int64
 			for _, n := range r.st.timeline {
 				tl += n
 			}
+			for _, n := range r.st.timelineFast {
+				tlFast += n
+			}
+			for _, n := range r.st.timelineSlow {
+				tlSlow += n
+			}
 			assert.Equal(t, int64(reqs), tl)
+			assert.Equal(t, r.st.fast, tlFast, "the fast path per second")
+			assert.Equal(t, r.st.slow, tlSlow, "the slow path per second")
 			// Operation 1 is sent when the warm-up completes (1 ms); the
 			// last completion is delivery reqs+1.
 			assert.True(t, r.st.started)
@@ -297,8 +305,10 @@ func TestLoopRejectsUnknownCompletion(t *testing.T) {
 }
 
 func TestProcessResultsAggregates(t *testing.T) {
-	a := &threadStats{ops: 100, fast: 10, slow: 5, started: true, first: 1e9, last: 3e9, timeline: []int64{0, 40, 60}}
-	b := &threadStats{ops: 300, errors: 2, timeouts: 1, started: true, first: 1e9, last: 2e9, timeline: []int64{0, 300}}
+	a := &threadStats{ops: 100, fast: 10, slow: 5, started: true, first: 1e9, last: 3e9, timeline: []int64{0, 40, 60},
+		timelineFast: []int64{0, 4, 6}, timelineSlow: []int64{0, 5}}
+	b := &threadStats{ops: 300, errors: 2, timeouts: 1, started: true, first: 1e9, last: 2e9, timeline: []int64{0, 300},
+		timelineFast: []int64{1}}
 	a.lat.StrongRead.Record(time.Millisecond)
 	b.lat.StrongRead.Record(3 * time.Millisecond)
 	r, err := processResults([]*threadStats{a, b}, []uint64{1, 2}, nil)
@@ -311,6 +321,8 @@ func TestProcessResultsAggregates(t *testing.T) {
 	assert.InDelta(t, 2.0, r.DurationS, 1e-9, "the longest thread")
 	assert.InDelta(t, 200.0, r.ThroughputOps, 1e-9, "total over the longest duration")
 	assert.Equal(t, []int64{0, 340, 60}, r.Timeline)
+	assert.Equal(t, []int64{1, 4, 6}, r.TimelineFast)
+	assert.Equal(t, []int64{0, 5}, r.TimelineSlow)
 	assert.Equal(t, int64(2), r.Latency.StrongRead.Count())
 	assert.True(t, r.Complete)
 
