@@ -42,18 +42,18 @@ type CheckJSON struct {
 // RunSummary is summary.json: the merged results of all client processes
 // of one run.
 type RunSummary struct {
-	Protocol      string        `json:"protocol"`
-	Replicas      int           `json:"replicas"`
-	Clients       int           `json:"clients"`
-	Threads       int           `json:"threads"`
-	Pendings      int           `json:"pendings"`
-	Ops           int64         `json:"ops"`
-	Errors        int64         `json:"errors"`
-	Timeouts      int64         `json:"timeouts"`
-	DurationS     float64       `json:"duration_s"`
-	ThroughputOps float64       `json:"throughput_ops"`
-	Strong        ClassJSON     `json:"strong"`
-	Weak          ClassJSON     `json:"weak"`
+	Protocol      string    `json:"protocol"`
+	Replicas      int       `json:"replicas"`
+	Clients       int       `json:"clients"`
+	Threads       int       `json:"threads"`
+	Pendings      int       `json:"pendings"`
+	Ops           int64     `json:"ops"`
+	Errors        int64     `json:"errors"`
+	Timeouts      int64     `json:"timeouts"`
+	DurationS     float64   `json:"duration_s"`
+	ThroughputOps float64   `json:"throughput_ops"`
+	Strong        ClassJSON `json:"strong"`
+	Weak          ClassJSON `json:"weak"`
 	// Timeline[i] counts the operations of all processes completed in
 	// second i since StartUnixMs, the earliest process start;
 	// TimelineFast[i] and TimelineSlow[i] the strong ones on each path.
