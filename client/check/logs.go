@@ -39,9 +39,9 @@ func describeEntry(e LogEntry) string {
 		return fmt.Sprintf("slot %d: %v put of %q to key %d", e.Slot, e.ID(), e.Value, e.Key)
 	}
 	if e.Scan {
-		return fmt.Sprintf("slot %d: %v scan part for key %d", e.Slot, e.ID(), e.Key)
+		return fmt.Sprintf("slot %d: %v scan part for key %d returning %q", e.Slot, e.ID(), e.Key, e.Value)
 	}
-	return fmt.Sprintf("slot %d: %v %v of key %d", e.Slot, e.ID(), e.Kind, e.Key)
+	return fmt.Sprintf("slot %d: %v %v of key %d returning %q", e.Slot, e.ID(), e.Kind, e.Key, e.Value)
 }
 
 // positions returns the reference log position of every operation,
