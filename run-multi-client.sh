@@ -565,8 +565,13 @@ if [ -n "$restart_at" ]; then
 		done
 		replica_args "$victim" "log-$victim.2.jsonl"
 		event restarted "$victim"
+		# A TERM while the process starts waits until its PID is known.
+		term=0
+		trap 'term=1' TERM
 		start replica "$victim" "${rargs[@]}"
 		rp=${pid_of[$victim]}
+		trap stop_restarted TERM
+		[ "$term" = 0 ] || stop_restarted
 		echo "restarted $victim at $(awk -v a="$restart_at" -v d="$restart_down" 'BEGIN { print a + d }')s" >&2
 		wait "$rp"
 		rc=$?
