@@ -213,10 +213,15 @@ func writeRestartText(w io.Writer, r *RestartJSON, sum *Summary) {
 		}
 		return fmt.Sprintf("%.1f%%", 100**p)
 	}
-	fmt.Fprintf(w, "Fast-path share: %s over the %d s before the kill, %s over the %d s after it was a witness again\n",
-		pct(r.FastShareBefore), shareWindow, pct(r.FastShareAfter), shareWindow)
-
 	kill, restart := int(math.Floor(r.KilledS)), int(math.Floor(r.RestartedS))
+	before, after := min(kill, shareWindow), shareWindow
+	if r.WitnessS != nil {
+		back := int(math.Floor(*r.WitnessS)) + 1
+		after = max(min(back+shareWindow, len(sum.TimelineFast))-back, 0)
+	}
+	fmt.Fprintf(w, "Fast-path share: %s over the %d s before the kill, %s over the %d s after it was a witness again\n",
+		pct(r.FastShareBefore), before, pct(r.FastShareAfter), after)
+
 	witness, last := -1, restart+2*shareWindow
 	if r.WitnessS != nil {
 		witness = int(math.Floor(*r.WitnessS))

@@ -123,6 +123,16 @@ func TestSummaryOfARestartWithoutRejoin(t *testing.T) {
 	require.ErrorContains(t, err, "events.txt:1:")
 }
 
+// TestSummaryOfAnEarlyRestart: a kill 2.3 s into the run leaves two
+// whole seconds before it, and the text says so.
+func TestSummaryOfAnEarlyRestart(t *testing.T) {
+	dir := restartDir(t, "")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "events.txt"), []byte("1002300 killed replica2\n1003300 restarted replica2\n"), 0o644))
+	rep, txt := summarizeDir(t, dir)
+	assert.InDelta(t, 0.9, *rep.Restart.FastShareBefore, 1e-9)
+	assert.Contains(t, txt, "90.0% over the 2 s before the kill")
+}
+
 func TestSummaryWithoutEvents(t *testing.T) {
 	dir := restartDir(t, "")
 	require.NoError(t, os.Remove(filepath.Join(dir, "events.txt")))
