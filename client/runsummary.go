@@ -79,8 +79,11 @@ func (r *RunSummary) OK() bool {
 // Summarize merges dir/results-*.json into dir/summary.json and
 // dir/summary.txt (also written to out) and, when the run recorded
 // histories (dir/history-*.jsonl), checks them against the replicas'
-// applied logs (dir/log-*.jsonl). It returns the summary; the caller decides
-// the exit status with OK.
+// applied logs (dir/log-*.jsonl, one per replica lifetime). The
+// launcher's kills and restarts (dir/events.txt) are placed on the
+// timeline, and a restart is followed in the replica's log
+// (results_restart.go). It returns the summary; the caller decides the
+// exit status with OK.
 func Summarize(dir string, cfg *config.Config, out io.Writer) (*RunSummary, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "results-*.json"))
 	if err != nil || len(paths) == 0 {
