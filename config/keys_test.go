@@ -54,7 +54,8 @@ func TestEveryKeyReachesItsField(t *testing.T) {
 		"handshakeTimeoutMs: 250",
 		"clientIdleTimeoutMs: 60000",
 	))
-	assert.Empty(t, c.Warnings)
+	require.Len(t, c.Warnings, 1, "runTime overrides reqs")
+	assert.Contains(t, c.Warnings[0].Msg, "reqs: 12345 is ignored")
 	assert.Equal(t, Params{
 		Protocol:           CURPHO,
 		MasterPort:         9000,
