@@ -151,6 +151,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		LogRetain:          cfg.LogRetain,
 		ReadWait:           cfg.ReadWait,
 		Executed:           s.recordExecuted,
+		Installed:          s.recordSnapshot,
 		ManualFlush:        true,
 		StartAsMember:      o.StartAsMember,
 	})

@@ -54,9 +54,9 @@ type Cluster struct {
 	healAt   int64
 
 	history []check.Op
-	// segments are the applied logs: one per replica lifetime, and a new
-	// one whenever a replica installs a snapshot (the slots before are the
-	// snapshot's); current is each replica's open segment.
+	// segments are the applied logs, one per replica lifetime (a snapshot
+	// installed midway is a marker line); current is each replica's open
+	// segment.
 	segments []segment
 	current  []int
 	segs     []int // segments opened, by replica
@@ -298,13 +298,21 @@ func (c *Cluster) startReplica(i int) error {
 		SnapshotEvery: o.SnapshotEvery, LogRetain: o.LogRetain,
 		DeferApply: c.deferred[i],
 		Executed:   func(e *wire.Entry, res kvs.Result) { c.recordExecuted(i, e, res) },
-		Installed:  func(kvs.Slot) { c.newSegment(i) },
+		Installed:  func(slot kvs.Slot) { c.recordSnapshot(i, slot) },
 	})
 	if err != nil {
 		return err
 	}
 	c.replicas[i] = core
 	return nil
+}
+
+// recordSnapshot marks, in replica i's applied log, that it installed a
+// snapshot ending at slot: the lines that follow are for later slots
+// (client/check's format).
+func (c *Cluster) recordSnapshot(i int, slot kvs.Slot) {
+	seg := &c.segments[c.current[i]]
+	seg.entries = append(seg.entries, check.LogEntry{Slot: slot, Kind: check.Snapshot})
 }
 
 // newSegment opens a new applied-log segment for replica i: "replicaI"
