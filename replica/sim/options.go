@@ -98,7 +98,8 @@ type Options struct {
 	// RetryAfter is the sessions' retry timeout.
 	RetryAfter time.Duration
 	// SnapshotEvery and LogRetain are the replicas' snapshot period and
-	// retained log tail (0: the replicas' defaults).
+	// retained log tail (0: small values, 50 and 20, so that compaction,
+	// and state transfer to lagging replicas, happen in most runs).
 	SnapshotEvery, LogRetain int
 	// ReadWait bounds how long a replica parks a weak read (0: the
 	// replica's default); scripted scenarios raise it to keep a read
@@ -126,6 +127,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Deadline == 0 {
 		o.Deadline = 10 * time.Minute
+	}
+	if o.SnapshotEvery == 0 {
+		o.SnapshotEvery = 50
+	}
+	if o.LogRetain == 0 {
+		o.LogRetain = 20
 	}
 	if o.Workload.Pendings == 0 {
 		o.Workload.Pendings = 1

@@ -190,6 +190,7 @@ func (c *Cluster) restart(r int) {
 	}
 	c.dead[r] = false
 	c.lifetime[r]++
+	c.Restarts++
 	for i := range c.links {
 		c.links[r][i].epoch++
 		c.links[i][r].epoch++

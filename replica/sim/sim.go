@@ -64,6 +64,10 @@ type Cluster struct {
 	// Stats; Rejected counts messages a replica rejected as invalid
 	// (only a mutated run may have any).
 	Fast, Slow, Messages, Dropped, Rejected int
+	// Restarts, Installs and Rejoins count replicas brought back empty,
+	// snapshots installed by state transfer, and restarted replicas that
+	// became members again.
+	Restarts, Installs, Rejoins int
 }
 
 // Result is what a run produced.
@@ -79,6 +83,8 @@ type Result struct {
 	// replicas that crashed.
 	Ballot  wire.Ballot
 	Crashed []int
+	// Restarts, Installs and Rejoins as counted by the Cluster.
+	Restarts, Installs, Rejoins int
 	// Expired is how many live sessions were told that acknowledged
 	// writes of theirs were refused (docs/DECISIONS.md 15).
 	Expired int
@@ -119,6 +125,7 @@ func Run(o Options) (*Result, error) {
 	}
 	return &Result{
 		Ballot: ballot, Crashed: crashed, Expired: lost,
+		Restarts: c.Restarts, Installs: c.Installs, Rejoins: c.Rejoins,
 		History: c.history, Logs: logs, Report: rep,
 		Fast: c.Fast, Slow: c.Slow, Messages: c.Messages,
 		Virtual: time.Duration(c.now),
@@ -298,7 +305,8 @@ func (c *Cluster) startReplica(i int) error {
 		SnapshotEvery: o.SnapshotEvery, LogRetain: o.LogRetain,
 		DeferApply: c.deferred[i],
 		Executed:   func(e *wire.Entry, res kvs.Result) { c.recordExecuted(i, e, res) },
-		Installed:  func(slot kvs.Slot) { c.recordSnapshot(i, slot) },
+		Installed:  func(slot kvs.Slot) { c.Installs++; c.recordSnapshot(i, slot) },
+		Rejoined:   func(kvs.Slot) { c.Rejoins++ },
 	})
 	if err != nil {
 		return err
