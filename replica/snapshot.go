@@ -23,9 +23,13 @@ type snapshot struct {
 // maybeSnapshot takes a snapshot when SnapshotEvery entries were applied
 // since the last one, and compacts the log.
 func (c *Core) maybeSnapshot() {
-	if c.appliedIndex < c.snap.lastSlot+kvs.Slot(c.o.SnapshotEvery) {
-		return
+	if c.appliedIndex >= c.snap.lastSlot+kvs.Slot(c.o.SnapshotEvery) {
+		c.takeSnapshot()
 	}
+}
+
+// takeSnapshot snapshots the applied state and compacts the log behind it.
+func (c *Core) takeSnapshot() {
 	b, _ := c.entries.ballotAt(c.appliedIndex)
 	c.snap = &snapshot{lastSlot: c.appliedIndex, lastBallot: b, store: c.store.Snapshot(), sessions: c.sessions.states()}
 	if retain := kvs.Slot(c.o.LogRetain); c.snap.lastSlot > retain {
