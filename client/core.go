@@ -536,9 +536,17 @@ func (s *Core) releaseParked(k kvs.Key) {
 	for _, pr := range parked {
 		// Only the answer to the read's latest attempt counts, and only
 		// while the read is pending.
-		if s.Lookup(pr.reply.Cmd) == pr.p && pr.reply.Attempt == uint32(pr.p.attempts) {
-			s.finishWeakRead(pr.p, pr.reply)
+		if s.Lookup(pr.reply.Cmd) != pr.p || pr.reply.Attempt != uint32(pr.p.attempts) {
+			continue
 		}
+		if pr.reply.Ballot < s.ballot {
+			// The session learnt a new ballot while the answer waited, and
+			// dropped the tentative entries that covered what the old
+			// view's state may lack: ask again (as onWeakReadReply does).
+			s.resend(pr.p)
+			continue
+		}
+		s.finishWeakRead(pr.p, pr.reply)
 	}
 }
 
