@@ -80,11 +80,15 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 
 	sessions, err := dialAll(ctx, cfg, o, threads, window)
 	defer func() {
+		// Each Close waits for the cluster to confirm the session's end:
+		// at once, not one after the other.
+		var closing sync.WaitGroup
 		for _, s := range sessions {
 			if s != nil {
-				_ = s.Close()
+				closing.Go(func() { _ = s.Close() })
 			}
 		}
+		closing.Wait()
 	}()
 	if err != nil {
 		return fmt.Errorf("client %s: cannot reach the cluster: %w", o.Alias, err)

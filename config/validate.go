@@ -192,6 +192,12 @@ func (c *Config) crossCheck(p Params, lines map[string]int) []Issue {
 		add(at("clientIdleTimeoutMs", "retryMs", "readWaitMs"), "clientIdleTimeoutMs: %d must be 0 (never) or at least twice the larger of retryMs and readWaitMs (%d)",
 			p.ClientIdleTimeout.Milliseconds(), 2*wait.Milliseconds())
 	}
+	// A live session that waits for something re-sends it every retry
+	// period, which the leader hears; only a longer silence is idleness.
+	if p.SessionIdle < 2*p.Retry {
+		add(at("sessionIdleMs", "retryMs"), "sessionIdleMs: %d must be at least twice retryMs (%d): a waiting session is heard from once a retry period",
+			p.SessionIdle.Milliseconds(), 2*p.Retry.Milliseconds())
+	}
 	return out
 }
 

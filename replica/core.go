@@ -80,6 +80,12 @@ type Core struct {
 	heldOrder []wire.CmdID
 	reads     []waitingRead
 
+	// ending holds the sessions whose end this leader appended and has
+	// not applied yet; idleScan is when it last looked for idle ones
+	// (expiry.go).
+	ending   map[wire.ClientID]kvs.Slot
+	idleScan int64
+
 	lastHeartbeat int64
 	lastHeard     int64
 	leaderSince   int64 // when this replica last became leader
@@ -122,6 +128,7 @@ func New(o Options) (*Core, error) {
 		match:     make([]kvs.Slot, o.N),
 		sent:      make([]kvs.Slot, o.N),
 		held:      make(map[wire.CmdID][]heldRequest),
+		ending:    make(map[wire.ClientID]kvs.Slot),
 		xfer:      make(map[wire.ReplicaID]*transfer),
 		learner:   make([]bool, o.N),
 	}
@@ -173,7 +180,12 @@ func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
 		c.log.Debug("invalid client request dropped", zap.Uint64("client", uint64(from)), zap.Stringer("type", typeName{m}))
 		return
 	}
-	c.sessions.get(from).heard = c.o.Now()
+	if c.role == Leader {
+		c.sessions.get(from).heard = c.o.Now()
+	}
+	if c.sessionOver(from, m) {
+		return
+	}
 	if c.rec != nil {
 		if _, read := m.(*wire.WeakRead); !read {
 			// A recovering leader buffers requests, it does not drop them
@@ -189,6 +201,8 @@ func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
 		c.onWeakRead(from, m)
 	case *wire.Sync:
 		c.onSync(from, m)
+	case *wire.EndSession:
+		c.onEndSession(from, m)
 	default:
 		if !c.policy.HandleClient(c, from, m) {
 			c.log.Warn("unexpected client message", zap.Uint64("client", uint64(from)), zap.Stringer("type", typeName{m}))
@@ -267,6 +281,7 @@ func (c *Core) Tick() {
 	c.expireHeld(now)
 	c.expireReads(now)
 	c.flushStaleRecords(now)
+	c.expireIdle(now)
 	c.askToJoin(now)
 	if c.role != Leader {
 		c.checkElectionTimer(now)
@@ -313,7 +328,9 @@ func validRequest(m wire.Message) bool {
 	default:
 		return true
 	}
-	return !id.IsZero() && cmd.Validate() == nil && kind(cmd)
+	// Seq 0 is no command's: in the log a no-op of a client with Seq 0 ends
+	// that client's session.
+	return id.Client != 0 && id.Seq != 0 && cmd.Validate() == nil && kind(cmd)
 }
 
 type typeName struct{ m wire.Message }

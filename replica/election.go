@@ -223,6 +223,7 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 	}
 	if c.role != Follower {
 		clear(c.held)
+		clear(c.ending)
 		clear(c.heldOrder)
 		c.heldOrder = c.heldOrder[:0]
 		c.rec = nil

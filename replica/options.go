@@ -55,6 +55,11 @@ type Options struct {
 	// (PROTOCOL.md 3.4 rule 6, docs/DECISIONS.md 15). Zero means ten
 	// WitnessSyncAge periods.
 	RefuseAfter time.Duration
+	// SessionIdle is how long the leader waits without hearing from a
+	// session before it ends the session through the log, releasing its
+	// row at every replica (PROTOCOL.md 6.10, docs/DECISIONS.md 23).
+	// Zero means five minutes.
+	SessionIdle time.Duration
 	// ReadWait bounds how long a weak read waits for the read frontier.
 	ReadWait time.Duration
 	// BarrierWait bounds how long the leader holds a request whose causal
@@ -134,6 +139,9 @@ func (o Options) withDefaults() Options {
 	if o.RefuseAfter == 0 {
 		o.RefuseAfter = 10 * o.WitnessSyncAge
 	}
+	if o.SessionIdle == 0 {
+		o.SessionIdle = 5 * time.Minute
+	}
 	if o.ReadWait == 0 {
 		o.ReadWait = time.Second
 	}
@@ -180,6 +188,9 @@ func (o Options) validate() error {
 	}
 	if o.SnapshotEvery < 1 || o.LogRetain < 1 {
 		errs = append(errs, fmt.Errorf("snapshot every %d entries, retain %d: both must be positive", o.SnapshotEvery, o.LogRetain))
+	}
+	if o.SessionIdle < 0 {
+		errs = append(errs, fmt.Errorf("session idle time %v: must be positive", o.SessionIdle))
 	}
 	if o.ElectionTimeoutMin > o.ElectionTimeoutMax {
 		errs = append(errs, fmt.Errorf("election timeout %v-%v: min above max", o.ElectionTimeoutMin, o.ElectionTimeoutMax))

@@ -311,7 +311,10 @@ func (c *Core) announceView(nv *wire.NewView) {
 		}
 	}
 	clients := make([]wire.ClientID, 0, len(c.sessions))
-	for id := range c.sessions {
+	for id, s := range c.sessions {
+		if s.ended != 0 {
+			continue
+		}
 		clients = append(clients, id)
 	}
 	slices.Sort(clients)

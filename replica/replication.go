@@ -266,7 +266,7 @@ func (c *Core) checkLeader(from wire.ReplicaID, b wire.Ballot) error {
 // or a valid command with a command id.
 func validEntry(e *wire.Entry) bool {
 	if e.Command.Op == kvs.OpNoop {
-		return true // a view no-op (no id) or a refusal (an id)
+		return true // a view no-op (no id), a refusal (an id) or a session end (a client, Seq 0)
 	}
 	return !e.Cmd.IsZero() && e.Command.Validate() == nil
 }

@@ -149,6 +149,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		WitnessSyncAge:     cfg.WitnessSync,
 		SnapshotEvery:      cfg.SnapshotEvery,
 		LogRetain:          cfg.LogRetain,
+		SessionIdle:        cfg.SessionIdle,
 		ReadWait:           cfg.ReadWait,
 		Executed:           s.recordExecuted,
 		Installed:          s.recordSnapshot,

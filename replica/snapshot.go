@@ -41,7 +41,7 @@ func (c *Core) takeSnapshot() {
 func (t sessionTable) states() []wire.SessionState {
 	out := make([]wire.SessionState, 0, len(t))
 	for id, s := range t {
-		st := wire.SessionState{Client: id, Floor: s.floor, WeakCommittedSeq: s.weakCommittedSeq}
+		st := wire.SessionState{Client: id, Floor: s.floor, WeakCommittedSeq: s.weakCommittedSeq, Ended: s.ended}
 		for seq, a := range s.results {
 			st.Results = append(st.Results, wire.SessionResult{Seq: seq, Slot: a.slot, Refused: a.refused,
 				Value: a.result.Value, Version: a.result.Version, Items: a.result.Items})
@@ -57,6 +57,10 @@ func (t sessionTable) states() []wire.SessionState {
 func restoreSessions(states []wire.SessionState) sessionTable {
 	t := make(sessionTable, len(states))
 	for _, st := range states {
+		if st.Ended != 0 {
+			t.end(st.Client, st.Ended)
+			continue
+		}
 		s := &session{results: make(map[wire.Seq]applied, len(st.Results)), floor: st.Floor, weakCommittedSeq: st.WeakCommittedSeq}
 		for _, r := range st.Results {
 			s.results[r.Seq] = applied{slot: r.Slot, refused: r.Refused,

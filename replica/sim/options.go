@@ -101,6 +101,10 @@ type Options struct {
 	// retained log tail (0: small values, 50 and 20, so that compaction,
 	// and state transfer to lagging replicas, happen in most runs).
 	SnapshotEvery, LogRetain int
+	// SessionIdle is the replicas' session idle time (0: their default);
+	// a configuration sets it below the sessions' think time to expire
+	// sessions in the middle of a run.
+	SessionIdle time.Duration
 	// ReadWait bounds how long a replica parks a weak read (0: the
 	// replica's default); scripted scenarios raise it to keep a read
 	// parked across a view change.

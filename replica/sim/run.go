@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -97,10 +98,17 @@ func (c *Cluster) handle(e *event, settling bool) error {
 		c.replicas[e.idx].Tick()
 		c.schedule(&event{at: c.now + int64(c.o.Tick), kind: evTickReplica, idx: e.idx})
 	case evTickClient:
-		if c.sessions[e.idx].dead {
+		s := c.sessions[e.idx]
+		if s.dead {
 			return nil
 		}
-		c.sessions[e.idx].core.Tick()
+		if ops := c.o.Workload.Ops; ops > 0 && s.done >= ops && !s.ending {
+			// Done (a scripted run has no count): close cleanly, so that
+			// the replicas release the session's state (PROTOCOL.md 6.10).
+			s.ending = true
+			s.core.End()
+		}
+		s.core.Tick()
 		c.schedule(&event{at: c.now + int64(c.o.Tick), kind: evTickClient, idx: e.idx})
 	case evInvoke:
 		c.invoke(c.sessions[e.idx])
@@ -289,7 +297,7 @@ func (c *Cluster) progress() string {
 	done := 0
 	for _, x := range c.sessions {
 		done += x.done
-		if !x.dead && x.done < c.o.Workload.Ops {
+		if !x.dead && (x.done < c.o.Workload.Ops || !x.core.Settled()) {
 			s += fmt.Sprintf("\n  %s: %s", x.name, x.core.Describe())
 		}
 	}
@@ -361,6 +369,10 @@ func (c *Cluster) complete(s *session, r client.Result) {
 		return
 	}
 	delete(s.hist, r.Seq)
+	if errors.Is(r.Err, client.ErrExpired) && !s.expired {
+		s.expired = true
+		c.IdleExpired++
+	}
 	h := c.history[i]
 	h.ReturnNS = c.now
 	h.OK = r.Err == nil

@@ -34,6 +34,9 @@ type session struct {
 	// refused (docs/DECISIONS.md 15); like a crash, it exempts its weak
 	// writes from the durability rule, and the run reports it.
 	lost bool
+	// ending: the session finished its operations and asked the cluster
+	// to end it; expired: the leader ended it for being idle.
+	ending, expired bool
 }
 
 // Cluster is one simulated run.
@@ -68,6 +71,9 @@ type Cluster struct {
 	// snapshots installed by state transfer, and restarted replicas that
 	// became members again.
 	Restarts, Installs, Rejoins int
+	// Ended counts sessions whose clean end the cluster confirmed;
+	// IdleExpired the sessions the leader ended for being idle.
+	Ended, IdleExpired int
 }
 
 // Result is what a run produced.
@@ -83,8 +89,9 @@ type Result struct {
 	// replicas that crashed.
 	Ballot  wire.Ballot
 	Crashed []int
-	// Restarts, Installs and Rejoins as counted by the Cluster.
-	Restarts, Installs, Rejoins int
+	// Restarts, Installs, Rejoins, Ended and IdleExpired as counted by
+	// the Cluster.
+	Restarts, Installs, Rejoins, Ended, IdleExpired int
 	// Expired is how many live sessions were told that acknowledged
 	// writes of theirs were refused (docs/DECISIONS.md 15).
 	Expired int
@@ -125,7 +132,7 @@ func Run(o Options) (*Result, error) {
 	}
 	return &Result{
 		Ballot: ballot, Crashed: crashed, Expired: lost,
-		Restarts: c.Restarts, Installs: c.Installs, Rejoins: c.Rejoins,
+		Restarts: c.Restarts, Installs: c.Installs, Rejoins: c.Rejoins, Ended: c.Ended, IdleExpired: c.IdleExpired,
 		History: c.history, Logs: logs, Report: rep,
 		Fast: c.Fast, Slow: c.Slow, Messages: c.Messages,
 		Virtual: time.Duration(c.now),
@@ -171,6 +178,7 @@ func newCluster(o Options) (*Cluster, error) {
 			Send:       func(to wire.ReplicaID, m wire.Message) { c.send(ep, int(to), m) },
 			Complete:   func(r client.Result) { c.complete(s, r) },
 			Lost:       func(wire.Seq) { s.lost = true },
+			Ended:      func() { c.Ended++ },
 			Now:        c.clock,
 			RetryAfter: o.RetryAfter,
 			Mutation:   o.ClientMutation,
@@ -303,10 +311,11 @@ func (c *Cluster) startReplica(i int) error {
 		Mutation:      o.Mutation,
 		ReadWait:      o.ReadWait,
 		SnapshotEvery: o.SnapshotEvery, LogRetain: o.LogRetain,
-		DeferApply: c.deferred[i],
-		Executed:   func(e *wire.Entry, res kvs.Result) { c.recordExecuted(i, e, res) },
-		Installed:  func(slot kvs.Slot) { c.Installs++; c.recordSnapshot(i, slot) },
-		Rejoined:   func(kvs.Slot) { c.Rejoins++ },
+		SessionIdle: o.SessionIdle,
+		DeferApply:  c.deferred[i],
+		Executed:    func(e *wire.Entry, res kvs.Result) { c.recordExecuted(i, e, res) },
+		Installed:   func(slot kvs.Slot) { c.Installs++; c.recordSnapshot(i, slot) },
+		Rejoined:    func(kvs.Slot) { c.Rejoins++ },
 	})
 	if err != nil {
 		return err

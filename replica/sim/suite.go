@@ -77,7 +77,7 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 	for _, n := range ns {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			t.Parallel()
-			fast, slow, restarts, installs, rejoins := 0, 0, 0, 0, 0
+			fast, slow, restarts, installs, rejoins, ended, expired := 0, 0, 0, 0, 0, 0, 0
 			seeds := Seeds(count)
 			for _, seed := range seeds {
 				res, err := Run(mk(seed, n))
@@ -88,10 +88,12 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 				restarts += res.Restarts
 				installs += res.Installs
 				rejoins += res.Rejoins
+				ended += res.Ended
+				expired += res.IdleExpired
 				slow += res.Slow
 			}
-			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d; %d restarts, %d snapshots installed, %d rejoined",
-				n, len(seeds), fast, slow, restarts, installs, rejoins)
+			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d; %d restarts, %d snapshots installed, %d rejoined; sessions: %d ended, %d expired idle",
+				n, len(seeds), fast, slow, restarts, installs, rejoins, ended, expired)
 			if fast == 0 || slow == 0 {
 				t.Fatalf("fast path %d, slow path %d: the workload must exercise both", fast, slow)
 			}

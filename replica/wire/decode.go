@@ -92,6 +92,8 @@ func Decode(t MsgType, body []byte) (Message, error) {
 	case TypeInstallSnapshot:
 		m = &InstallSnapshot{Ballot: d.ballot(), Leader: d.replica(), LastSlot: d.slot(), LastBallot: d.ballot(),
 			Chunk: d.u32("chunk"), Done: d.bool(), Sessions: d.sessions(), Items: d.items()}
+	case TypeEndSession:
+		m = &EndSession{Client: ClientID(d.uvarint())}
 	case TypeJoin:
 		m = &Join{Replica: d.replica(), Incarnation: d.uvarint()}
 	case TypeJoinReply:
@@ -404,6 +406,7 @@ func (d *decoder) sessions() []SessionState {
 			}
 			ss[i].Results = rs
 		}
+		ss[i].Ended = d.slot()
 	}
 	return ss
 }

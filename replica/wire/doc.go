@@ -60,8 +60,8 @@
 //	Item     [3]  Key varint, Value bytes, Version uvarint (kvs.Item)
 //	Result   [6]  Seq, Slot, Refused bool, Value bytes, Version, Items
 //	              list(Item)
-//	Session  [4]  Client uvarint, Floor Seq, WeakCommittedSeq Seq,
-//	              Results list(Result)
+//	Session  [5]  Client uvarint, Floor Seq, WeakCommittedSeq Seq,
+//	              Results list(Result), Ended Slot
 //
 // # Bodies
 //
@@ -110,6 +110,7 @@
 //	28 Join              Replica, Incarnation uvarint
 //	29 JoinReply         Ballot, Replica, Leader, LastSlot, Member bool, Mark,
 //	                     Incarnation uvarint, Founders list(uvarint)
+//	30 EndSession        Client uvarint
 //
 // For example a Sync for CmdID{Client: 5, Seq: 300} is the 8 bytes
 // 03 00 00 00 06 05 ac 02.

@@ -24,7 +24,7 @@ const (
 	minSlotOf  = minCmdID + 1 + 1
 	minItem    = 1 + 1 + 1
 	minResult  = 1 + 1 + 1 + 1 + 1 + 1
-	minSession = 1 + 1 + 1 + 1
+	minSession = 1 + 1 + 1 + 1 + 1
 )
 
 var typeNames = [typeEnd]string{
@@ -57,6 +57,7 @@ var typeNames = [typeEnd]string{
 	TypeInstallSnapshotAck: "InstallSnapshotAck",
 	TypeJoin:               "Join",
 	TypeJoinReply:          "JoinReply",
+	TypeEndSession:         "EndSession",
 }
 
 // Valid reports whether t is a defined message type.
@@ -241,6 +242,8 @@ func appendBody(b []byte, m Message) []byte {
 			b = appendSession(b, &m.Sessions[i])
 		}
 		b = appendItems(b, m.Items)
+	case *EndSession:
+		b = appendUvarint(b, uint64(m.Client))
 	case *Join:
 		b = appendReplica(b, m.Replica)
 		b = appendUvarint(b, m.Incarnation)
@@ -359,5 +362,5 @@ func appendSession(b []byte, st *SessionState) []byte {
 		b = binary.AppendUvarint(b, uint64(r.Version))
 		b = appendItems(b, r.Items)
 	}
-	return b
+	return binary.AppendUvarint(b, uint64(st.Ended))
 }

@@ -169,7 +169,8 @@ func examples() []example {
 		{name: "installsnapshot", msg: &InstallSnapshot{Ballot: 3, Leader: 1, LastSlot: 900, LastBallot: 2, Chunk: 0,
 			Sessions: []SessionState{{Client: bigClient, Floor: 10, WeakCommittedSeq: 9, Results: []SessionResult{
 				{Seq: 11, Slot: 800, Value: kvs.Value("v"), Version: 799}, {Seq: 12, Slot: 801, Refused: true},
-				{Seq: 13, Slot: 802, Items: sampleItems()}}}, {Client: 7}}, Items: sampleItems()}},
+				{Seq: 13, Slot: 802, Items: sampleItems()}}}, {Client: 7}, {Client: 8, Ended: 640}}, Items: sampleItems()}},
+		{name: "endsession", msg: &EndSession{Client: bigClient}},
 		{name: "installsnapshot-done", msg: &InstallSnapshot{Ballot: 3, Leader: 1, LastSlot: 900, LastBallot: 2, Chunk: 7, Done: true}},
 		{name: "installsnapshotack", msg: &InstallSnapshotAck{Ballot: 3, Replica: 2, LastSlot: 900, Chunk: 7}},
 		{name: "acceptack-learner", msg: &AcceptAck{Ballot: 3, Replica: 2, Success: true, MatchSlot: 5, Learner: true}},

@@ -36,6 +36,7 @@ const (
 	TypeInstallSnapshotAck
 	TypeJoin
 	TypeJoinReply
+	TypeEndSession
 	typeEnd // one past the last valid type
 )
 
@@ -84,7 +85,14 @@ type Entry struct {
 // IsRefusal reports whether e records the leader's refusal of the command
 // Cmd: a no-op that carries a command id. Applying it makes the command
 // never execute (PROTOCOL.md 3.4 rule 6, docs/DECISIONS.md).
-func (e *Entry) IsRefusal() bool { return !e.Cmd.IsZero() && e.Command.Op == kvs.OpNoop }
+func (e *Entry) IsRefusal() bool { return e.Cmd.Seq != 0 && e.Command.Op == kvs.OpNoop }
+
+// IsSessionEnd reports whether e ends the session Cmd.Client: a no-op with
+// a client id and Seq 0. Applying it forgets the session's row and refuses
+// every later request of it (PROTOCOL.md 6.10, docs/DECISIONS.md 23).
+func (e *Entry) IsSessionEnd() bool {
+	return e.Cmd.Client != 0 && e.Cmd.Seq == 0 && e.Command.Op == kvs.OpNoop
+}
 
 // Record is a witness record (PROTOCOL.md section 3.4).
 type Record struct {
@@ -326,6 +334,15 @@ type SessionState struct {
 	Floor            Seq
 	WeakCommittedSeq Seq
 	Results          []SessionResult
+	// Ended is the slot that ended the session (0: live); an ended
+	// session keeps only this, so that its late requests are refused.
+	Ended kvs.Slot
+}
+
+// EndSession tells the replicas that a client closed its session cleanly:
+// the leader ends it through the log (PROTOCOL.md 6.10).
+type EndSession struct {
+	Client ClientID
 }
 
 // InstallSnapshot carries one chunk of the leader's snapshot to a follower
@@ -426,6 +443,7 @@ func (*PreVote) Type() MsgType          { return TypePreVote }
 func (*PreVoteReply) Type() MsgType     { return TypePreVoteReply }
 func (*InstallSnapshot) Type() MsgType  { return TypeInstallSnapshot }
 func (*Join) Type() MsgType             { return TypeJoin }
+func (*EndSession) Type() MsgType       { return TypeEndSession }
 func (*JoinReply) Type() MsgType        { return TypeJoinReply }
 func (*InstallSnapshotAck) Type() MsgType {
 	return TypeInstallSnapshotAck
