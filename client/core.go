@@ -23,8 +23,9 @@ type Options struct {
 	// refused afterwards (see Core.Lost).
 	Lost func(seq wire.Seq)
 	// Ended, when set, is told that the cluster applied the end of the
-	// session that End asked for.
-	Ended func()
+	// session: the one End asked for (expired false), or the leader's,
+	// for being idle (expired true).
+	Ended func(expired bool)
 	Now   func() int64
 	// RetryAfter is how long an operation waits for replies before the
 	// same request (same CmdID) is sent again (PROTOCOL.md 3.7).
@@ -261,6 +262,9 @@ func (s *Core) Broadcast(first wire.ReplicaID, m wire.Message) {
 		}
 	}
 }
+
+// NextSeq is the Seq the next Invoke assigns.
+func (s *Core) NextSeq() wire.Seq { return s.seq + 1 }
 
 // Invoke starts an operation and returns its Seq. An expired session
 // fails it at once with the reason it expired.
@@ -784,15 +788,19 @@ func (s *Core) onEndSession(m *wire.EndSession) {
 	if m.Client != s.o.ID {
 		return
 	}
-	if s.ending && s.Settled() {
-		if s.o.Ended != nil {
-			s.o.Ended()
-		}
-		s.ending = false
-		s.expired = ErrClosed
+	if s.expired != nil {
 		return
 	}
-	s.expire(ErrExpired)
+	asked := s.ending && s.Settled()
+	if asked {
+		s.ending = false
+		s.expired = ErrClosed
+	} else {
+		s.expire(ErrExpired)
+	}
+	if s.o.Ended != nil {
+		s.o.Ended(!asked)
+	}
 }
 
 // Lost records that the session's acknowledged operation seq was refused

@@ -41,6 +41,9 @@ type SessionOptions struct {
 	// onIdleClose, when set, is called (on the session's goroutine) when
 	// the session closes a connection it has not used (tests).
 	onIdleClose func(wire.ReplicaID)
+	// onEnd, when set, is told (on the session's goroutine) that the
+	// cluster applied the end of the session (tests).
+	onEnd func(expired bool)
 }
 
 // Session is one client session over TCP: the session core runs on one
@@ -151,10 +154,16 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	s.core, err = NewCore(Options{
 		ID: id, N: cfg.N(), Leader: 0, Nearest: nearest, Policy: o.Policy,
 		Send: s.send, Complete: s.complete, Now: s.Now, RetryAfter: cfg.Retry,
-		Ended: func() {
+		Ended: func(expired bool) {
 			if s.ended != nil {
 				close(s.ended)
 				s.ended = nil
+			}
+			if expired {
+				s.log.Warn("the cluster ended the session: idle longer than sessionIdleMs")
+			}
+			if s.o.onEnd != nil {
+				s.o.onEnd(expired)
 			}
 		},
 		Lost: func(seq wire.Seq) {
@@ -372,10 +381,12 @@ func (s *Session) loop() {
 			s.ended = ch
 			s.core.End()
 		case in := <-s.invoke:
-			seq := s.core.Invoke(in.op)
+			// The waiter is in place before Invoke, which may complete
+			// the operation at once (an expired session).
 			if in.reply != nil {
-				s.waiters[seq] = in.reply
+				s.waiters[s.core.NextSeq()] = in.reply
 			}
+			s.core.Invoke(in.op)
 		case r := <-s.inbox:
 			if r.dialed != nil {
 				s.dialed(r.from, r.dialed)

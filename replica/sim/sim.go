@@ -174,11 +174,15 @@ func newCluster(o Options) (*Cluster, error) {
 		c.byClient[id] = ep
 		core, err := client.NewCore(client.Options{
 			ID: id, N: o.N, Leader: 0, Nearest: wire.ReplicaID(i % o.N),
-			Policy:     o.Protocol.Client(),
-			Send:       func(to wire.ReplicaID, m wire.Message) { c.send(ep, int(to), m) },
-			Complete:   func(r client.Result) { c.complete(s, r) },
-			Lost:       func(wire.Seq) { s.lost = true },
-			Ended:      func() { c.Ended++ },
+			Policy:   o.Protocol.Client(),
+			Send:     func(to wire.ReplicaID, m wire.Message) { c.send(ep, int(to), m) },
+			Complete: func(r client.Result) { c.complete(s, r) },
+			Lost:     func(wire.Seq) { s.lost = true },
+			Ended: func(expired bool) {
+				if !expired {
+					c.Ended++
+				}
+			},
 			Now:        c.clock,
 			RetryAfter: o.RetryAfter,
 			Mutation:   o.ClientMutation,
