@@ -79,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	resultsPath := fs.String("results", "", "client: write the raw results as JSON to this file; summary: the run's directory")
 	historyPath := fs.String("history", "", "client: record the history (JSON Lines) to this file; check: the history file or directory")
-	appliedLog := fs.String("appliedlog", "", "server: write the executed commands (JSON Lines) to this file at exit")
+	appliedLog := fs.String("appliedlog", "", "server: stream the executed commands (JSON Lines) to this new file as they execute (it must not exist: one file per process lifetime)")
 	threads := fs.Int("threads", 0, "client: sessions per process, overriding clientThreads")
 	checkMode := fs.Bool("check", false, "check mode: unique written values (as checkerMode: true)")
 	tlsDir := fs.String("tls", "", "server, client: mutual TLS with the certificates in this directory, overriding the configuration's tls")

@@ -14,6 +14,7 @@ usage() {
 	cat <<USAGE
 usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                              [--check] [--tls] [--kill-leader-at SECONDS] [--hosts]
+                             [--restart-follower-at S[:DOWN]]
                              [--proxy] [--partition-leader-at S[:DUR]] [-h]
 
   -c CONF                  configuration file (default: multi-client.conf)
@@ -31,6 +32,13 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            seconds after the clients start
   --kill-follower-at SECONDS
                            kill -9 the last replica of the configuration instead
+  --restart-follower-at S[:DOWN]
+                           kill -9 the last replica S seconds after the clients
+                           start and start it again DOWN seconds later (default
+                           1) with the same alias and arguments (with --check,
+                           a new applied log: log-ALIAS.2.jsonl); summary.json
+                           says when it was a witness again ("restart"); the
+                           run must last past S + DOWN (scripts/restart.conf)
   --loglevel LEVEL         log level of every process (debug, info, warn, error)
   --hosts                  run every process on the host its address names,
                            over SSH (see "Multi-host mode" below)
@@ -54,9 +62,12 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            reconnections refused until the heal)
   -h                       this help
 
-Output in DIR: summary.txt, summary.json, per-process logs (ALIAS.log),
-client outputs (ALIAS.out, ALIAS.err), raw results (results-ALIAS.json),
-and with --check the histories and applied logs; with --proxy the proxy
+Output in DIR: summary.txt, summary.json, per-process logs (ALIAS.log,
+both lifetimes of a restarted replica), client outputs (ALIAS.out,
+ALIAS.err), raw results (results-ALIAS.json), the kills and restarts
+(events.txt: UNIX_MS killed|restarted ALIAS), and with --check the
+histories and applied logs (log-ALIAS.jsonl, and log-ALIAS.2.jsonl for
+a restarted replica's second lifetime); with --proxy the proxy
 plan and per-process configurations (netem/) and toxiproxy.log; with
 --tls the certificates (tls/).
 
@@ -80,6 +91,8 @@ extra=()
 check=0
 tls=0
 kill_at=""
+restart_at=""
+restart_down=1
 multi=0
 proxy=0
 part_at=""
@@ -99,6 +112,9 @@ while [ $# -gt 0 ]; do
 	--kill-leader-at | --kill-follower-at)
 		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-multi-client.sh: $1 needs seconds" >&2; exit 2; }
 		kill_at=$2; kill_which=${1#--kill-}; kill_which=${kill_which%-at}; shift 2 ;;
+	--restart-follower-at)
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || { echo "run-multi-client.sh: $1 needs S or S:DOWN (seconds)" >&2; exit 2; }
+		restart_at=${2%%:*}; [[ "$2" != *:* ]] || restart_down=${2#*:}; shift 2 ;;
 	--hosts) multi=1; shift ;;
 	--proxy) proxy=1; shift ;;
 	--partition-leader-at)
@@ -115,6 +131,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -f "$conf" ] || { echo "run-multi-client.sh: no configuration file $conf" >&2; exit 2; }
+if [ -n "$kill_at" ] && [ -n "$restart_at" ]; then
+	echo "run-multi-client.sh: --restart-follower-at and --kill-$kill_which-at cannot be combined" >&2
+	exit 2
+fi
 if [ "$multi" = 1 ] && [ "$proxy" = 1 ] && [ -z "${PROXY_IP:-}" ]; then
 	echo "run-multi-client.sh: --proxy with --hosts needs PROXY_IP, an address of this machine that every host reaches (the proxies run here)" >&2
 	exit 2
@@ -431,12 +451,23 @@ cfg_for() {
 	fi
 }
 
+# replica_args ALIAS LOG: the arguments of replica ALIAS, into rargs; LOG
+# is the file name of its applied log, new for every lifetime (the
+# replica refuses one that exists).
+replica_args() {
+	rargs=(-run server -config "$(cfg_for "$1")" -alias "$1" -log "$pdir/$1.log" "${extra[@]}")
+	[ "$check" = 0 ] || rargs+=(-appliedlog "$pdir/$2")
+}
+
+# event WHAT ALIAS: records a kill or restart in events.txt, with this
+# machine's clock in milliseconds (the summary puts it on the timeline).
+event() { echo "$(date +%s%3N) $1 $2" >>"$out/events.txt"; }
+
 start=$(date +%s.%N)
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
-	args=(-run server -config "$(cfg_for "$alias")" -alias "$alias" -log "$pdir/$alias.log" "${extra[@]}")
-	[ "$check" = 0 ] || args+=(-appliedlog "$pdir/log-$alias.jsonl")
-	start replica "$alias" "${args[@]}"
+	replica_args "$alias" "log-$alias.jsonl"
+	start replica "$alias" "${rargs[@]}"
 done <<<"$hosts"
 
 # Wait for every replica to listen: probe its port every 20 ms, at most
@@ -480,6 +511,7 @@ if [ -n "$kill_at" ]; then
 	fi
 	kill_victim() {
 		if signal_proc KILL "$victim"; then
+			event killed "$victim"
 			if [ "$multi" = 0 ]; then
 				echo "killed $victim (pid ${pid_of[$victim]}) at ${kill_at}s" >&2
 			else
@@ -488,6 +520,68 @@ if [ -n "$kill_at" ]; then
 		fi
 	}
 	after "$kill_at" kill_victim
+	killed=$victim
+fi
+
+# --restart-follower-at: one background job kills the last replica, starts
+# it again (as its own child, so that it can wait for it) and, when the
+# launcher stops it with TERM, stops the replica by its PID and exits with
+# the replica's status. restart_pid is the job.
+restart_pid=""
+if [ -n "$restart_at" ]; then
+	victim=$(awk '$1 == "replica" { v = $2 } END { print v }' <<<"$hosts")
+	victim_addr=$(awk -v a="$victim" '$1 == "replica" && $2 == a { print $3 }' <<<"$hosts")
+	old_pid=${pid_of[$victim]}
+	(
+		sp="" rp=""
+		stop_restarted() {
+			[ -z "$sp" ] || kill "$sp" 2>/dev/null
+			[ -n "$rp" ] || exit 0
+			if [ "$multi" = 0 ]; then kill -TERM "$rp" 2>/dev/null; else signal_proc TERM "$victim" || true; fi
+			wait "$rp"
+			exit $?
+		}
+		trap stop_restarted TERM
+		isleep "$restart_at"
+		if ! signal_proc KILL "$victim"; then
+			echo "run-multi-client.sh: $victim was not running at ${restart_at}s, nothing to restart; see $out/$victim.log" >&2
+			exit 1
+		fi
+		event killed "$victim"
+		echo "killed $victim at ${restart_at}s" >&2
+		isleep "$restart_down"
+		# The old process must be gone: its port closed and, across hosts,
+		# its ssh done (which removes its PID file, the new one's too if
+		# it came later). Checked every 20 ms, for at most 10 s.
+		for ((i = 0; ; i++)); do
+			if ! probe "$(host_of "$victim_addr")" "${victim_addr##*:}" && { [ "$multi" = 0 ] || ! kill -0 "$old_pid" 2>/dev/null; }; then
+				break
+			fi
+			if [ "$i" -ge 500 ]; then
+				echo "run-multi-client.sh: $victim still holds $victim_addr 10 s after kill -9; not restarted" >&2
+				exit 1
+			fi
+			isleep 0.02
+		done
+		replica_args "$victim" "log-$victim.2.jsonl"
+		event restarted "$victim"
+		# A TERM while the process starts waits until its PID is known.
+		term=0
+		trap 'term=1' TERM
+		start replica "$victim" "${rargs[@]}"
+		rp=${pid_of[$victim]}
+		trap stop_restarted TERM
+		[ "$term" = 0 ] || stop_restarted
+		echo "restarted $victim at $(awk -v a="$restart_at" -v d="$restart_down" 'BEGIN { print a + d }')s" >&2
+		wait "$rp"
+		rc=$?
+		# A replica exits on its own only with an error.
+		echo "run-multi-client.sh: the restarted $victim exited during the run (status $rc); $out/$victim.log ends with:" >&2
+		show_tail "$victim" "$victim.log"
+		exit 1
+	) &
+	restart_pid=$!
+	all_pids+=($restart_pid)
 	killed=$victim
 fi
 
@@ -512,10 +606,20 @@ for a in "${clients[@]}"; do
 	fi
 done
 
-# Stop the replicas cleanly (they write their applied logs on the way out)
-# and report any that died on their own.
+# Stop the replicas cleanly (they flush their applied logs on the way out)
+# and report any that died on their own. A restarted replica is stopped
+# through its job, which reports it if it died.
+if [ -n "$restart_pid" ]; then
+	kill -TERM "$restart_pid" 2>/dev/null || true
+	wait "$restart_pid" || { echo "run-multi-client.sh: the restart of $victim failed; see $out/$victim.log" >&2; status=1; }
+	if ! grep -q " restarted $victim\$" "$out/events.txt" 2>/dev/null; then
+		echo "run-multi-client.sh: the clients finished before $victim was restarted (at $restart_at + $restart_down s): make the run longer (runTime, scripts/restart.conf)" >&2
+		status=1
+	fi
+fi
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
+	[ -z "$restart_pid" ] || [ "$alias" != "$victim" ] || continue
 	p=${pid_of[$alias]}
 	if ! kill -0 "$p" 2>/dev/null; then
 		if [ "$alias" != "$killed" ]; then

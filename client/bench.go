@@ -42,7 +42,9 @@ type BenchOptions struct {
 
 // RunBenchmark runs the benchmark client process o.Alias (PROTOCOL.md 8):
 // clientThreads sessions, each a closed loop of reqs operations after one
-// warm-up, then prints the summary and writes the results. A run that
+// warm-up (or, with runTime, of as many as it issues until runTime has
+// passed since the process started its threads), then prints the summary
+// and writes the results. A run that
 // stops early (reply timeout, ctx ended, session failure) still prints and
 // writes what was measured, marked incomplete, and returns an error.
 func RunBenchmark(ctx context.Context, o BenchOptions) error {
@@ -78,16 +80,25 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 
 	sessions, err := dialAll(ctx, cfg, o, threads, window)
 	defer func() {
+		// Each Close waits for the cluster to confirm the session's end:
+		// at once, not one after the other.
+		var closing sync.WaitGroup
 		for _, s := range sessions {
 			if s != nil {
-				_ = s.Close()
+				closing.Go(func() { _ = s.Close() })
 			}
 		}
+		closing.Wait()
 	}()
 	if err != nil {
 		return fmt.Errorf("client %s: cannot reach the cluster: %w", o.Alias, err)
 	}
 
+	// runTime, when set, replaces reqs (config: runLengthWarnings).
+	reqs := cfg.Reqs
+	if cfg.RunTime > 0 {
+		reqs = 0
+	}
 	seeds := make([]uint64, threads)
 	base := o.Seed
 	if base == 0 {
@@ -96,7 +107,7 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 	for i := range seeds {
 		seeds[i] = base + uint64(i)
 		o.Log.Info("benchmark thread", zap.Int("thread", i), zap.Uint64("seed", seeds[i]),
-			zap.Int("reqs", cfg.Reqs), zap.Int("window", window))
+			zap.Int("reqs", reqs), zap.Duration("run_time", cfg.RunTime), zap.Int("window", window))
 	}
 
 	start := time.Now()
@@ -108,7 +119,7 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 	var wg sync.WaitGroup
 	for i := range threads {
 		lo := loopOptions{
-			Thread: i, Reqs: cfg.Reqs, Window: window, ReplyTimeout: cfg.ReplyTimeout,
+			Thread: i, Reqs: reqs, RunFor: cfg.RunTime, Window: window, ReplyTimeout: cfg.ReplyTimeout,
 			Ops: wl.Generator(ThreadID{Alias: o.Alias, Process: proc, Thread: i}, seeds[i]),
 			Now: now, StartUnix: start.Unix(), Progress: &done, Log: o.Log,
 		}
@@ -120,7 +131,7 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 	}
 	stop := make(chan struct{})
 	var reporter sync.WaitGroup
-	reporter.Go(func() { reportProgress(o.Progress, o.Alias, int64(threads*cfg.Reqs), &done, stop) })
+	reporter.Go(func() { reportProgress(o.Progress, o.Alias, int64(threads*reqs), cfg.RunTime, &done, stop) })
 	wg.Wait()
 	close(stop)
 	reporter.Wait()
@@ -136,7 +147,8 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 	if err != nil {
 		return fmt.Errorf("benchmark %s: %w", o.Alias, err)
 	}
-	res.Alias, res.Protocol, res.Threads, res.Pendings, res.Reqs = o.Alias, string(cfg.Protocol), threads, window, cfg.Reqs
+	res.Alias, res.Protocol, res.Threads, res.Pendings, res.Reqs = o.Alias, string(cfg.Protocol), threads, window, reqs
+	res.RunTimeS = cfg.RunTime.Seconds()
 	res.StartUnixMs = start.UnixMilli()
 	sum, err := MergeResults([]ProcessResults{res})
 	if err != nil {
@@ -181,7 +193,7 @@ func dialAll(ctx context.Context, cfg *config.Config, o BenchOptions, threads, w
 // counts add, histograms merge, the duration is the longest thread's, and
 // throughput is the total over that duration.
 func processResults(stats []*threadStats, seeds []uint64, runErr error) (ProcessResults, error) {
-	r := ProcessResults{Seeds: seeds, Timeline: []int64{}, Complete: runErr == nil}
+	r := ProcessResults{Seeds: seeds, Timeline: []int64{}, TimelineFast: []int64{}, TimelineSlow: []int64{}, Complete: runErr == nil}
 	if runErr != nil {
 		r.Error = runErr.Error()
 	}
@@ -197,10 +209,13 @@ func processResults(stats []*threadStats, seeds []uint64, runErr error) (Process
 		r.SlowPath += st.slow
 		longest = max(longest, st.duration())
 		for i, n := range st.timeline {
-			for len(r.Timeline) <= i {
-				r.Timeline = append(r.Timeline, 0)
-			}
-			r.Timeline[i] += n
+			addAt(&r.Timeline, i, n)
+		}
+		for i, n := range st.timelineFast {
+			addAt(&r.TimelineFast, i, n)
+		}
+		for i, n := range st.timelineSlow {
+			addAt(&r.TimelineSlow, i, n)
 		}
 	}
 	r.DurationS = longest.Seconds()
@@ -210,9 +225,10 @@ func processResults(stats []*threadStats, seeds []uint64, runErr error) (Process
 	return r, nil
 }
 
-// reportProgress writes one line per second (operations done, current
-// rate) from the second second on, until stop is closed.
-func reportProgress(w io.Writer, alias string, total int64, done *atomic.Int64, stop <-chan struct{}) {
+// reportProgress writes one line per second (operations done out of
+// total, or seconds run out of runTime when it is set; the current rate)
+// from the second second on, until stop is closed.
+func reportProgress(w io.Writer, alias string, total int64, runTime time.Duration, done *atomic.Int64, stop <-chan struct{}) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	var prev int64
@@ -222,7 +238,11 @@ func reportProgress(w io.Writer, alias string, total int64, done *atomic.Int64, 
 			return
 		case <-t.C:
 			n := done.Load()
-			if sec >= 2 {
+			switch {
+			case sec < 2:
+			case runTime > 0:
+				fmt.Fprintf(w, "%s: %3ds/%.0fs  %d ops  %d ops/s\n", alias, sec, runTime.Seconds(), n, n-prev)
+			default:
 				fmt.Fprintf(w, "%s: %3ds  %d/%d ops  %d ops/s\n", alias, sec, n, total, n-prev)
 			}
 			prev = n

@@ -33,8 +33,12 @@ type opSource interface {
 
 // loopOptions configures one benchmark thread.
 type loopOptions struct {
-	Thread       int
-	Reqs         int // measured operations, after the warm-up
+	Thread int
+	Reqs   int // measured operations, after the warm-up
+	// RunFor, when positive, replaces Reqs: the thread issues operations
+	// until the run clock (Now) reaches it, then waits for those in flight
+	// (config runTime).
+	RunFor       time.Duration
 	Window       int // most operations in flight
 	ReplyTimeout time.Duration
 	Ops          opSource
@@ -59,6 +63,8 @@ type threadStats struct {
 	ops, errors, timeouts int64
 	fast, slow            int64
 	timeline              []int64 // successful completions per second of the run
+	timelineFast          []int64 // of which strong operations on the fast path
+	timelineSlow          []int64 // and on the slow path
 	first, last           int64   // run clock: send of operation 1, last completion
 	started               bool    // operation 1 was sent
 	maxInFlight           int
@@ -78,8 +84,9 @@ type sentOp struct {
 	wall int64 // wall clock at Submit, for the history
 }
 
-// loop is one benchmark thread: a closed loop over Reqs+1 operations with
-// at most Window in flight (PROTOCOL.md 8.1).
+// loop is one benchmark thread: a closed loop over Reqs+1 operations (or
+// one warm-up and as many as fit in RunFor) with at most Window in flight
+// (PROTOCOL.md 8.1).
 type loop struct {
 	o        loopOptions
 	s        opSession
@@ -131,7 +138,13 @@ func (l *loop) run(ctx context.Context) error {
 	}
 
 	issued := 0
-	for issued < l.o.Reqs && len(l.inflight) < l.o.Window {
+	more := func() bool {
+		if l.o.RunFor > 0 {
+			return l.o.Now() < int64(l.o.RunFor)
+		}
+		return issued < l.o.Reqs
+	}
+	for more() && len(l.inflight) < l.o.Window {
 		if err := l.submit(l.o.Ops.Next()); err != nil {
 			return err
 		}
@@ -143,7 +156,7 @@ func (l *loop) run(ctx context.Context) error {
 			return err
 		}
 		l.record(r, sent, now)
-		if issued < l.o.Reqs {
+		if more() {
 			if err := l.submit(l.o.Ops.Next()); err != nil {
 				return err
 			}
@@ -219,19 +232,18 @@ func (l *loop) record(r Result, sent sentOp, now int64) {
 	}
 	st.ops++
 	st.lat.Of(ClassOf(sent.op)).Record(time.Duration(now - sent.at))
+	sec := int(now / int64(time.Second))
 	if sent.op.Level == wire.Strong {
 		switch r.Path {
 		case PathFast:
 			st.fast++
+			addAt(&st.timelineFast, sec, 1)
 		case PathSlow:
 			st.slow++
+			addAt(&st.timelineSlow, sec, 1)
 		}
 	}
-	sec := int(now / int64(time.Second))
-	for len(st.timeline) <= sec {
-		st.timeline = append(st.timeline, 0)
-	}
-	st.timeline[sec]++
+	addAt(&st.timeline, sec, 1)
 	if l.o.Progress != nil {
 		l.o.Progress.Add(1)
 	}
@@ -251,4 +263,12 @@ func (l *loop) logThroughput(final bool) {
 		l.o.Log.Info("TPUT", zap.Int("thread", l.o.Thread), zap.Int64("unix", l.o.StartUnix+int64(l.logged)),
 			zap.Int("second", l.logged), zap.Int64("ops", l.st.timeline[l.logged]))
 	}
+}
+
+// addAt adds n to second i of a timeline, growing it as needed.
+func addAt(tl *[]int64, i int, n int64) {
+	for len(*tl) <= i {
+		*tl = append(*tl, 0)
+	}
+	(*tl)[i] += n
 }

@@ -200,11 +200,19 @@ func TestLoopWindowAndWarmUp(t *testing.T) {
 			assert.Equal(t, strongSlow, r.st.slow)
 			assert.Equal(t, r.st.lat.StrongRead.Count()+r.st.lat.StrongWrite.Count(), strong)
 
-			var tl int64
+			var tl, tlFast, tlSlow int64
 			for _, n := range r.st.timeline {
 				tl += n
 			}
+			for _, n := range r.st.timelineFast {
+				tlFast += n
+			}
+			for _, n := range r.st.timelineSlow {
+				tlSlow += n
+			}
 			assert.Equal(t, int64(reqs), tl)
+			assert.Equal(t, r.st.fast, tlFast, "the fast path per second")
+			assert.Equal(t, r.st.slow, tlSlow, "the slow path per second")
 			// Operation 1 is sent when the warm-up completes (1 ms); the
 			// last completion is delivery reqs+1.
 			assert.True(t, r.st.started)
@@ -297,8 +305,10 @@ func TestLoopRejectsUnknownCompletion(t *testing.T) {
 }
 
 func TestProcessResultsAggregates(t *testing.T) {
-	a := &threadStats{ops: 100, fast: 10, slow: 5, started: true, first: 1e9, last: 3e9, timeline: []int64{0, 40, 60}}
-	b := &threadStats{ops: 300, errors: 2, timeouts: 1, started: true, first: 1e9, last: 2e9, timeline: []int64{0, 300}}
+	a := &threadStats{ops: 100, fast: 10, slow: 5, started: true, first: 1e9, last: 3e9, timeline: []int64{0, 40, 60},
+		timelineFast: []int64{0, 4, 6}, timelineSlow: []int64{0, 5}}
+	b := &threadStats{ops: 300, errors: 2, timeouts: 1, started: true, first: 1e9, last: 2e9, timeline: []int64{0, 300},
+		timelineFast: []int64{1}}
 	a.lat.StrongRead.Record(time.Millisecond)
 	b.lat.StrongRead.Record(3 * time.Millisecond)
 	r, err := processResults([]*threadStats{a, b}, []uint64{1, 2}, nil)
@@ -311,6 +321,8 @@ func TestProcessResultsAggregates(t *testing.T) {
 	assert.InDelta(t, 2.0, r.DurationS, 1e-9, "the longest thread")
 	assert.InDelta(t, 200.0, r.ThroughputOps, 1e-9, "total over the longest duration")
 	assert.Equal(t, []int64{0, 340, 60}, r.Timeline)
+	assert.Equal(t, []int64{1, 4, 6}, r.TimelineFast)
+	assert.Equal(t, []int64{0, 5}, r.TimelineSlow)
 	assert.Equal(t, int64(2), r.Latency.StrongRead.Count())
 	assert.True(t, r.Complete)
 
@@ -370,3 +382,35 @@ func (constOps) WarmUp() Op {
 	return Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: 1}}
 }
 func (constOps) Next() Op { return Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: 2}} }
+
+// TestLoopRunFor: with RunFor the thread issues operations until its clock
+// reaches RunFor (Reqs is ignored), then drains the ones in flight. The
+// fake's clock is 1 ms per delivery: delivery 1 is the warm-up, deliveries
+// 2..499 each let one more operation go, delivery 500 reaches 500 ms. The
+// fake sets its clock when it offers a delivery, so with several
+// operations in flight it may already offer delivery 500 when the loop
+// looks at the clock after delivery 499: one operation fewer.
+func TestLoopRunFor(t *testing.T) {
+	for _, window := range []int{1, 4} {
+		t.Run(fmt.Sprintf("window %d", window), func(t *testing.T) {
+			life, end := context.WithCancel(context.Background())
+			fake := newFake(life, window, 1<<30, 5)
+			go fake.run()
+			st, err := runThread(t.Context(), fake, loopOptions{
+				Thread: 0, Reqs: 10, RunFor: 500 * time.Millisecond, Window: window, ReplyTimeout: time.Minute,
+				Ops: newGen(t, mixed, 0, 1), Now: fake.clock.Load,
+			})
+			end()
+			<-fake.stopped
+			require.NoError(t, err)
+			want := window + 498
+			if window > 1 && st.ops == int64(want-1) {
+				want--
+			}
+			assert.Equal(t, int64(want), st.ops)
+			assert.Len(t, fake.ops, want+1, "the warm-up and the measured operations")
+			assert.Equal(t, int64(want+1)*int64(time.Millisecond), st.last, "the thread drained what was in flight")
+			assert.Empty(t, fake.violations)
+		})
+	}
+}

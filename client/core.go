@@ -22,7 +22,11 @@ type Options struct {
 	// Lost, when set, is told of an operation that completed but was
 	// refused afterwards (see Core.Lost).
 	Lost func(seq wire.Seq)
-	Now  func() int64
+	// Ended, when set, is told that the cluster applied the end of the
+	// session: the one End asked for (expired false), or the leader's,
+	// for being idle (expired true).
+	Ended func(expired bool)
+	Now   func() int64
 	// RetryAfter is how long an operation waits for replies before the
 	// same request (same CmdID) is sent again (PROTOCOL.md 3.7).
 	RetryAfter time.Duration
@@ -128,9 +132,14 @@ type Core struct {
 	// ballot, and is dropped then, since recovery may have moved it (the
 	// read ballot then makes replicas wait for the new view's start).
 	tentFrontier kvs.Slot
-	// expired: the leader refused an operation of the session, so its
-	// later ones are refused too (docs/DECISIONS.md 15).
-	expired bool
+	// expired is why the session can do nothing more (nil while it can):
+	// the leader refused one of its operations, so its later ones are
+	// refused too (ErrRefused, docs/DECISIONS.md 15), or the cluster ended
+	// it (ErrExpired, docs/DECISIONS.md 23). ending: End was called;
+	// endSent: when the EndSession went out last (0: not yet).
+	expired error
+	ending  bool
+	endSent int64
 	// readBallot is the ballot of the last view whose start the session
 	// knows. Weak reads carry it, so that a replica in a later view serves
 	// them only from state that includes that view's start (PROTOCOL.md
@@ -254,15 +263,18 @@ func (s *Core) Broadcast(first wire.ReplicaID, m wire.Message) {
 	}
 }
 
+// NextSeq is the Seq the next Invoke assigns.
+func (s *Core) NextSeq() wire.Seq { return s.seq + 1 }
+
 // Invoke starts an operation and returns its Seq. An expired session
-// fails it at once with ErrRefused.
+// fails it at once with the reason it expired.
 func (s *Core) Invoke(op Op) wire.Seq {
 	s.seq++
 	now := s.o.Now()
 	p := &Pending{Seq: s.seq, Op: op, invoked: now, sent: now}
 	s.pending[p.Seq] = p
-	if s.expired {
-		s.Complete(p, Result{Err: ErrRefused})
+	if s.expired != nil {
+		s.Complete(p, Result{Err: s.expired})
 		return p.Seq
 	}
 	s.order = append(s.order, p.Seq)
@@ -324,6 +336,8 @@ func (s *Core) Step(from wire.ReplicaID, m wire.Message) {
 		s.onWeakReadReply(m)
 	case *wire.NewView:
 		s.onNewView(m)
+	case *wire.EndSession:
+		s.onEndSession(m)
 	case *wire.NotLeader:
 		// Re-send only when the redirect points elsewhere than where the
 		// request went, so that redirects cannot multiply.
@@ -536,9 +550,17 @@ func (s *Core) releaseParked(k kvs.Key) {
 	for _, pr := range parked {
 		// Only the answer to the read's latest attempt counts, and only
 		// while the read is pending.
-		if s.Lookup(pr.reply.Cmd) == pr.p && pr.reply.Attempt == uint32(pr.p.attempts) {
-			s.finishWeakRead(pr.p, pr.reply)
+		if s.Lookup(pr.reply.Cmd) != pr.p || pr.reply.Attempt != uint32(pr.p.attempts) {
+			continue
 		}
+		if pr.reply.Ballot < s.ballot {
+			// The session learnt a new ballot while the answer waited, and
+			// dropped the tentative entries that covered what the old
+			// view's state may lack: ask again (as onWeakReadReply does).
+			s.resend(pr.p)
+			continue
+		}
+		s.finishWeakRead(pr.p, pr.reply)
 	}
 }
 
@@ -680,6 +702,7 @@ func (s *Core) Tick() {
 	}
 	clear(s.order[len(keep):])
 	s.order = keep
+	s.sendEnd()
 }
 
 func (s *Core) resend(p *Pending) {
@@ -714,24 +737,71 @@ func (s *Core) nextTarget(from wire.ReplicaID) wire.ReplicaID {
 // durable are reported through Options.Lost; every operation in flight,
 // and every later one, fails with ErrRefused. A program that wants to go on
 // opens a new session.
-func (s *Core) Expire() {
-	if s.expired {
+func (s *Core) Expire() { s.expire(ErrRefused) }
+
+func (s *Core) expire(why error) {
+	if s.expired != nil {
 		return
 	}
-	s.expired = true
+	s.expired = why
 	for _, seq := range s.o.Policy.Abandon(s) {
 		s.Lost(seq)
 	}
 	for _, seq := range s.order {
 		if p, ok := s.pending[seq]; ok {
-			s.Complete(p, Result{Err: ErrRefused})
+			s.Complete(p, Result{Err: why})
 		}
 	}
 	s.order = s.order[:0]
 }
 
 // Expired reports whether the session has expired (see Expire).
-func (s *Core) Expired() bool { return s.expired }
+func (s *Core) Expired() bool { return s.expired != nil }
+
+// End asks the cluster to end the session (its client closes cleanly):
+// the leader ends it through the log and releases its state at every
+// replica (PROTOCOL.md 6.10). Options.Ended is told when that is applied.
+// The request goes out once the session is settled, so that every write it
+// acknowledged is durable before the end (a write reaching the leader
+// after the end would be refused), and again every retry period until it
+// is confirmed. The session must not be used afterwards.
+func (s *Core) End() {
+	s.ending = true
+	s.sendEnd()
+}
+
+func (s *Core) sendEnd() {
+	if !s.ending || s.expired != nil || !s.Settled() {
+		return
+	}
+	if now := s.o.Now(); s.endSent == 0 || now-s.endSent >= int64(s.o.RetryAfter) {
+		s.endSent = max(now, 1)
+		s.Send(s.leader, &wire.EndSession{Client: s.o.ID})
+	}
+}
+
+// onEndSession: a replica applied the end of this session. After End, and
+// with nothing unsettled, that is the confirmation; otherwise the leader
+// ended the session for being idle: nothing it sends executes any more,
+// and its acknowledged writes not yet durable are lost.
+func (s *Core) onEndSession(m *wire.EndSession) {
+	if m.Client != s.o.ID {
+		return
+	}
+	if s.expired != nil {
+		return
+	}
+	asked := s.ending && s.Settled()
+	if asked {
+		s.ending = false
+		s.expired = ErrClosed
+	} else {
+		s.expire(ErrExpired)
+	}
+	if s.o.Ended != nil {
+		s.o.Ended(!asked)
+	}
+}
 
 // Lost records that the session's acknowledged operation seq was refused
 // by the leader after it completed (a CURP-HO weak write whose session was

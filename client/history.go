@@ -14,8 +14,9 @@ func SessionName(id wire.ClientID) check.SessionID {
 	return check.SessionID(fmt.Sprintf("%x", uint64(id)))
 }
 
-// historyRecorder collects one benchmark thread's history (check mode).
-// SCANs are not recorded: the checker's model has GET and PUT only.
+// historyRecorder collects one benchmark thread's history (check mode). A
+// SCAN is recorded as one get per key of its range (check.ScanRecords,
+// PROTOCOL.md 2.6 item 8).
 type historyRecorder struct {
 	session check.SessionID
 	ops     []check.Op
@@ -26,7 +27,7 @@ func (h *historyRecorder) record(seq wire.Seq, op Op, invokeNS, returnNS int64, 
 	switch op.Command.Op {
 	case kvs.OpPut:
 		kind = check.Put
-	case kvs.OpGet:
+	case kvs.OpGet, kvs.OpScan:
 		kind = check.Get
 	default:
 		return
@@ -50,6 +51,11 @@ func (h *historyRecorder) record(seq wire.Seq, op Op, invokeNS, returnNS int64, 
 		rec.Path = "fast"
 	case PathSlow:
 		rec.Path = "slow"
+	}
+	if op.Command.Op == kvs.OpScan {
+		rec.Value = ""
+		h.ops = append(h.ops, check.ScanRecords(rec, op.Command, r.Items)...)
+		return
 	}
 	h.ops = append(h.ops, rec)
 }

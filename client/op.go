@@ -64,6 +64,11 @@ var (
 	// earlier weak write of the session was lost (the session was cut off
 	// from the leader for longer than the refusal age); it never executed.
 	ErrRefused = errors.New("operation refused: an earlier weak write of the session was lost")
+	// ErrExpired: the cluster ended the session, because the leader had
+	// not heard from it for sessionIdleMs; the operation did not execute
+	// after the end, but one sent before it may have. A program that
+	// wants to go on opens a new session.
+	ErrExpired = errors.New("session expired: idle longer than sessionIdleMs; open a new session")
 )
 
 func (o Op) String() string {

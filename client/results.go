@@ -20,8 +20,12 @@ type ProcessResults struct {
 	// Pendings is the window of operations in flight per thread (1
 	// without pipelining).
 	Pendings int `json:"pendings"`
-	// Reqs is the number of measured operations each thread was to run.
+	// Reqs is the number of measured operations each thread was to run;
+	// 0 when RunTimeS decided instead.
 	Reqs int `json:"reqs"`
+	// RunTimeS is how long each thread issued operations (config runTime),
+	// 0 when Reqs decided.
+	RunTimeS float64 `json:"run_time_s,omitempty"`
 	// Seeds are the threads' random seeds, by thread.
 	Seeds []uint64 `json:"seeds"`
 	// StartUnixMs is the wall-clock start of the measured run; it aligns
@@ -39,8 +43,11 @@ type ProcessResults struct {
 	FastPath      int64   `json:"fast_path"`
 	SlowPath      int64   `json:"slow_path"`
 	// Timeline[i] is the number of operations completed in second i since
-	// StartUnixMs.
-	Timeline []int64 `json:"timeline"`
+	// StartUnixMs; TimelineFast[i] and TimelineSlow[i] count the strong
+	// ones among them that completed on the fast and on the slow path.
+	Timeline     []int64 `json:"timeline"`
+	TimelineFast []int64 `json:"timeline_fast"`
+	TimelineSlow []int64 `json:"timeline_slow"`
 	// Complete is false when a thread stopped early (reply timeout,
 	// interruption, session failure); Error then says why.
 	Complete bool            `json:"complete"`
@@ -124,8 +131,12 @@ type Summary struct {
 	Strong        ClassSummary  `json:"strong"`
 	Weak          ClassSummary  `json:"weak"`
 	// Timeline[i] is the number of operations completed by all processes
-	// in second i since the earliest start.
-	Timeline []int64 `json:"timeline"`
+	// in second i since the earliest start (StartUnixMs); TimelineFast and
+	// TimelineSlow count the strong ones on each path.
+	Timeline     []int64 `json:"timeline"`
+	TimelineFast []int64 `json:"timeline_fast"`
+	TimelineSlow []int64 `json:"timeline_slow"`
+	StartUnixMs  int64   `json:"start_unix_ms"`
 	// Complete is false when any process stopped early.
 	Complete bool `json:"complete"`
 }
@@ -162,11 +173,20 @@ func MergeResults(rs []ProcessResults) (Summary, error) {
 		s.SlowPath += r.SlowPath
 		s.Complete = s.Complete && r.Complete
 		off := int((r.StartUnixMs - start + 500) / 1000)
-		for j, n := range r.Timeline {
-			for len(s.Timeline) <= off+j {
-				s.Timeline = append(s.Timeline, 0)
+		for _, tl := range []struct{ from, to *[]int64 }{
+			{&r.Timeline, &s.Timeline}, {&r.TimelineFast, &s.TimelineFast}, {&r.TimelineSlow, &s.TimelineSlow},
+		} {
+			for j, n := range *tl.from {
+				addAt(tl.to, off+j, n)
 			}
-			s.Timeline[off+j] += n
+		}
+	}
+	s.StartUnixMs = start
+	// The same length for all three, so that second i is index i of each.
+	n := max(len(s.Timeline), len(s.TimelineFast), len(s.TimelineSlow))
+	for _, tl := range []*[]int64{&s.Timeline, &s.TimelineFast, &s.TimelineSlow} {
+		if n > 0 {
+			addAt(tl, n-1, 0)
 		}
 	}
 	s.Protocol = strings.Join(protocols, ",")

@@ -148,6 +148,17 @@ func TestMergeResultsGlobalPercentiles(t *testing.T) {
 	assert.True(t, s.Complete)
 	// client1 started 1.2 s later: its seconds shift by one.
 	assert.Equal(t, []int64{100, 260, 40}, s.Timeline)
+	assert.Equal(t, int64(10_000), s.StartUnixMs)
+
+	// The fast and slow counts shift the same way, and every timeline has
+	// the same length.
+	a.TimelineFast, a.TimelineSlow = []int64{90}, []int64{10, 200}
+	b.TimelineFast, b.TimelineSlow = []int64{0, 40}, []int64{60}
+	s, err = MergeResults([]ProcessResults{a, b})
+	require.NoError(t, err)
+	assert.Equal(t, []int64{90, 0, 40}, s.TimelineFast)
+	assert.Equal(t, []int64{10, 260, 0}, s.TimelineSlow)
+	assert.Equal(t, []int64{100, 260, 40}, s.Timeline)
 
 	b.Complete, b.Error = false, "thread 0: no reply within replyTimeout"
 	s, err = MergeResults([]ProcessResults{a, b})

@@ -42,22 +42,32 @@ type CheckJSON struct {
 // RunSummary is summary.json: the merged results of all client processes
 // of one run.
 type RunSummary struct {
-	Protocol      string        `json:"protocol"`
-	Replicas      int           `json:"replicas"`
-	Clients       int           `json:"clients"`
-	Threads       int           `json:"threads"`
-	Pendings      int           `json:"pendings"`
-	Ops           int64         `json:"ops"`
-	Errors        int64         `json:"errors"`
-	Timeouts      int64         `json:"timeouts"`
-	DurationS     float64       `json:"duration_s"`
-	ThroughputOps float64       `json:"throughput_ops"`
-	Strong        ClassJSON     `json:"strong"`
-	Weak          ClassJSON     `json:"weak"`
-	Timeline      []int64       `json:"timeline"`
-	Complete      bool          `json:"complete"`
-	Processes     []ProcessLine `json:"processes"`
-	Check         CheckJSON     `json:"check"`
+	Protocol      string    `json:"protocol"`
+	Replicas      int       `json:"replicas"`
+	Clients       int       `json:"clients"`
+	Threads       int       `json:"threads"`
+	Pendings      int       `json:"pendings"`
+	Ops           int64     `json:"ops"`
+	Errors        int64     `json:"errors"`
+	Timeouts      int64     `json:"timeouts"`
+	DurationS     float64   `json:"duration_s"`
+	ThroughputOps float64   `json:"throughput_ops"`
+	Strong        ClassJSON `json:"strong"`
+	Weak          ClassJSON `json:"weak"`
+	// Timeline[i] counts the operations of all processes completed in
+	// second i since StartUnixMs, the earliest process start;
+	// TimelineFast[i] and TimelineSlow[i] the strong ones on each path.
+	Timeline     []int64       `json:"timeline"`
+	TimelineFast []int64       `json:"timeline_fast"`
+	TimelineSlow []int64       `json:"timeline_slow"`
+	StartUnixMs  int64         `json:"start_unix_ms"`
+	Complete     bool          `json:"complete"`
+	Processes    []ProcessLine `json:"processes"`
+	Check        CheckJSON     `json:"check"`
+	// Events are the launcher's kills and restarts (events.txt), Restart
+	// the last restart and what followed (results_restart.go).
+	Events  []EventJSON  `json:"events,omitempty"`
+	Restart *RestartJSON `json:"restart,omitempty"`
 }
 
 // OK reports whether the run is one whose numbers can be trusted: every
@@ -69,8 +79,11 @@ func (r *RunSummary) OK() bool {
 // Summarize merges dir/results-*.json into dir/summary.json and
 // dir/summary.txt (also written to out) and, when the run recorded
 // histories (dir/history-*.jsonl), checks them against the replicas'
-// applied logs (dir/log-*.jsonl). It returns the summary; the caller decides
-// the exit status with OK.
+// applied logs (dir/log-*.jsonl, one per replica lifetime). The
+// launcher's kills and restarts (dir/events.txt) are placed on the
+// timeline, and a restart is followed in the replica's log
+// (results_restart.go). It returns the summary; the caller decides the
+// exit status with OK.
 func Summarize(dir string, cfg *config.Config, out io.Writer) (*RunSummary, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "results-*.json"))
 	if err != nil || len(paths) == 0 {
@@ -94,7 +107,8 @@ func Summarize(dir string, cfg *config.Config, out io.Writer) (*RunSummary, erro
 	rep := &RunSummary{
 		Protocol: sum.Protocol, Replicas: cfg.N(), Clients: len(rs), Threads: sum.Threads, Pendings: pendings,
 		Ops: sum.Ops, Errors: sum.Errors, Timeouts: sum.Timeouts, DurationS: sum.DurationS,
-		Timeline: sum.Timeline, Complete: sum.Complete, Processes: sum.Processes,
+		Timeline: sum.Timeline, TimelineFast: sum.TimelineFast, TimelineSlow: sum.TimelineSlow, StartUnixMs: sum.StartUnixMs,
+		Complete: sum.Complete, Processes: sum.Processes,
 		Strong: classJSON(sum.Strong), Weak: classJSON(sum.Weak),
 	}
 	// Merged throughput: every completed operation over the span from the
@@ -116,6 +130,12 @@ func Summarize(dir string, cfg *config.Config, out io.Writer) (*RunSummary, erro
 		rep.ThroughputOps = float64(sum.Ops) / span
 	}
 	rep.Strong.FastPath, rep.Strong.SlowPath = &sum.FastPath, &sum.SlowPath
+	if rep.Events, err = readEvents(dir, sum.StartUnixMs); err != nil {
+		return nil, err
+	}
+	if rep.Restart, err = restartOf(dir, rep.Events, &sum); err != nil {
+		return nil, err
+	}
 	if rep.Check, err = checkRun(dir); err != nil {
 		return nil, err
 	}
@@ -125,6 +145,9 @@ func Summarize(dir string, cfg *config.Config, out io.Writer) (*RunSummary, erro
 		return nil, err
 	}
 	fmt.Fprintf(&txt, "\nMerged throughput: %.1f ops/s (%d ops from the first process start to the last process end, %.3f s, %d processes)\n", rep.ThroughputOps, rep.Ops, rep.DurationS, rep.Clients)
+	if rep.Restart != nil {
+		writeRestartText(&txt, rep.Restart, &sum)
+	}
 	switch {
 	case !rep.Check.Ran:
 		fmt.Fprintln(&txt, "Check: not run (use --check)")

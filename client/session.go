@@ -41,6 +41,9 @@ type SessionOptions struct {
 	// onIdleClose, when set, is called (on the session's goroutine) when
 	// the session closes a connection it has not used (tests).
 	onIdleClose func(wire.ReplicaID)
+	// onEnd, when set, is told (on the session's goroutine) that the
+	// cluster applied the end of the session (tests).
+	onEnd func(expired bool)
 }
 
 // Session is one client session over TCP: the session core runs on one
@@ -54,6 +57,9 @@ type Session struct {
 	invoke chan invocation
 	inbox  chan reply
 	done   chan Result
+	// end asks the loop to end the session at the cluster; the channel it
+	// carries is closed when the end is confirmed.
+	end    chan chan struct{}
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -65,6 +71,7 @@ type Session struct {
 	// owned by the loop goroutine
 	conns   []*batcher.Batcher[wire.Message]
 	waiters map[wire.Seq]chan Result
+	ended   chan struct{} // closed when the cluster confirms End
 	// Per replica: idle means the session closed the connection because
 	// it went unused, and dials again only when it next sends there
 	// (queued holds what it sends meanwhile); dialing means a dial runs
@@ -128,7 +135,7 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	s := &Session{
 		o: o, log: o.Log.With(zap.String("session", fmt.Sprintf("%x", uint64(id)))),
 		start: time.Now(), invoke: make(chan invocation, o.Window), inbox: make(chan reply, 1024),
-		done: make(chan Result, o.Window), ctx: sctx, cancel: cancel,
+		done: make(chan Result, o.Window), end: make(chan chan struct{}), ctx: sctx, cancel: cancel,
 		conns: make([]*batcher.Batcher[wire.Message], cfg.N()), waiters: make(map[wire.Seq]chan Result),
 		idle: make([]bool, cfg.N()), queued: make([][]wire.Message, cfg.N()), dialing: make([]bool, cfg.N()),
 		activity: make([]uint64, cfg.N()), lastSeen: make([]uint64, cfg.N()), quietSince: make([]time.Time, cfg.N()),
@@ -147,6 +154,18 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	s.core, err = NewCore(Options{
 		ID: id, N: cfg.N(), Leader: 0, Nearest: nearest, Policy: o.Policy,
 		Send: s.send, Complete: s.complete, Now: s.Now, RetryAfter: cfg.Retry,
+		Ended: func(expired bool) {
+			if s.ended != nil {
+				close(s.ended)
+				s.ended = nil
+			}
+			if expired {
+				s.log.Warn("the cluster ended the session: idle longer than sessionIdleMs")
+			}
+			if s.o.onEnd != nil {
+				s.o.onEnd(expired)
+			}
+		},
 		Lost: func(seq wire.Seq) {
 			s.lost.Add(1)
 			s.log.Warn("an acknowledged weak write was refused: the session was cut off from the leader too long", zap.Uint64("seq", uint64(seq)))
@@ -358,11 +377,16 @@ func (s *Session) loop() {
 		case <-s.ctx.Done():
 			s.closeConns()
 			return
+		case ch := <-s.end:
+			s.ended = ch
+			s.core.End()
 		case in := <-s.invoke:
-			seq := s.core.Invoke(in.op)
+			// The waiter is in place before Invoke, which may complete
+			// the operation at once (an expired session).
 			if in.reply != nil {
-				s.waiters[seq] = in.reply
+				s.waiters[s.core.NextSeq()] = in.reply
 			}
+			s.core.Invoke(in.op)
 		case r := <-s.inbox:
 			if r.dialed != nil {
 				s.dialed(r.from, r.dialed)
@@ -510,8 +534,22 @@ func (s *Session) Get(ctx context.Context, key kvs.Key, level wire.Level) (kvs.V
 	return r.Value, err
 }
 
-// Close stops the session; safe to call twice.
+// Close ends the session at the cluster, so that the replicas release its
+// state (PROTOCOL.md 6.10), waiting at most one retry period for the
+// leader's confirmation, and stops it; safe to call twice.
 func (s *Session) Close() error {
+	ended := make(chan struct{})
+	select {
+	case s.end <- ended:
+		t := time.NewTimer(s.o.Config.Retry)
+		select {
+		case <-ended:
+		case <-t.C:
+			s.log.Debug("session end not confirmed within the retry period; the leader expires it when idle")
+		}
+		t.Stop()
+	case <-s.ctx.Done():
+	}
 	s.cancel()
 	s.wg.Wait()
 	// A dial that finished as the loop stopped left its connection here.

@@ -25,6 +25,10 @@ import (
 
 // startCounted runs the first n replicas of cfg until the test ends and
 // returns their transport counters.
+// startCounted runs the first n replicas of cfg until the test ends. With
+// fewer than all, they start as members of a brand-new cluster at once: a
+// new cluster otherwise waits for every replica to bootstrap
+// (docs/DECISIONS.md 21), and these tests run one short.
 func startCounted(t *testing.T, cfg *config.Config, n int) []*replica.ConnCounters {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -36,7 +40,8 @@ func startCounted(t *testing.T, cfg *config.Config, n int) []*replica.ConnCounte
 		counters[i] = &replica.ConnCounters{}
 		wg.Go(func() {
 			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, Policy: curpht.NewReplicaPolicy,
-				Log: zaptest.NewLogger(t).Named(alias), Counters: counters[i], Ready: func(net.Addr) { ready <- struct{}{} }})
+				Log: zaptest.NewLogger(t).Named(alias), Counters: counters[i], Ready: func(net.Addr) { ready <- struct{}{} },
+				StartAsMember: n < cfg.N()})
 			if ctx.Err() == nil {
 				t.Errorf("%s stopped: %v", alias, err)
 			}
@@ -221,4 +226,47 @@ retryMs: 5000
 		assert.Equal(t, "x", string(v))
 		assert.Less(t, time.Since(t0), 2500*time.Millisecond, "the weak read waited for a retry")
 	}
+}
+
+// A session that closes cleanly ends at the cluster, and Close returns
+// after the leader confirmed it; a session the leader has not heard from
+// for sessionIdleMs is ended by the leader, is told so, and its next
+// operation fails with ErrExpired (PROTOCOL.md 6.10, docs/DECISIONS.md 23).
+func TestSessionsEndAndExpire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a localhost cluster")
+	}
+	cfg := benchConfig(t, freePorts(t, 3), "retryMs: 100\nreadWaitMs: 100\nsessionIdleMs: 300")
+	startCounted(t, cfg, cfg.N())
+	dial := func(ended chan bool) *client.Session {
+		s, err := client.Dial(t.Context(), client.WithEndHook(client.SessionOptions{Config: cfg, Alias: "client0",
+			Policy: curpht.NewClientPolicy(), Log: zaptest.NewLogger(t)}, func(expired bool) { ended <- expired }))
+		require.NoError(t, err)
+		return s
+	}
+
+	closing := make(chan bool, 1)
+	a := dial(closing)
+	putGet(t, a, 1, "a")
+	require.NoError(t, a.Close())
+	select {
+	case expired := <-closing:
+		assert.False(t, expired, "the end the session asked for")
+	default:
+		t.Fatal("Close returned before the cluster confirmed the end")
+	}
+
+	idle := make(chan bool, 1)
+	b := dial(idle)
+	defer b.Close()
+	putGet(t, b, 2, "b")
+	select {
+	case expired := <-idle:
+		assert.True(t, expired, "the leader ended the idle session")
+	case <-time.After(20 * time.Second):
+		t.Fatal("the idle session was not ended")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	require.ErrorIs(t, b.Put(ctx, 2, kvs.Value("late"), wire.Strong), client.ErrExpired)
 }

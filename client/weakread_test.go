@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/client"
+	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
@@ -24,11 +25,13 @@ type sentMsg struct {
 	m  wire.Message
 }
 
-func newRecorder(t *testing.T) *recorder {
+func newRecorder(t *testing.T) *recorder { return newRecorderWith(t, curpht.NewClientPolicy()) }
+
+func newRecorderWith(t *testing.T, policy client.Policy) *recorder {
 	t.Helper()
 	r := &recorder{}
 	core, err := client.NewCore(client.Options{
-		ID: 5, N: 3, Leader: 0, Nearest: 2, Policy: curpht.NewClientPolicy(),
+		ID: 5, N: 3, Leader: 0, Nearest: 2, Policy: policy,
 		Send:       func(to wire.ReplicaID, m wire.Message) { r.sent = append(r.sent, sentMsg{to, m}) },
 		Complete:   func(res client.Result) { r.done = append(r.done, res) },
 		Now:        func() int64 { return r.now },
@@ -78,4 +81,30 @@ func TestStaleWeakReadReplyIgnored(t *testing.T) {
 	require.Len(t, r.done, 1)
 	require.Equal(t, seq, r.done[0].Seq)
 	require.Equal(t, kvs.Value("new"), r.done[0].Value)
+}
+
+// TestParkedReadOfOldBallotAsksAgain: a weak read's answer waits while the
+// key's newest value is ambiguous (an own weak write pending, an earlier
+// strong write settled beside it). When the session learns a new ballot it
+// drops the old view's alternatives, which releases the parked answer; that
+// answer came from the old ballot's state, which may lack what the new view
+// replayed, so the read must ask again rather than complete with it.
+func TestParkedReadOfOldBallotAsksAgain(t *testing.T) {
+	r := newRecorderWith(t, curpho.NewClientPolicy())
+	core := r.core
+	strong := core.Invoke(client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpPut, Key: 5, Value: kvs.Value("s")}})
+	core.Invoke(client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpPut, Key: 5, Value: kvs.Value("w")}})
+	core.Step(0, &wire.SyncReply{Replica: 0, Cmd: wire.CmdID{Client: 5, Seq: strong}, Slot: 9})
+	read := core.Invoke(client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: 5}})
+	to, m := r.lastRead(t)
+	done := len(r.done)
+	core.Step(to, &wire.WeakReadReply{Replica: to, Cmd: m.Cmd, Attempt: m.Attempt, Result: kvs.Value("old"), Version: 3})
+	require.Len(t, r.done, done, "the answer waits for key 5 to settle")
+
+	core.Step(1, &wire.SyncReply{Replica: 1, Ballot: 1, Cmd: wire.CmdID{Client: 5, Seq: 99}})
+	for _, res := range r.done[done:] {
+		require.NotEqual(t, read, res.Seq, "a parked answer of ballot 0 completed the read in ballot 1")
+	}
+	_, again := r.lastRead(t)
+	require.Greater(t, again.Attempt, m.Attempt, "the read is asked again")
 }

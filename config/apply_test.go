@@ -90,3 +90,28 @@ func TestOverrideSurvivesFor(t *testing.T) {
 	assert.Equal(t, 3, c.For("client0").Pendings)
 	assert.True(t, c.CheckerMode)
 }
+
+// TestRunTimeAndReqs: runTime takes precedence over reqs, with a warning
+// on the reqs line; neither is an error.
+func TestRunTimeAndReqs(t *testing.T) {
+	c, err := parseString(t, withHosts("reqs: 500", "runTime: 30s"))
+	require.NoError(t, err)
+	assert.Equal(t, 30*time.Second, c.RunTime)
+	require.Len(t, c.Warnings, 1)
+	assert.Equal(t, 7, c.Warnings[0].Line)
+	assert.Contains(t, c.Warnings[0].Msg, "reqs: 500 is ignored: runTime: 30s")
+
+	c, err = parseString(t, withHosts("runTime: 2m"))
+	require.NoError(t, err)
+	assert.Empty(t, c.Warnings, "reqs left at its default is not worth a warning")
+
+	c, err = parseString(t, withHosts("runTime: 10s", "-- Apply to client0 --", "reqs: 50"))
+	require.NoError(t, err)
+	require.Len(t, c.Warnings, 1)
+	assert.Contains(t, c.Warnings[0].Msg, "(in the settings of client0)")
+
+	_, err = parseString(t, withHosts("reqs: 0", "runTime: none"))
+	require.ErrorContains(t, err, "f.conf:7: reqs: 0 with runTime: none: a client thread would run no operation")
+	_, err = parseString(t, withHosts("reqs: 0", "runTime: 5s"))
+	require.NoError(t, err)
+}

@@ -111,6 +111,8 @@ func TestEveryErrorClass(t *testing.T) {
 		{"idle timeout shorter than two retries", withHosts("clientIdleTimeoutMs: 3000"), "f.conf:7: ", []string{"clientIdleTimeoutMs: 3000", "4000", "retryMs"}},
 		{"idle timeout shorter than two read waits", withHosts("retryMs: 100", "readWaitMs: 5000", "clientIdleTimeoutMs: 9000"), "f.conf:9: ",
 			[]string{"clientIdleTimeoutMs: 9000", "10000", "readWaitMs"}},
+		{"session idle time shorter than two retries", withHosts("sessionIdleMs: 3000"), "f.conf:7: ", []string{"sessionIdleMs: 3000", "4000", "retryMs"}},
+		{"session idle time zero", withHosts("sessionIdleMs: 0"), "f.conf:7: ", []string{"sessionIdleMs", "0", "positive"}},
 		{"handshake timeout below the injected delay", withHosts("networkDelay: 3000"), "f.conf:7: ", []string{"handshakeTimeoutMs: 5000", "3000 ms"}},
 		{"missing protocol", hostsOnly(), "f.conf: ", []string{"protocol", "curpht"}},
 		{"even replica count", strings.Join([]string{

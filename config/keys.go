@@ -64,6 +64,10 @@ func init() {
 		{name: "retryMs", set: positiveMs(func(p *Params) *time.Duration { return &p.Retry })},
 		{name: "readWaitMs", set: positiveMs(func(p *Params) *time.Duration { return &p.ReadWait })},
 		{name: "witnessSyncMs", global: true, set: positiveMs(func(p *Params) *time.Duration { return &p.WitnessSync })},
+		{name: "snapshotEvery", set: intIn(1, math.MaxInt32, func(p *Params) *int { return &p.SnapshotEvery })},
+		{name: "logRetain", set: intIn(1, math.MaxInt32, func(p *Params) *int { return &p.LogRetain })},
+		// Any replica may become the leader that expires sessions.
+		{name: "sessionIdleMs", global: true, set: positiveMs(func(p *Params) *time.Duration { return &p.SessionIdle })},
 		{name: "checkerMode", global: true, set: boolean(func(p *Params) *bool { return &p.CheckerMode })},
 		{name: "latencyFile", global: true, path: true, set: func(p *Params, v string) error { p.LatencyFile = v; return nil }},
 		// Every process must agree on TLS: a plain and a TLS end cannot talk.

@@ -41,6 +41,9 @@ func TestEveryKeyReachesItsField(t *testing.T) {
 		"retryMs: 1500",
 		"readWaitMs: 700",
 		"witnessSyncMs: 2500",
+		"snapshotEvery: 5000",
+		"logRetain: 700",
+		"sessionIdleMs: 60000",
 		"checkerMode: true",
 		"fast: true",
 		"thrifty: false",
@@ -52,7 +55,8 @@ func TestEveryKeyReachesItsField(t *testing.T) {
 		"handshakeTimeoutMs: 250",
 		"clientIdleTimeoutMs: 60000",
 	))
-	assert.Empty(t, c.Warnings)
+	require.Len(t, c.Warnings, 1, "runTime overrides reqs")
+	assert.Contains(t, c.Warnings[0].Msg, "reqs: 12345 is ignored")
 	assert.Equal(t, Params{
 		Protocol:           CURPHO,
 		MasterPort:         9000,
@@ -86,6 +90,9 @@ func TestEveryKeyReachesItsField(t *testing.T) {
 		Retry:              1500 * time.Millisecond,
 		ReadWait:           700 * time.Millisecond,
 		WitnessSync:        2500 * time.Millisecond,
+		SnapshotEvery:      5000,
+		LogRetain:          700,
+		SessionIdle:        time.Minute,
 		CheckerMode:        true,
 		TLS:                "/etc/swiftpaxos/Certs",
 		MaxConns:           100,
@@ -114,6 +121,9 @@ func TestDefaults(t *testing.T) {
 		Retry:              2 * time.Second,
 		ReadWait:           time.Second,
 		WitnessSync:        2 * time.Second,
+		SnapshotEvery:      100_000,
+		LogRetain:          10_000,
+		SessionIdle:        5 * time.Minute,
 		MaxConns:           4096,
 		HandshakeTimeout:   5 * time.Second,
 		ClientIdleTimeout:  5 * time.Minute,

@@ -72,6 +72,9 @@ type Params struct {
 	Retry              time.Duration // retryMs: client retry interval
 	ReadWait           time.Duration // readWaitMs: bound on the read-frontier wait
 	WitnessSync        time.Duration // witnessSyncMs: stale witness-record flush age
+	SnapshotEvery      int           // snapshotEvery: applied entries between two snapshots
+	LogRetain          int           // logRetain: log entries kept behind a snapshot for lagging peers
+	SessionIdle        time.Duration // sessionIdleMs: the leader ends a session it has not heard from this long
 	CheckerMode        bool          // checkerMode (synonym: check): unique values, history recording (PROTOCOL.md 2.6)
 	LatencyFile        string        // latencyFile: per-pair latency matrix, relative to the config file
 
@@ -100,6 +103,9 @@ func Default() Params {
 		Retry:              2000 * time.Millisecond,
 		ReadWait:           1000 * time.Millisecond,
 		WitnessSync:        2000 * time.Millisecond,
+		SnapshotEvery:      100_000,
+		LogRetain:          10_000,
+		SessionIdle:        5 * time.Minute,
 		MaxConns:           4096,
 		HandshakeTimeout:   5 * time.Second,
 		ClientIdleTimeout:  5 * time.Minute,

@@ -48,3 +48,14 @@ func TestRepoMultiClientConf(t *testing.T) {
 	assert.Equal(t, 100, c.CommandSize)
 	assert.Equal(t, time.Duration(0), c.NetworkDelay)
 }
+
+// scripts/restart.conf is the restart experiment's configuration: its run
+// must outlast a kill at 5 s, a second down and 10 s to watch the rejoin,
+// and it runs by time (runTime), not by a count of operations.
+func TestRepoRestartConf(t *testing.T) {
+	c, err := Load("../scripts/restart.conf")
+	require.NoError(t, err)
+	assert.Empty(t, c.Warnings)
+	assert.GreaterOrEqual(t, c.RunTime, 16*time.Second)
+	assert.Equal(t, 3, c.N())
+}

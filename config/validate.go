@@ -121,6 +121,8 @@ func (c *Config) validateParams(errs *Errors) {
 		errs.add(c.file, 0, "protocol: not set (supported: %s)", protocolList())
 	}
 	_, lines := build(c.global)
+	c.Warnings = append(c.Warnings, c.runLengthWarnings(c.Params, lines, "")...)
+	globalLines := lines
 	global := c.crossCheck(c.Params, lines)
 	for _, is := range global {
 		errs.push(is)
@@ -128,6 +130,9 @@ func (c *Config) validateParams(errs *Errors) {
 	seen := global
 	for _, a := range c.applyAliases() {
 		p, lines := build(c.global, c.perAlias[a])
+		if lines["reqs"] != globalLines["reqs"] || lines["runTime"] != globalLines["runTime"] {
+			c.Warnings = append(c.Warnings, c.runLengthWarnings(p, lines, a)...)
+		}
 		for _, is := range c.crossCheck(p, lines) {
 			if slices.Contains(seen, is) {
 				continue
@@ -161,6 +166,11 @@ func (c *Config) crossCheck(p Params, lines map[string]int) []Issue {
 		add(at("heartbeatMs", "electionTimeoutMs"), "heartbeatMs: %d must be less than the electionTimeoutMs minimum %d",
 			p.Heartbeat.Milliseconds(), p.ElectionTimeoutMin.Milliseconds())
 	}
+	// How long a client thread runs: runTime when set, else reqs
+	// operations (runLengthWarnings). With neither it would run none.
+	if p.RunTime == 0 && p.Reqs == 0 {
+		add(at("reqs", "runTime"), "reqs: 0 with runTime: none: a client thread would run no operation (set reqs above 0, or runTime to a duration such as 30s)")
+	}
 	if p.ScanRatio > 0 && p.ScanCount < 1 {
 		add(at("scanCount", "scanRatio"), "scanRatio: %d needs scanCount of at least 1, got %d", p.ScanRatio, p.ScanCount)
 	}
@@ -182,7 +192,29 @@ func (c *Config) crossCheck(p Params, lines map[string]int) []Issue {
 		add(at("clientIdleTimeoutMs", "retryMs", "readWaitMs"), "clientIdleTimeoutMs: %d must be 0 (never) or at least twice the larger of retryMs and readWaitMs (%d)",
 			p.ClientIdleTimeout.Milliseconds(), 2*wait.Milliseconds())
 	}
+	// A live session that waits for something re-sends it every retry
+	// period, which the leader hears; only a longer silence is idleness.
+	if p.SessionIdle < 2*p.Retry {
+		add(at("sessionIdleMs", "retryMs"), "sessionIdleMs: %d must be at least twice retryMs (%d): a waiting session is heard from once a retry period",
+			p.SessionIdle.Milliseconds(), 2*p.Retry.Milliseconds())
+	}
 	return out
+}
+
+// runLengthWarnings says that a reqs line is ignored when runTime is set:
+// runTime takes precedence, so that a configuration can be made to run
+// for a given time by adding one line. alias names the "-- Apply to"
+// settings p comes from ("" for the global ones).
+func (c *Config) runLengthWarnings(p Params, lines map[string]int, alias string) []Issue {
+	line := lines["reqs"]
+	if p.RunTime == 0 || line == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("reqs: %d is ignored: runTime: %v sets how long each client thread runs", p.Reqs, p.RunTime)
+	if alias != "" {
+		msg += fmt.Sprintf(" (in the settings of %s)", alias)
+	}
+	return []Issue{{File: c.file, Line: line, Msg: msg}}
 }
 
 // maxDelayToReplica is the largest emulated one-way delay from any process

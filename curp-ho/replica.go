@@ -59,7 +59,7 @@ func (p *replicaPolicy) HandleClient(c *replica.Core, from wire.ClientID, m wire
 			p.queueCommit(wire.SlotOf{Cmd: w.Cmd, Slot: slot, Refused: refused})
 		}
 	}
-	if w.Bound == c.ID() {
+	if w.Bound == c.ID() && c.Member() {
 		c.ToClient(from, &wire.CausalReply{Replica: c.ID(), Ballot: c.Ballot(), Cmd: w.Cmd})
 	}
 	return true

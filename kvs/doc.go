@@ -39,6 +39,15 @@
 //     they leave the same values and return the same results, with versions
 //     equal once each command keeps its own slot.
 //
+// # Snapshots
+//
+// [Store.Snapshot] freezes the state in time proportional to the number of
+// shards (4096), not keys: keys are spread over shards, and a shard a
+// snapshot refers to is copied before the store next writes to it. A
+// [Snapshot] is immutable and may be read by any goroutine; [Snapshot.Chunk]
+// lists its items in an order that depends only on its content, for a
+// deterministic state transfer, and [Restore] rebuilds a store from them.
+//
 // # Memory
 //
 // Apply copies the value of a PUT, so the caller may reuse or overwrite the

@@ -50,19 +50,36 @@ type entry struct {
 	version Slot
 }
 
+// shardBits sets the number of shards: 4096, so that a shard of a store
+// with a million keys holds about 250 and copying one costs microseconds.
+const shardBits = 12
+
+const shards = 1 << shardBits
+
+// shard is one part of the key space. A shard a snapshot refers to is
+// frozen: the store copies it before its next write (copy on write), so the
+// snapshot stays valid, and readable from another goroutine, while the
+// store moves on.
+type shard struct {
+	data   map[Key]entry
+	frozen bool
+}
+
+func shardOf(k Key) int { return int(uint64(k) * 0x9e3779b97f4a7c15 >> (64 - shardBits)) }
+
 // Store is the versioned key-value store a replica applies committed log
 // entries to. The zero Store is not usable; call NewStore. See the package
-// documentation for its invariants; it is not safe for concurrent use.
+// documentation for its invariants; it is not safe for concurrent use
+// (its snapshots are).
 type Store struct {
-	data        map[Key]entry // every key ever written, absent values included
-	present     int           // keys in data with a non-empty value
+	shards      [shards]*shard // nil: no key of that shard was ever written
+	keys        int            // keys ever written, absent values included
+	present     int            // keys with a non-empty value
 	lastApplied Slot
 }
 
 // NewStore returns an empty store with nothing applied.
-func NewStore() *Store {
-	return &Store{data: make(map[Key]entry)}
-}
+func NewStore() *Store { return &Store{} }
 
 // Apply executes c as the entry at slot and returns its result (PROTOCOL.md
 // section 3.3). slot must be greater than every slot applied before; a
@@ -89,7 +106,11 @@ func (s *Store) Apply(slot Slot, c Command) Result {
 }
 
 func (s *Store) put(slot Slot, k Key, v Value) {
-	old := s.data[k]
+	sh := s.writable(shardOf(k))
+	old, existed := sh.data[k]
+	if !existed {
+		s.keys++
+	}
 	var stored Value
 	if len(v) > 0 {
 		// An exact-size copy: the caller's buffer may be reused, and
@@ -103,7 +124,26 @@ func (s *Store) put(slot Slot, k Key, v Value) {
 	case len(old.value) != 0 && stored == nil:
 		s.present--
 	}
-	s.data[k] = entry{value: stored, version: slot}
+	sh.data[k] = entry{value: stored, version: slot}
+}
+
+// writable returns shard i ready for a write: created if new, copied if a
+// snapshot froze it.
+func (s *Store) writable(i int) *shard {
+	sh := s.shards[i]
+	switch {
+	case sh == nil:
+		sh = &shard{data: make(map[Key]entry)}
+		s.shards[i] = sh
+	case sh.frozen:
+		c := &shard{data: make(map[Key]entry, len(sh.data)+1)}
+		for k, e := range sh.data {
+			c.data[k] = e
+		}
+		sh = c
+		s.shards[i] = sh
+	}
+	return sh
 }
 
 // Read evaluates a GET or SCAN against the applied state without applying
@@ -149,19 +189,29 @@ func (s *Store) lookup(k Key, over Overlay) (Value, Slot) {
 			return v, ver
 		}
 	}
-	e := s.data[k]
+	e := s.get(k)
 	return e.value, e.version
+}
+
+func (s *Store) get(k Key) entry {
+	if sh := s.shards[shardOf(k)]; sh != nil {
+		return sh.data[k]
+	}
+	return entry{}
 }
 
 // Get returns the value of k (nil when absent) and its version (0 if never
 // written). The value shares memory with the store and is read-only.
 func (s *Store) Get(k Key) (Value, Slot) {
-	e := s.data[k]
+	e := s.get(k)
 	return e.value, e.version
 }
 
 // Version returns the slot of the last PUT applied to k, 0 if none.
-func (s *Store) Version(k Key) Slot { return s.data[k].version }
+func (s *Store) Version(k Key) Slot { return s.get(k).version }
+
+// Keys returns the number of keys ever written (absent values included).
+func (s *Store) Keys() int { return s.keys }
 
 // Len returns the number of keys holding a present (non-empty) value.
 func (s *Store) Len() int { return s.present }

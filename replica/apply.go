@@ -29,6 +29,15 @@ func (c *Core) apply(max int) {
 		switch {
 		case e.Cmd.IsZero():
 			// A no-op of a view start.
+		case e.IsSessionEnd():
+			c.applySessionEnd(e)
+		case c.sessions.endedAt(e.Cmd.Client) != 0:
+			// The session ended at an earlier slot: its command never
+			// executes, whatever it is (a late copy of one applied before
+			// the end, or a new one), and its client is told.
+			if c.role == Leader {
+				c.o.Out.ToClient(e.Cmd.Client, &wire.EndSession{Client: e.Cmd.Client})
+			}
 		case e.IsRefusal():
 			if !c.sessions.wasApplied(e.Cmd) {
 				c.sessions.refuse(e)
@@ -57,4 +66,6 @@ func (c *Core) apply(max int) {
 		}
 	}
 	c.releaseReads()
+	c.maybeSnapshot()
+	c.checkMember()
 }

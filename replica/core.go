@@ -70,20 +70,42 @@ type Core struct {
 	sent       []kvs.Slot
 	commitSent kvs.Slot
 
+	// snap is the latest snapshot; xfer the leader's state transfers to
+	// followers; inst the follower's snapshot arriving in chunks.
+	snap *snapshot
+	xfer map[wire.ReplicaID]*transfer
+	inst *installing
+
 	held      map[wire.CmdID][]heldRequest
 	heldOrder []wire.CmdID
 	reads     []waitingRead
 
+	// ending holds the sessions whose end this leader appended and has
+	// not applied yet; idleScan is when it last looked for idle ones
+	// (expiry.go).
+	ending   map[wire.ClientID]kvs.Slot
+	idleScan int64
+
 	lastHeartbeat int64
 	lastHeard     int64
 	leaderSince   int64 // when this replica last became leader
+	leaderHeard   int64 // when this replica last heard its leader
 	el            election
 	rec           *recovery   // non-nil while a new leader recovers
 	viewCommitted bool        // the leader announced its view committed
 	purged        wire.Ballot // witness records below it are purged
 
 	scratchSlots []kvs.Slot
-	scratchEnts  []*wire.Entry
+	scratchMatch []kvs.Slot
+
+	// member: the replica may vote, witness and serve (join.go); learner
+	// says, at a leader, which followers are not members yet.
+	member      bool
+	jn          joining
+	learner     []bool
+	incarnation uint64   // drawn at start: tells a restart from a slow start
+	founders    []uint64 // incarnations at the bootstrap, by replica
+	scratchEnts []*wire.Entry
 }
 
 // New builds a replica core in ballot 0.
@@ -106,13 +128,19 @@ func New(o Options) (*Core, error) {
 		match:     make([]kvs.Slot, o.N),
 		sent:      make([]kvs.Slot, o.N),
 		held:      make(map[wire.CmdID][]heldRequest),
+		ending:    make(map[wire.ClientID]kvs.Slot),
+		xfer:      make(map[wire.ReplicaID]*transfer),
+		learner:   make([]bool, o.N),
 	}
+	c.snap = &snapshot{store: c.store.Snapshot()}
 	c.el.votedFor = wire.NoReplica
-	if o.ID == o.InitialLeader {
-		c.role = Leader
-		c.viewCommitted = true
-	}
+	c.jn.replies = make([]*wire.JoinReply, o.N)
+	c.incarnation = o.Rand.Uint64() | 1
+	c.leader = wire.NoReplica
 	c.resetElectionTimer()
+	if o.StartAsMember {
+		c.bootstrap()
+	}
 	c.lastHeartbeat = c.lastHeard
 	return c, nil
 }
@@ -152,7 +180,12 @@ func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
 		c.log.Debug("invalid client request dropped", zap.Uint64("client", uint64(from)), zap.Stringer("type", typeName{m}))
 		return
 	}
-	c.sessions.get(from).heard = c.o.Now()
+	if c.role == Leader {
+		c.sessions.get(from).heard = c.o.Now()
+	}
+	if c.sessionOver(from, m) {
+		return
+	}
 	if c.rec != nil {
 		if _, read := m.(*wire.WeakRead); !read {
 			// A recovering leader buffers requests, it does not drop them
@@ -168,6 +201,8 @@ func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
 		c.onWeakRead(from, m)
 	case *wire.Sync:
 		c.onSync(from, m)
+	case *wire.EndSession:
+		c.onEndSession(from, m)
 	default:
 		if !c.policy.HandleClient(c, from, m) {
 			c.log.Warn("unexpected client message", zap.Uint64("client", uint64(from)), zap.Stringer("type", typeName{m}))
@@ -217,6 +252,14 @@ func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) error {
 		err = c.onCollectReply(from, m)
 	case *wire.NewView:
 		err = c.onNewView(from, m)
+	case *wire.Join:
+		err = c.onJoin(from, m)
+	case *wire.JoinReply:
+		err = c.onJoinReply(from, m)
+	case *wire.InstallSnapshot:
+		err = c.onInstallSnapshot(from, m)
+	case *wire.InstallSnapshotAck:
+		err = c.onInstallSnapshotAck(from, m)
 	default:
 		err = invalid("%s is not a replica message", typeName{m})
 	}
@@ -238,6 +281,8 @@ func (c *Core) Tick() {
 	c.expireHeld(now)
 	c.expireReads(now)
 	c.flushStaleRecords(now)
+	c.expireIdle(now)
+	c.askToJoin(now)
 	if c.role != Leader {
 		c.checkElectionTimer(now)
 	}
@@ -283,7 +328,9 @@ func validRequest(m wire.Message) bool {
 	default:
 		return true
 	}
-	return !id.IsZero() && cmd.Validate() == nil && kind(cmd)
+	// Seq 0 is no command's: in the log a no-op of a client with Seq 0 ends
+	// that client's session.
+	return id.Client != 0 && id.Seq != 0 && cmd.Validate() == nil && kind(cmd)
 }
 
 type typeName struct{ m wire.Message }

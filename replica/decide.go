@@ -60,6 +60,12 @@ func (c *Core) decide(recs []wire.Record) {
 		if r.Cmd.IsZero() || c.sessions.ignorable(r.Cmd) || c.HasSlot(r.Cmd) {
 			continue // the outcome is in the log, or the client completed it
 		}
+		if _, ending := c.ending[r.Cmd.Client]; ending || c.sessions.endedAt(r.Cmd.Client) != 0 {
+			// The session is over: the command never executes, and the
+			// refusal is the outcome every witness waits for.
+			c.appendRefusal(r.Cmd, r.Level, r.CausalDep)
+			continue
+		}
 		if dep, ok := c.recordDep(r); ok && !c.HasSlot(dep) && r.Age >= uint64(c.o.RefuseAfter) && c.silent(r.Cmd.Client) {
 			c.appendRefusal(r.Cmd, r.Level, r.CausalDep)
 			continue

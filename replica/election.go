@@ -42,7 +42,7 @@ func (c *Core) resetElectionTimer() {
 // checkElectionTimer starts a pre-vote when the leader has been silent for
 // the randomised timeout.
 func (c *Core) checkElectionTimer(now int64) {
-	if c.role == Leader || now-c.lastHeard < c.el.timeout {
+	if c.role == Leader || !c.member || now-c.lastHeard < c.el.timeout {
 		return
 	}
 	c.startPreVote()
@@ -107,14 +107,21 @@ func (c *Core) upToDate(lastSlot kvs.Slot, lastBallot wire.Ballot) bool {
 // within the minimum election timeout: it then refuses pre-votes, so that a
 // replica that merely lost its own link to the leader cannot depose it.
 func (c *Core) leaderAlive() bool {
-	return c.role == Leader || c.leader != wire.NoReplica && c.o.Now()-c.lastHeard < int64(c.o.ElectionTimeoutMin)
+	return c.role == Leader || c.leader != wire.NoReplica && c.o.Now()-c.leaderHeard < int64(c.o.ElectionTimeoutMin)
+}
+
+// heardLeader notes a message from the current leader: it restarts the
+// election timer and keeps the leader alive for pre-votes.
+func (c *Core) heardLeader() {
+	c.lastHeard = c.o.Now()
+	c.leaderHeard = c.lastHeard
 }
 
 func (c *Core) onPreVote(from wire.ReplicaID, m *wire.PreVote) error {
 	if m.Candidate != from {
 		return invalid("PreVote from replica %d names candidate %d", from, m.Candidate)
 	}
-	granted := m.Ballot > c.ballot && !c.leaderAlive() && c.upToDate(m.LastSlot, m.LastBallot)
+	granted := c.member && m.Ballot > c.ballot && !c.leaderAlive() && c.upToDate(m.LastSlot, m.LastBallot)
 	if granted {
 		c.el.preGranted, c.el.preGrantedIn, c.el.preGrantedAt = m.Candidate, m.Ballot, c.o.Now()
 	}
@@ -160,7 +167,7 @@ func (c *Core) onRequestVote(from wire.ReplicaID, m *wire.RequestVote) error {
 		c.becomeFollower(m.Ballot, wire.NoReplica)
 	}
 	granted := false
-	if m.Ballot == c.ballot && c.role == Follower && (c.el.votedFor == wire.NoReplica || c.el.votedFor == m.Candidate) &&
+	if c.member && m.Ballot == c.ballot && c.role == Follower && (c.el.votedFor == wire.NoReplica || c.el.votedFor == m.Candidate) &&
 		c.upToDate(m.LastSlot, m.LastBallot) {
 		granted = true
 		c.el.votedFor = m.Candidate
@@ -208,6 +215,7 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 		c.ballot = b
 		c.el.votedFor = wire.NoReplica
 		c.matchedUpTo = 0
+		c.jn.marked = false // a learner joins the new ballot's leader
 		defer c.viewChanged()
 	}
 	if c.role == Leader {
@@ -215,6 +223,7 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 	}
 	if c.role != Follower {
 		clear(c.held)
+		clear(c.ending)
 		clear(c.heldOrder)
 		c.heldOrder = c.heldOrder[:0]
 		c.rec = nil

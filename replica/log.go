@@ -1,6 +1,8 @@
 package replica
 
 import (
+	"slices"
+
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
@@ -9,27 +11,35 @@ import (
 // replay block (PROTOCOL.md 6.3 step 4): the only entry with no command id.
 func isViewNoop(e *wire.Entry) bool { return e.Cmd.IsZero() && e.Command.Op == kvs.OpNoop }
 
-// raftLog holds the entries of slots 1..last. Commitment is prefix-closed
-// (PROTOCOL.md section 3.2), so the log is a plain slice indexed by slot-1.
+// raftLog holds the entries of slots base+1..last. Commitment is
+// prefix-closed (PROTOCOL.md section 3.2), so the log is a slice indexed by
+// slot-base-1. Slots up to base were compacted into a snapshot (PROTOCOL.md
+// 6.10): they are committed and applied, and only their last ballot is
+// kept.
 type raftLog struct {
-	entries []wire.Entry
+	base       kvs.Slot
+	baseBallot wire.Ballot
+	entries    []wire.Entry
 }
 
-func (l *raftLog) last() kvs.Slot { return kvs.Slot(len(l.entries)) }
+func (l *raftLog) last() kvs.Slot { return l.base + kvs.Slot(len(l.entries)) }
 
-// at returns the entry of slot s; s must be in 1..last.
-func (l *raftLog) at(s kvs.Slot) *wire.Entry { return &l.entries[s-1] }
+// first is the first slot still held, last+1 if none.
+func (l *raftLog) first() kvs.Slot { return l.base + 1 }
 
-// ballotAt returns the ballot of slot s, 0 for slot 0, and ok=false when the
-// log has no slot s.
+// at returns the entry of slot s; s must be in first..last.
+func (l *raftLog) at(s kvs.Slot) *wire.Entry { return &l.entries[s-l.base-1] }
+
+// ballotAt returns the ballot of slot s (0 for slot 0), and ok=false when
+// the log has no slot s or compacted it (only base's ballot is known).
 func (l *raftLog) ballotAt(s kvs.Slot) (wire.Ballot, bool) {
-	if s == 0 {
-		return 0, true
-	}
-	if s > l.last() {
+	switch {
+	case s == l.base:
+		return l.baseBallot, true
+	case s < l.base || s > l.last():
 		return 0, false
 	}
-	return l.entries[s-1].Ballot, true
+	return l.entries[s-l.base-1].Ballot, true
 }
 
 func (l *raftLog) lastBallot() wire.Ballot {
@@ -44,15 +54,32 @@ func (l *raftLog) append(e wire.Entry) kvs.Slot {
 	return e.Slot
 }
 
-// truncate drops every entry from slot s on.
+// truncate drops every entry from slot s on; s must be above base.
 func (l *raftLog) truncate(s kvs.Slot) {
-	for i := s - 1; i < l.last(); i++ {
-		l.entries[i] = wire.Entry{} // release values for the GC
-	}
-	l.entries = l.entries[:s-1]
+	i := int(s - l.base - 1)
+	clear(l.entries[i:]) // release values for the GC
+	l.entries = l.entries[:i]
 }
 
-// slice returns the entries of slots from..to (inclusive), at most max of them.
+// compact forgets the entries up to slot s (at most last), keeping the
+// ballot of s. The rest is copied to a new array, so that the memory of the
+// compacted entries is released.
+func (l *raftLog) compact(s kvs.Slot) {
+	if s <= l.base {
+		return
+	}
+	b, _ := l.ballotAt(s)
+	l.entries = slices.Clone(l.entries[s-l.base:])
+	l.base, l.baseBallot = s, b
+}
+
+// reset empties the log onto a snapshot that ends at slot s of ballot b.
+func (l *raftLog) reset(s kvs.Slot, b wire.Ballot) {
+	l.entries, l.base, l.baseBallot = nil, s, b
+}
+
+// slice returns the entries of slots from..to (inclusive), at most max of
+// them; from must be above base.
 func (l *raftLog) slice(from, to kvs.Slot, max int) []wire.Entry {
 	if to > l.last() {
 		to = l.last()
@@ -63,5 +90,5 @@ func (l *raftLog) slice(from, to kvs.Slot, max int) []wire.Entry {
 	if int(to-from+1) > max {
 		to = from + kvs.Slot(max) - 1
 	}
-	return l.entries[from-1 : to]
+	return l.entries[from-l.base-1 : to-l.base]
 }

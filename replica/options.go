@@ -35,6 +35,13 @@ type Options struct {
 
 	// InitialLeader leads ballot 0 (PROTOCOL.md 1.4).
 	InitialLeader wire.ReplicaID
+	// StartAsMember skips the start-up Join (join.go): the replica is a
+	// member of a brand-new cluster at once. Tests that step one core
+	// use it.
+	StartAsMember bool
+	// Rejoined, when set, is told that a replica that started without
+	// its state became a full member again, having applied up to slot.
+	Rejoined func(slot kvs.Slot)
 
 	HeartbeatInterval  time.Duration
 	ElectionTimeoutMin time.Duration
@@ -48,6 +55,11 @@ type Options struct {
 	// (PROTOCOL.md 3.4 rule 6, docs/DECISIONS.md 15). Zero means ten
 	// WitnessSyncAge periods.
 	RefuseAfter time.Duration
+	// SessionIdle is how long the leader waits without hearing from a
+	// session before it ends the session through the log, releasing its
+	// row at every replica (PROTOCOL.md 6.10, docs/DECISIONS.md 23).
+	// Zero means five minutes.
+	SessionIdle time.Duration
 	// ReadWait bounds how long a weak read waits for the read frontier.
 	ReadWait time.Duration
 	// BarrierWait bounds how long the leader holds a request whose causal
@@ -55,6 +67,15 @@ type Options struct {
 	BarrierWait time.Duration
 	// MaxBatch caps the entries of one Accept.
 	MaxBatch int
+	// SnapshotEvery is how many applied entries separate two snapshots;
+	// LogRetain how many entries a replica keeps behind its snapshot for
+	// lagging peers (PROTOCOL.md 6.10). A follower further behind receives
+	// the snapshot instead.
+	SnapshotEvery int
+	LogRetain     int
+	// Installed, when set, is told that the replica installed a snapshot
+	// ending at slot: its applied log goes on after that slot (check mode).
+	Installed func(slot kvs.Slot)
 	// ManualFlush leaves sending what a step produced (Accepts, Commits,
 	// batched notifications) to the driver, which calls Flush once after a
 	// batch of steps; the server does so for every batch it drains, so
@@ -95,6 +116,10 @@ type Mutation struct {
 	// VoteByCommitIndex judges a candidate's log by its commit index
 	// only (the reference's vote rule, PROTOCOL.md 6.2).
 	VoteByCommitIndex bool
+	// EarlyMember makes a restarted replica a member, voting and
+	// witnessing, as soon as a member answers its Join, before it has
+	// caught up (the leader-completeness hole of PROTOCOL.md 6.10).
+	EarlyMember bool
 }
 
 // withDefaults fills zero durations with the values of PROTOCOL.md 7.2.
@@ -114,6 +139,9 @@ func (o Options) withDefaults() Options {
 	if o.RefuseAfter == 0 {
 		o.RefuseAfter = 10 * o.WitnessSyncAge
 	}
+	if o.SessionIdle == 0 {
+		o.SessionIdle = 5 * time.Minute
+	}
 	if o.ReadWait == 0 {
 		o.ReadWait = time.Second
 	}
@@ -122,6 +150,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBatch == 0 {
 		o.MaxBatch = 256
+	}
+	if o.SnapshotEvery == 0 {
+		o.SnapshotEvery = 100_000
+	}
+	if o.LogRetain == 0 {
+		o.LogRetain = 10_000
 	}
 	if o.Log == nil {
 		o.Log = zap.NewNop()
@@ -151,6 +185,12 @@ func (o Options) validate() error {
 	}
 	if o.Rand == nil {
 		errs = append(errs, errors.New("no random source"))
+	}
+	if o.SnapshotEvery < 1 || o.LogRetain < 1 {
+		errs = append(errs, fmt.Errorf("snapshot every %d entries, retain %d: both must be positive", o.SnapshotEvery, o.LogRetain))
+	}
+	if o.SessionIdle < 0 {
+		errs = append(errs, fmt.Errorf("session idle time %v: must be positive", o.SessionIdle))
 	}
 	if o.ElectionTimeoutMin > o.ElectionTimeoutMax {
 		errs = append(errs, fmt.Errorf("election timeout %v-%v: min above max", o.ElectionTimeoutMin, o.ElectionTimeoutMax))

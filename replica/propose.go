@@ -58,6 +58,9 @@ func (c *Core) onPropose(from wire.ClientID, p *wire.Propose) {
 // witnessStrong records a strong request at a non-leader witness and
 // acknowledges it (PROTOCOL.md 3.4 rules 1-2, 5.5).
 func (c *Core) witnessStrong(from wire.ClientID, p *wire.Propose) {
+	if !c.member {
+		return // a learner is no witness (PROTOCOL.md 6.10)
+	}
 	ack := &wire.RecordAck{Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd}
 	if r, held := c.wit.get(p.Cmd); held {
 		// The ack carries the ballot the record was accepted in: a fast

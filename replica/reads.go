@@ -40,7 +40,7 @@ func (c *Core) readMin(r *wire.WeakRead) kvs.Slot {
 }
 
 func (c *Core) onWeakRead(from wire.ClientID, r *wire.WeakRead) {
-	if r.Ballot > c.ballot {
+	if r.Ballot > c.ballot || !c.member {
 		// This replica has not joined the client's view yet.
 		c.o.Out.ToClient(from, &wire.WeakReadReply{Replica: c.o.ID, Ballot: c.ballot, Cmd: r.Cmd, Attempt: r.Attempt, Retry: true})
 		return

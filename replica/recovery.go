@@ -28,6 +28,7 @@ func (c *Core) becomeLeader() {
 	c.role = Leader
 	c.leader = c.o.ID
 	c.leaderSince = c.o.Now()
+	clear(c.xfer)
 	c.log.Info("elected leader", zap.Uint32("ballot", uint32(c.ballot)), zap.Uint64("last", uint64(c.entries.last())))
 	last := c.entries.last()
 	for p := range c.o.N {
@@ -78,8 +79,11 @@ func (c *Core) onCollect(from wire.ReplicaID, m *wire.Collect) error {
 		c.becomeFollower(m.Ballot, from)
 	}
 	c.leader = from
-	c.lastHeard = c.o.Now()
-	c.o.Out.ToReplica(from, c.collectReply())
+	c.heardLeader()
+	if c.member {
+		// A learner's records are no testimony (PROTOCOL.md 6.10).
+		c.o.Out.ToReplica(from, c.collectReply())
+	}
 	return nil
 }
 
@@ -307,7 +311,10 @@ func (c *Core) announceView(nv *wire.NewView) {
 		}
 	}
 	clients := make([]wire.ClientID, 0, len(c.sessions))
-	for id := range c.sessions {
+	for id, s := range c.sessions {
+		if s.ended != 0 {
+			continue
+		}
 		clients = append(clients, id)
 	}
 	slices.Sort(clients)
@@ -330,7 +337,7 @@ func (c *Core) onNewView(from wire.ReplicaID, m *wire.NewView) error {
 		c.becomeFollower(m.Ballot, m.Leader)
 	}
 	c.leader = m.Leader
-	c.lastHeard = c.o.Now()
+	c.heardLeader()
 	c.learnViewStart(m.Ballot, m.ViewStart)
 	if m.Committed {
 		c.wit.removeOlderThan(m.Ballot)

@@ -36,7 +36,7 @@ type testCore struct {
 func newTestCoreWith(t *testing.T, id wire.ReplicaID, n int, p Policy) *testCore {
 	t.Helper()
 	tc := &testCore{out: &recorder{}}
-	c, err := New(Options{ID: id, N: n, Policy: p, Out: tc.out, Now: func() int64 { return tc.now },
+	c, err := New(Options{ID: id, N: n, Policy: p, Out: tc.out, Now: func() int64 { return tc.now }, StartAsMember: true,
 		Rand: rand.New(rand.NewPCG(1, uint64(id)))})
 	require.NoError(t, err)
 	tc.Core = c

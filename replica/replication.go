@@ -18,6 +18,13 @@ func (c *Core) replicate() {
 		if r == c.o.ID {
 			continue
 		}
+		if c.sent[p] < c.entries.base {
+			// The follower needs compacted slots: it gets the snapshot.
+			if c.xfer[r] == nil {
+				c.sendSnapshot(r)
+			}
+			continue
+		}
 		sentSomething := false
 		for c.sent[p] < last {
 			prev := c.sent[p]
@@ -47,10 +54,16 @@ func (c *Core) heartbeat() {
 		if r == c.o.ID {
 			continue
 		}
-		pb, _ := c.entries.ballotAt(c.sent[p])
+		prev := max(c.sent[p], c.entries.base)
+		pb, _ := c.entries.ballotAt(prev)
 		c.o.Out.ToReplica(r, &wire.Accept{
-			Ballot: c.ballot, Leader: c.o.ID, PrevSlot: c.sent[p], PrevBallot: pb, LeaderCommit: c.commitIndex,
+			Ballot: c.ballot, Leader: c.o.ID, PrevSlot: prev, PrevBallot: pb, LeaderCommit: c.commitIndex,
 		})
+		if x := c.xfer[r]; x != nil && c.o.Now()-x.sentAt >= 4*int64(c.o.HeartbeatInterval) {
+			// A chunk or its ack was lost with a connection: start over.
+			delete(c.xfer, r)
+			c.sendSnapshot(r)
+		}
 	}
 }
 
@@ -66,6 +79,7 @@ func (c *Core) onAcceptAck(from wire.ReplicaID, m *wire.AcceptAck) error {
 		return nil
 	}
 	p := m.Replica
+	c.learner[p] = m.Learner
 	if !m.Success {
 		// MatchSlot is the follower's hint of where its log may agree.
 		if m.MatchSlot < c.sent[p] {
@@ -83,9 +97,22 @@ func (c *Core) onAcceptAck(from wire.ReplicaID, m *wire.AcceptAck) error {
 // advanceCommit moves the commit index to the highest slot held by a
 // majority whose entry is of the current ballot (PROTOCOL.md 3.2).
 func (c *Core) advanceCommit() {
-	m := slices.Clone(c.match)
+	// Only members' copies count: a learner restarted without its state
+	// and does not vote, so counting it could commit an entry that no
+	// future election majority holds (PROTOCOL.md 6.10).
+	m := c.scratchMatch[:0]
+	for p, s := range c.match {
+		if !c.learner[p] {
+			m = append(m, s)
+		}
+	}
+	c.scratchMatch = m
+	majority := c.o.N/2 + 1
+	if len(m) < majority {
+		return
+	}
 	slices.Sort(m)
-	cand := m[len(m)-(c.o.N/2+1)]
+	cand := m[len(m)-majority]
 	if cand <= c.commitIndex {
 		return
 	}
@@ -106,28 +133,43 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 		return err
 	}
 	if m.Ballot < c.ballot {
-		c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, MatchSlot: c.entries.last()})
+		c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, MatchSlot: c.entries.last()})
 		return nil
 	}
 	if m.Ballot > c.ballot || c.role != Follower {
 		c.becomeFollower(m.Ballot, m.Leader)
 	}
 	c.leader = m.Leader
-	c.lastHeard = c.o.Now()
-	pb, ok := c.entries.ballotAt(m.PrevSlot)
-	if !ok || pb != m.PrevBallot {
+	c.heardLeader()
+	prevSlot, prevBallot, ents := m.PrevSlot, m.PrevBallot, m.Entries
+	if base := c.entries.base; prevSlot < base {
+		// Slots up to base are committed and compacted here, and a
+		// leader of this ballot holds them: skip its copies.
+		skip := min(len(ents), int(base-prevSlot))
+		if skip > 0 {
+			prevBallot = ents[skip-1].Ballot
+		}
+		prevSlot, ents = prevSlot+kvs.Slot(skip), ents[skip:]
+		if prevSlot < base {
+			c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, Success: true, MatchSlot: prevSlot})
+			c.followCommit(min(m.LeaderCommit, prevSlot))
+			return nil
+		}
+	}
+	pb, ok := c.entries.ballotAt(prevSlot)
+	if !ok || pb != prevBallot {
 		hint := c.entries.last()
 		if ok {
-			hint = min(c.commitIndex, m.PrevSlot-1)
+			hint = min(c.commitIndex, prevSlot-1)
 		}
-		c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, MatchSlot: hint})
+		c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, MatchSlot: hint})
 		return nil
 	}
 	truncated := false
 	var viewNoop kvs.Slot
-	for i := range m.Entries {
-		e := m.Entries[i]
-		e.Slot = m.PrevSlot + kvs.Slot(i) + 1
+	for i := range ents {
+		e := ents[i]
+		e.Slot = prevSlot + kvs.Slot(i) + 1
 		if isViewNoop(&e) && e.Ballot == c.ballot {
 			viewNoop = e.Slot
 		}
@@ -153,9 +195,9 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 		// arrives.
 		c.learnViewStart(c.ballot, viewNoop+1)
 	}
-	lastNew := m.PrevSlot + kvs.Slot(len(m.Entries))
+	lastNew := prevSlot + kvs.Slot(len(ents))
 	c.matchedUpTo = max(c.matchedUpTo, lastNew)
-	c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Success: true, MatchSlot: lastNew})
+	c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, Success: true, MatchSlot: lastNew})
 	c.followCommit(min(m.LeaderCommit, lastNew))
 	return nil
 }
@@ -193,7 +235,7 @@ func (c *Core) checkAccept(from wire.ReplicaID, m *wire.Accept) error {
 		// A deposed leader may still send what a newer ballot replaced;
 		// a leader of this ballot or a later one holds every committed
 		// entry.
-		if m.Ballot >= c.ballot && s <= c.commitIndex && s <= c.entries.last() {
+		if m.Ballot >= c.ballot && s > c.entries.base && s <= c.commitIndex && s <= c.entries.last() {
 			if have := c.entries.at(s); have.Ballot != e.Ballot || have.Cmd != e.Cmd {
 				return invalid("Accept from replica %d replaces committed slot %d", from, s)
 			}
@@ -203,10 +245,13 @@ func (c *Core) checkAccept(from wire.ReplicaID, m *wire.Accept) error {
 }
 
 // checkLeader rejects a leader's message for ballot b from a replica that
-// cannot lead b: this replica leads it, or knows another leader of it (one
-// ballot has one leader, PROTOCOL.md 1.4).
+// cannot lead b: ballot 0 is the initial leader's, and of the current
+// ballot this replica may lead it or know another leader (one ballot has
+// one leader, PROTOCOL.md 1.4).
 func (c *Core) checkLeader(from wire.ReplicaID, b wire.Ballot) error {
 	switch {
+	case b == 0 && from != c.o.InitialLeader:
+		return invalid("replica %d acts as leader of ballot 0, which replica %d leads", from, c.o.InitialLeader)
 	case b != c.ballot:
 		return nil
 	case c.role == Leader:
@@ -221,7 +266,7 @@ func (c *Core) checkLeader(from wire.ReplicaID, b wire.Ballot) error {
 // or a valid command with a command id.
 func validEntry(e *wire.Entry) bool {
 	if e.Command.Op == kvs.OpNoop {
-		return true // a view no-op (no id) or a refusal (an id)
+		return true // a view no-op (no id), a refusal (an id) or a session end (a client, Seq 0)
 	}
 	return !e.Cmd.IsZero() && e.Command.Validate() == nil
 }

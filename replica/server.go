@@ -14,7 +14,6 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"swiftpaxos/batcher"
-	"swiftpaxos/client/check"
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 	"swiftpaxos/replica/wire"
@@ -28,9 +27,14 @@ type ServerOptions struct {
 	Log    *zap.Logger
 	// Ready, when set, is called once the replica listens.
 	Ready func(addr net.Addr)
+	// StartAsMember makes the replica a member of a brand-new cluster at
+	// once, without asking its peers (replica.Options.StartAsMember): for
+	// tests that run one replica alone.
+	StartAsMember bool
 	// AppliedLogPath, when set, is where the replica writes the commands
-	// it executed, at shutdown, in the checker's JSON Lines format
-	// (PROTOCOL.md 2.6, check mode).
+	// it executes, as they execute, in the checker's JSON Lines format
+	// (PROTOCOL.md 2.6, check mode; appliedlog.go). The file must not
+	// exist: each process lifetime writes a log of its own.
 	AppliedLogPath string
 	// Counters, when set, is where the transport counts the connections it
 	// refused or closed; by default the replica keeps its own. Either way
@@ -71,7 +75,7 @@ type server struct {
 	clients map[wire.ClientID]*batcher.Batcher[wire.Message]
 	stats   batcher.Stats
 	bopts   batcher.Options
-	applied []check.LogEntry // check mode only
+	applied *appliedLogWriter // check mode only
 	// rejectedFrom holds the addresses whose invalid messages were logged.
 	rejectedFrom map[string]struct{}
 
@@ -108,6 +112,14 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	var applied *appliedLogWriter
+	if o.AppliedLogPath != "" {
+		if applied, err = openAppliedLog(o.AppliedLogPath, o.Log); err != nil {
+			ln.Close()
+			return err
+		}
+		applied.start()
+	}
 	s := &server{
 		o: o, cfg: cfg, id: wire.ReplicaID(idx), log: o.Log.With(zap.Int("replica", idx)),
 		inbox:        make(chan inbound, 1<<14),
@@ -119,6 +131,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 			Encoders: semaphore.NewWeighted(int64(max(1, cfg.MaxDescRoutines))),
 		},
 		tls:      material,
+		applied:  applied,
 		counters: o.Counters,
 		idle:     idleConns{conns: map[*clientConn]struct{}{}},
 	}
@@ -134,12 +147,20 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		ElectionTimeoutMin: cfg.ElectionTimeoutMin,
 		ElectionTimeoutMax: cfg.ElectionTimeoutMax,
 		WitnessSyncAge:     cfg.WitnessSync,
+		SnapshotEvery:      cfg.SnapshotEvery,
+		LogRetain:          cfg.LogRetain,
+		SessionIdle:        cfg.SessionIdle,
 		ReadWait:           cfg.ReadWait,
 		Executed:           s.recordExecuted,
+		Installed:          s.recordSnapshot,
 		ManualFlush:        true,
+		StartAsMember:      o.StartAsMember,
 	})
 	if err != nil {
 		ln.Close()
+		if applied != nil {
+			err = errors.Join(err, applied.Close())
+		}
 		return err
 	}
 	if o.Ready != nil {
@@ -164,15 +185,14 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	}
 	err = g.Wait()
 	s.logStats()
-	if o.AppliedLogPath != "" {
-		if werr := check.WriteLogFile(o.AppliedLogPath, s.applied); werr != nil {
-			err = errors.Join(err, werr)
-		}
+	var werr error
+	if applied != nil {
+		werr = applied.Close() // a lost applied log fails even a clean stop
 	}
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
-		return nil
+		return werr
 	}
-	return err
+	return errors.Join(err, werr)
 }
 
 // loop is the only goroutine that touches the core.

@@ -29,7 +29,12 @@ type session struct {
 	floor            wire.Seq
 	ackUpTo          wire.Seq
 	weakCommittedSeq wire.Seq
-	heard            int64 // when this replica last heard from the client
+	heard            int64 // when this replica (as leader) last heard from the client
+	// ended is the slot of the entry that ended the session (0: live).
+	// An ended row keeps nothing else: it only makes every later request
+	// of the session fail, so that none executes twice (docs/DECISIONS.md
+	// 23).
+	ended kvs.Slot
 }
 
 type sessionTable map[wire.ClientID]*session
@@ -45,6 +50,28 @@ func (t sessionTable) get(c wire.ClientID) *session {
 
 // peek returns the session without creating it.
 func (t sessionTable) peek(c wire.ClientID) *session { return t[c] }
+
+// endedAt returns the slot that ended the session c, 0 if it is live.
+func (t sessionTable) endedAt(c wire.ClientID) kvs.Slot {
+	if s := t[c]; s != nil {
+		return s.ended
+	}
+	return 0
+}
+
+// end releases the session's row, keeping only the slot that ended it.
+func (t sessionTable) end(c wire.ClientID, slot kvs.Slot) { t[c] = &session{ended: slot} }
+
+// live counts the rows of sessions that have not ended.
+func (t sessionTable) live() int {
+	n := 0
+	for _, s := range t {
+		if s.ended == 0 {
+			n++
+		}
+	}
+	return n
+}
 
 // appliedResult returns the stored outcome of id, if it was applied and is
 // still remembered.

@@ -60,7 +60,7 @@ func startReplica0(t *testing.T, settings string, withTLS bool) *testReplica {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, ServerOptions{Config: cfg, Alias: "replica0", Policy: func() Policy { return BasePolicy{} },
+		done <- Serve(ctx, ServerOptions{Config: cfg, Alias: "replica0", Policy: func() Policy { return BasePolicy{} }, StartAsMember: true,
 			Log: zaptest.NewLogger(t), Counters: r.counters, Ready: func(a net.Addr) { ready <- a }})
 	}()
 	select {

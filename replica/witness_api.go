@@ -19,7 +19,7 @@ func (c *Core) Admit(id wire.CmdID, ackUpTo wire.Seq) bool {
 // RecordWeak keeps a CURP-HO weak-write witness record unless id is held
 // already (PROTOCOL.md 5.3). Weak records never make a witness reject.
 func (c *Core) RecordWeak(id wire.CmdID, cmd kvs.Command, causalDep wire.Seq) {
-	if _, held := c.wit.get(id); held {
+	if _, held := c.wit.get(id); held || !c.member {
 		return
 	}
 	c.wit.add(wire.Record{Cmd: id, Command: cmd, Level: wire.Weak, Accepted: true, Ballot: c.ballot, CausalDep: causalDep}, c.o.Now())

@@ -187,7 +187,7 @@ func (cr *causalRules) newer(r int32, base, src *clock) (int32, string) {
 		if best < 0 {
 			return -1, ""
 		}
-		return best, fmt.Sprintf("in the applied log of replica %s, %s precedes %v at slot %d",
+		return best, fmt.Sprintf("in %s, %s precedes %v at slot %d",
 			cr.l.ref, slotOf(x, w, pw), x.ops[best].ID(), pos[best])
 	}
 	// Without logs: NIL precedes every put; w precedes a put p invoked
@@ -258,7 +258,7 @@ func (cr *causalRules) onPut(w2 int32, past *clock) {
 	cr.report(RuleCausalArbitration, func() Violation {
 		return Violation{
 			Ops: x.ids(w2, w1),
-			Message: fmt.Sprintf("%s is at slot %d of the applied log of replica %s, before %s at slot %d, although the latter is in its causal past (%s); "+
+			Message: fmt.Sprintf("%s is at slot %d of %s, before %s at slot %d, although the latter is in its causal past (%s); "+
 				"writes ordered by causality must be applied in that order (PROTOCOL.md 2.3 CC-ARB)",
 				x.describe(w2), pos[w2], cr.l.ref, x.describe(w1), pos[w1], cr.chain(w1, w2)),
 		}
@@ -311,7 +311,7 @@ func (cr *causalRules) checkC3(r, w int32, src *clock) {
 		cr.c.add(Violation{
 			Rule: RuleC3VisibilityBarrier,
 			Ops:  x.ids(w, r),
-			Message: fmt.Sprintf("%s was read by %s of session %s, but is missing from the longest applied log (replica %s); %s",
+			Message: fmt.Sprintf("%s was read by %s of session %s, but is missing from %s; %s",
 				x.describe(w), x.ops[r].ID(), x.ops[r].Session, ref, why),
 		})
 	case src != nil:
@@ -320,7 +320,7 @@ func (cr *causalRules) checkC3(r, w int32, src *clock) {
 			cr.report(RuleC3VisibilityBarrier, func() Violation {
 				return Violation{
 					Ops: x.ids(w, r, lost),
-					Message: fmt.Sprintf("%s was read by %s of session %s, but %s, in the causal past of that write (%s), is missing from the longest applied log (replica %s); %s",
+					Message: fmt.Sprintf("%s was read by %s of session %s, but %s, in the causal past of that write (%s), is missing from %s; %s",
 						x.describe(w), x.ops[r].ID(), x.ops[r].Session, x.describe(lost), cr.chain(lost, w), ref, why),
 				}
 			})
@@ -330,7 +330,7 @@ func (cr *causalRules) checkC3(r, w int32, src *clock) {
 		cr.c.add(Violation{
 			Rule: RuleC3VisibilityBarrier,
 			Ops:  x.ids(r, w),
-			Message: fmt.Sprintf("%s is at slot %d of the applied log of replica %s, before %s at slot %d, whose value it returned; "+
+			Message: fmt.Sprintf("%s is at slot %d of %s, before %s at slot %d, whose value it returned; "+
 				"a strong read must be ordered after the other session's write it observes (PROTOCOL.md 2.4 C3)",
 				x.describe(r), pos[r], ref, x.describe(w), pos[w]),
 		})

@@ -20,8 +20,9 @@ const (
 
 // RunCommand implements "swiftpaxos -run check -history PATH". PATH is a
 // history file, or a directory holding history*.jsonl files (all read, in
-// name order, as one history) and optional log-NAME.jsonl files (the
-// applied log of replica NAME). It prints one line per finding on stdout,
+// name order, as one history) and optional log-NAME.jsonl files (an
+// applied log named NAME: a replica's, or one lifetime's of a restarted
+// replica, such as log-replica2.2.jsonl; doc.go). It prints one line per finding on stdout,
 // then "checked N operations: OK" or "checked N operations: M violations",
 // and returns ExitOK, ExitViolation (also when the report lists undecided
 // checks: a history is not known to be good until every check passed) or

@@ -51,8 +51,8 @@
 // key and value and cover each key of a range of consecutive keys once.
 // Records of different operations never share a (session, seq).
 //
-// An applied-log record ([LogEntry]), one file per replica, in the order
-// the replica applied them:
+// An applied-log record ([LogEntry]), one file per replica lifetime, in
+// the order the replica applied them:
 //
 //	{"slot":3,"session":"S","seq":1,"op":"put","key":7,"value":"V"}
 //
@@ -68,15 +68,58 @@
 // [LogEntriesOf] returns the lines of any executed command; [LogEntryOf]
 // the single line of a command other than a SCAN.
 //
+// # Logs of killed and restarted replicas
+//
+// A log file is one lifetime of a replica process (a restarted replica
+// writes a new file: the launcher names them log-ALIAS.N.jsonl, N = 1, 2,
+// ...; the checker treats every file as a log of its own, named by what
+// follows "log-"). A lifetime ended by kill -9 is a prefix of what it
+// applied: its writer loses what it had not flushed, and a crash may cut
+// its last line short. A last line without its newline whose JSON object
+// is incomplete is therefore ignored (any other bad line is an error),
+// and the lines of a SCAN that end a log may stop short of its range
+// (they must be a prefix of the SCAN's lines in the logs that list that
+// slot fully).
+//
+// A log may also leave out a range of slots that the replica installed
+// from a snapshot rather than executed. It says so with a marker line
+//
+//	{"slot":S,"op":"snapshot"}
+//
+// meaning: the replica's state now holds everything up to slot S, as a
+// snapshot of the same prefix that the other replicas executed; the lines
+// that follow are for slots above S. A restarted replica that came back
+// empty and caught up from a snapshot starts its file with the marker; a
+// lagging replica that installed a snapshot in mid-life writes it between
+// its lines (S is at least the slot of the line before). The marker needs
+// only slot and op; session, seq, key and value may be present, empty.
+//
+// A log thus covers the slots of its segments: from slot 1 (or just above
+// a marker's S) to the last slot it lists before the next marker or the
+// end of the file (a noop line counts), without a SCAN cut at the end. In
+// a covered slot it lists exactly the commands executed there.
+//
+// # The merged log
+//
+// The rules below compare positions in one reference log, the union of
+// all the logs by slot: each slot's lines come from the first log that
+// covers the slot, taking the logs with the most executed lines first
+// (then by name), so that with full logs that are prefixes of one another
+// it is the longest log, as before restarts existed. Every log must agree
+// with it on every slot the log covers (log-agreement), so two logs that
+// list a covered slot differently are always reported; a slot that only
+// a killed lifetime reached, or only the first lifetime of a replica
+// whose other logs start at a later snapshot, is in the union and counts
+// for durability.
+//
 // # Relations
 //
 // As in section 2.2: a rt b iff resp(a) < inv(b); a so b iff additionally
 // a and b are of the same session, so pipelined operations of a session
 // that overlap in time are concurrent. The arbitration order <A is the
-// order of the reference log, the longest replica log (the first by name
-// among equals); pos(o) is the slot of o's first occurrence there (for
-// each part of a SCAN, the SCAN's slot), and the initial NIL (w0)
-// precedes every slot.
+// order of the merged log (above); pos(o) is the slot of o's first
+// occurrence there (for each part of a SCAN, the SCAN's slot), and the
+// initial NIL (w0) precedes every slot.
 //
 // # Rules
 //
@@ -86,7 +129,8 @@
 //     or writes a value already written (values must be unique).
 //   - log-invalid: slots of one replica's log do not strictly increase,
 //     except between the lines of one SCAN, which share a slot and list
-//     their keys in increasing order.
+//     their keys in increasing order, and a snapshot marker, whose slot
+//     may equal the line's before it.
 //   - read-never-written: a completed get returned a value no put wrote to
 //     its key.
 //   - read-from-future: a completed get returned the value of a put that
@@ -115,21 +159,25 @@
 //     own session completed before the get was invoked.
 //   - monotonic-reads: gets r1 so r2 of one key, where r2 returned a value
 //     older in <A than the one r1 returned.
-//   - log-agreement (logs only): a replica's applied log is not a prefix of
-//     the reference log; the first differing entry (slot and command) is
-//     reported, once per replica.
-//   - log-mismatch (logs only): the reference log applied, under some
+//   - log-agreement (logs only): a log lists a slot it covers differently
+//     from the merged log (a command the other lacks, or another command):
+//     the applied logs of correct replicas are prefixes of one another
+//     where they overlap. The first differing slot is reported, with both
+//     sides, once per log.
+//   - log-mismatch (logs only): the merged log applied, under some
 //     (session, seq), a command other than the one the client recorded, or
 //     one no client recorded. SCAN lines are matched by (session, seq,
 //     key): a line for a key outside the client's range, a key of the
 //     range with no line (once per SCAN), and a SCAN applied for a get or
 //     the reverse are all mismatches.
 //   - at-most-once (logs only): a (session, seq) occurs twice in one
-//     replica's applied log (sections 2.6 item 7, 6.7); the lines of one
-//     SCAN are one command.
+//     replica's applied log, or at two slots of the merged log taken from
+//     different logs (say, once below the snapshot a restarted replica
+//     installed and once above it; sections 2.6 item 7, 6.7); the lines of
+//     one SCAN are one command.
 //   - durability (logs only): a completed put, strong or weak, is missing
-//     from the reference log (sections 2.6 item 2, 6.8). Weak puts of
-//     crashed sessions are not exempted yet.
+//     from the merged log (sections 2.6 item 2, 6.8). Weak puts of
+//     sessions listed in Options.Crashed are exempt.
 //   - cc-acyclic: hb has a cycle; the cycle is spelled out. A cycle needs a
 //     read of a put invoked after the read returned (if every rf edge went
 //     forward in time, so and rf would both increase inv, see below).

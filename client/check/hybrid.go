@@ -151,7 +151,7 @@ func checkWeakBefore(x *history, l *logIndex, pos []int64, w, first int32, earli
 		c.add(Violation{
 			Rule: rule,
 			Ops:  x.ids(w, first),
-			Message: fmt.Sprintf("%s is missing from the longest applied log (replica %s), although the same session's %s %s was invoked after it completed; "+
+			Message: fmt.Sprintf("%s is missing from %s, although the same session's %s %s was invoked after it completed; "+
 				"a weak write must be durable before a later strong operation of its session completes (PROTOCOL.md 2.4 %s)",
 				x.describe(w), l.ref, which, x.describe(first), section),
 		})
@@ -160,7 +160,7 @@ func checkWeakBefore(x *history, l *logIndex, pos []int64, w, first int32, earli
 		c.add(Violation{
 			Rule: rule,
 			Ops:  x.ids(w, s),
-			Message: fmt.Sprintf("%s is at slot %d of the applied log of replica %s, after the same session's %s %s at slot %d, which was invoked after the write completed; "+
+			Message: fmt.Sprintf("%s is at slot %d of %s, after the same session's %s %s at slot %d, which was invoked after the write completed; "+
 				"a strong operation must never be ordered ahead of a weak write its session issued earlier (PROTOCOL.md 2.4 %s)",
 				x.describe(w), pos[w], l.ref, which, x.describe(s), earliest.pos, section),
 		})

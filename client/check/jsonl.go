@@ -137,7 +137,7 @@ func (r *logRecord) entry() (LogEntry, error) {
 	if e.Scan && e.Kind != Get {
 		return LogEntry{}, errors.New("a scan entry must be a get (one per key of the scanned range)")
 	}
-	if e.Kind == Noop {
+	if e.Kind == Noop || e.Kind == Snapshot {
 		return e, nil
 	}
 	switch {
@@ -152,10 +152,21 @@ func (r *logRecord) entry() (LogEntry, error) {
 }
 
 // readLines calls decode for every non-blank line of r, wrapping errors in
-// a ParseError naming the file and line.
-func readLines(r io.Reader, name string, decode func(dec *json.Decoder) error) error {
+// a ParseError naming the file and line. With tornTail, a last line that
+// has no newline and ends before its JSON object does is ignored: it is a
+// write that a crash cut short (an applied log's writer ends every line
+// it writes with a newline, in the same write).
+func readLines(r io.Reader, name string, tornTail bool, decode func(dec *json.Decoder) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), maxLineBytes)
+	unterminated := false
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		adv, tok, err := bufio.ScanLines(data, atEOF)
+		if atEOF && tok != nil && adv == len(data) && (len(data) == 0 || data[len(data)-1] != '\n') {
+			unterminated = true
+		}
+		return adv, tok, err
+	})
 	line := 0
 	for sc.Scan() {
 		line++
@@ -172,6 +183,9 @@ func readLines(r io.Reader, name string, decode func(dec *json.Decoder) error) e
 			}
 		}
 		if err != nil {
+			if tornTail && unterminated && errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil
+			}
 			return &ParseError{File: name, Line: line, Err: err}
 		}
 	}
@@ -186,7 +200,7 @@ func readLines(r io.Reader, name string, decode func(dec *json.Decoder) error) e
 // returned error is a *ParseError naming name and the line.
 func ReadHistory(r io.Reader, name string) ([]Op, error) {
 	var ops []Op
-	err := readLines(r, name, func(dec *json.Decoder) error {
+	err := readLines(r, name, false, func(dec *json.Decoder) error {
 		var rec opRecord
 		if err := dec.Decode(&rec); err != nil {
 			return err
@@ -202,10 +216,13 @@ func ReadHistory(r io.Reader, name string) ([]Op, error) {
 }
 
 // ReadLog reads a JSON Lines applied log, one LogEntry per line, in the
-// order the replica applied them. Errors are as for ReadHistory.
+// order the replica applied them. Errors are as for ReadHistory, except
+// that a last line without a newline whose JSON object is cut short is
+// ignored: the replica was killed while writing it (doc.go, "Logs of killed and
+// restarted replicas").
 func ReadLog(r io.Reader, name string) ([]LogEntry, error) {
 	var entries []LogEntry
-	err := readLines(r, name, func(dec *json.Decoder) error {
+	err := readLines(r, name, true, func(dec *json.Decoder) error {
 		var rec logRecord
 		if err := dec.Decode(&rec); err != nil {
 			return err

@@ -4,13 +4,16 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"swiftpaxos/kvs"
 )
 
 // logIndex is the arbitration order <A of PROTOCOL.md section 2.1: the
-// reference log is the longest replica log, and an operation's position is
-// the slot of its first occurrence there.
+// union of the replicas' applied logs by slot (union.go); an operation's
+// position is the slot of its first occurrence there.
 type logIndex struct {
-	ref     string
+	ref     string // what the reference is, for messages: "the applied log of replica r0", ...
+	union   *merged
 	entries []LogEntry
 	pos     map[OpID]int64
 	scans   map[OpID]bool // the CmdIds the reference log applied as scans
@@ -30,13 +33,15 @@ func describeEntry(e LogEntry) string {
 	switch e.Kind {
 	case Noop:
 		return fmt.Sprintf("slot %d: noop", e.Slot)
+	case Snapshot:
+		return fmt.Sprintf("slot %d: snapshot marker", e.Slot)
 	case Put:
 		return fmt.Sprintf("slot %d: %v put of %q to key %d", e.Slot, e.ID(), e.Value, e.Key)
 	}
 	if e.Scan {
-		return fmt.Sprintf("slot %d: %v scan part for key %d", e.Slot, e.ID(), e.Key)
+		return fmt.Sprintf("slot %d: %v scan part for key %d returning %q", e.Slot, e.ID(), e.Key, e.Value)
 	}
-	return fmt.Sprintf("slot %d: %v %v of key %d", e.Slot, e.ID(), e.Kind, e.Key)
+	return fmt.Sprintf("slot %d: %v %v of key %d returning %q", e.Slot, e.ID(), e.Kind, e.Key, e.Value)
 }
 
 // positions returns the reference log position of every operation,
@@ -54,52 +59,68 @@ func (l *logIndex) positions(x *history) []int64 {
 
 // checkLogs runs the rules on the logs alone (slot order, at-most-once,
 // agreement) and against the history (log-mismatch), and returns the
-// arbitration order taken from the reference log.
+// arbitration order taken from the union of the logs.
 func checkLogs(x *history, logs map[string][]LogEntry, c *collector) *logIndex {
 	names := make([]string, 0, len(logs))
 	for name := range logs {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	l := &logIndex{ref: names[0], pos: map[OpID]int64{}, scans: map[OpID]bool{}}
-	for _, name := range names {
-		if len(logs[name]) > len(logs[l.ref]) {
-			l.ref = name
-		}
-	}
-	l.entries = logs[l.ref]
-
+	split := make([]appliedLog, 0, len(names))
 	for _, name := range names {
 		checkOneLog(name, logs[name], c)
+		split = append(split, splitLog(name, logs[name]))
 	}
-	for _, name := range names {
-		if name != l.ref {
-			checkAgreement(l.ref, l.entries, name, logs[name], c)
-		}
+	u := unionLogs(split)
+	for _, l := range split {
+		u.checkAgreement(l, c)
 	}
-	seen := map[partID]bool{} // the scan parts of the reference log
+	l := &logIndex{ref: u.describe(), union: u, entries: u.lines, pos: map[OpID]int64{}, scans: map[OpID]bool{}}
+	seen := map[partID]bool{} // the scan parts of the union
+	twice := map[OpID]bool{}  // reported by checkUnionOnce
 	for i, e := range l.entries {
-		if e.Kind == Noop {
-			continue
-		}
 		if i > 0 && sameScan(l.entries[i-1], e) {
 			if l.pos[e.ID()] == int64(e.Slot) { // not a repeat of the scan
 				seen[partID{e.ID(), e.Key}] = true
-				checkEntryMatchesHistory(x, l.ref, e, c)
+				checkEntryMatchesHistory(x, u.src[i], e, c)
 			}
 			continue
 		}
-		if _, dup := l.pos[e.ID()]; !dup {
-			l.pos[e.ID()] = int64(e.Slot)
-			if e.Scan {
-				l.scans[e.ID()] = true
-				seen[partID{e.ID(), e.Key}] = true
-			}
-			checkEntryMatchesHistory(x, l.ref, e, c)
+		if first, dup := l.pos[e.ID()]; dup {
+			checkUnionOnce(l, first, i, twice, c)
+			continue
 		}
+		l.pos[e.ID()] = int64(e.Slot)
+		if e.Scan {
+			l.scans[e.ID()] = true
+			seen[partID{e.ID(), e.Key}] = true
+		}
+		checkEntryMatchesHistory(x, u.src[i], e, c)
 	}
 	checkScansComplete(x, l, seen, c)
 	return l
+}
+
+// checkUnionOnce reports a command that the union holds at two slots taken
+// from different logs (line i, and an earlier line at slot first): each
+// log applied it once, but the replicated state machine applied it twice,
+// say once before the snapshot a restarted replica installed and once
+// after it. Two occurrences from one log are that log's at-most-once
+// violation (checkOneLog).
+func checkUnionOnce(l *logIndex, first int64, i int, reported map[OpID]bool, c *collector) {
+	e := l.entries[i]
+	j := l.union.search(kvs.Slot(first))
+	if l.union.src[j] == l.union.src[i] || reported[e.ID()] {
+		return
+	}
+	reported[e.ID()] = true
+	c.add(Violation{
+		Rule:    RuleAtMostOnce,
+		Ops:     []OpID{e.ID()},
+		Replica: l.union.src[i],
+		Message: fmt.Sprintf("%v was applied twice: at slot %d by replica %s and at slot %d by replica %s; a command must execute at most once (PROTOCOL.md 6.7)",
+			e.ID(), first, l.union.src[j], e.Slot, l.union.src[i]),
+	})
 }
 
 // sameScan reports whether log line e continues the scan of line prev:
@@ -128,12 +149,14 @@ func checkOneLog(name string, entries []LogEntry, c *collector) {
 		cont := i > 0 && sameScan(entries[i-1], e)
 		switch {
 		case badOrder || i == 0:
+		case e.Kind == Snapshot && e.Slot < entries[i-1].Slot:
+			invalid(i, "a snapshot marker cannot go back to an earlier slot")
 		case cont && e.Key <= entries[i-1].Key:
 			invalid(i, "the lines of a scan list its keys once each, in increasing order")
-		case !cont && e.Slot <= entries[i-1].Slot:
+		case e.Kind != Snapshot && !cont && e.Slot <= entries[i-1].Slot:
 			invalid(i, "slots must strictly increase, and only the lines of one scan share a slot")
 		}
-		if e.Kind == Noop || cont {
+		if e.Kind == Noop || e.Kind == Snapshot || cont {
 			continue
 		}
 		if prev, dup := first[e.ID()]; dup {
@@ -147,29 +170,6 @@ func checkOneLog(name string, entries []LogEntry, c *collector) {
 			continue
 		}
 		first[e.ID()] = e
-	}
-}
-
-// checkAgreement reports the first index at which log b is not a prefix of
-// the longer reference log a (PROTOCOL.md section 2.6 item 1).
-func checkAgreement(aName string, a []LogEntry, bName string, b []LogEntry, c *collector) {
-	for i, e := range b {
-		if i < len(a) && e == a[i] {
-			continue
-		}
-		ref := "nothing"
-		if i < len(a) {
-			ref = describeEntry(a[i])
-		}
-		c.add(Violation{
-			Rule:    RuleLogAgreement,
-			Replica: bName,
-			Ops:     []OpID{e.ID()},
-			Message: fmt.Sprintf("applied logs diverge at entry %d: replica %s has %s where replica %s has %s; "+
-				"the applied logs of correct replicas must be prefixes of one another (PROTOCOL.md 2.6 item 1)",
-				i+1, bName, describeEntry(e), aName, ref),
-		})
-		return
 	}
 }
 
@@ -223,18 +223,21 @@ func checkScansComplete(x *history, l *logIndex, seen map[partID]bool, c *collec
 			continue
 		}
 		reported[id] = true
+		src := l.union.src[l.union.search(kvs.Slot(l.pos[id]))]
 		c.add(Violation{
 			Rule:    RuleLogMismatch,
 			Ops:     []OpID{id},
-			Replica: l.ref,
+			Replica: src,
 			Message: fmt.Sprintf("replica %s applied the scan %v at slot %d without key %d, but the client issued %s; the log must apply the command the client sent",
-				l.ref, id, l.pos[id], o.Key, x.describe(i)),
+				src, id, l.pos[id], o.Key, x.describe(i)),
 		})
 	}
 }
 
-// checkDurability reports acknowledged puts missing from the reference log
-// (PROTOCOL.md sections 2.6 item 2 and 6.8).
+// checkDurability reports acknowledged puts missing from the union of the
+// logs (PROTOCOL.md sections 2.6 item 2 and 6.8): a put that only a
+// replica's earlier lifetime applied is durable, the others' logs may
+// simply not reach it.
 func checkDurability(x *history, l *logIndex, crashed map[SessionID]bool, c *collector) {
 	last := "no entries"
 	if n := len(l.entries); n > 0 {
@@ -250,7 +253,7 @@ func checkDurability(x *history, l *logIndex, crashed map[SessionID]bool, c *col
 		c.add(Violation{
 			Rule: RuleDurability,
 			Ops:  x.ids(i),
-			Message: fmt.Sprintf("%s was acknowledged but is missing from the longest applied log (replica %s, %s); "+
+			Message: fmt.Sprintf("%s was acknowledged but is missing from %s (%s); "+
 				"an acknowledged write must never be lost (PROTOCOL.md 6.8)", x.describe(i), l.ref, last),
 		})
 	}
@@ -298,7 +301,7 @@ func checkKeyWriteOrder(x *history, l *logIndex, byEnd []int32, c *collector) {
 		c.add(Violation{
 			Rule: RuleStrongWriteOrder,
 			Ops:  x.ids(s2, best),
-			Message: fmt.Sprintf("%s is at slot %d of the applied log (replica %s), before %s at slot %d, although the latter completed before the former was invoked; "+
+			Message: fmt.Sprintf("%s is at slot %d of %s, before %s at slot %d, although the latter completed before the former was invoked; "+
 				"strong writes of a key must be applied in real-time order (PROTOCOL.md 2.6 item 3)",
 				x.describe(s2), p2, l.ref, x.describe(best), bestPos),
 		})

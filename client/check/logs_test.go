@@ -29,7 +29,7 @@ func TestLogAgreement(t *testing.T) {
 		other[1], other[0] = full[0], full[1]
 		other[0].Slot, other[1].Slot = 1, 2
 		r := Check(h, map[string][]LogEntry{"r0": full, "r1": other}, Options{})
-		v := requireViolation(t, r, RuleLogAgreement, "entry 1", "replica r1", "b#1", "replica r0", "a#1")
+		v := requireViolation(t, r, RuleLogAgreement, "slot 1", "replica r1", "b#1", "replica r0", "a#1")
 		require.Equal(t, "r1", v.Replica)
 		requireOnly(t, r, RuleLogAgreement)
 	})
@@ -37,7 +37,10 @@ func TestLogAgreement(t *testing.T) {
 		other := append([]LogEntry{}, full[:2]...)
 		other[1].Slot = 7
 		r := Check(h, map[string][]LogEntry{"r0": full, "r1": other}, Options{})
-		requireViolation(t, r, RuleLogAgreement, "entry 2", "slot 7", "slot 2")
+		requireViolation(t, r, RuleLogAgreement, "diverge at slot 2", "replica r1 has nothing", "replica r0 has slot 2: b#1")
+		// Without agreement on slot 2, the command ran twice in the
+		// replicated state machine: once at each slot.
+		requireViolation(t, r, RuleAtMostOnce, "b#1", "slot 2 by replica r0", "slot 7 by replica r1")
 	})
 }
 

@@ -116,16 +116,16 @@ func checkKeyReadOrder(x *history, l *logIndex, pos []int64, reads, puts []int32
 		pw := x.srcPos(pos, r)
 		switch d := preceded[r]; {
 		case lastPut.op >= 0 && lastPut.pos > pw:
-			reportReadOrder(x, l, r, lastPut.op, fmt.Sprintf("%s completed before the get was invoked and follows that write in the applied log of replica %s (%s, then slot %d); "+
+			reportReadOrder(x, l, r, lastPut.op, fmt.Sprintf("%s completed before the get was invoked and follows that write in %s (%s, then slot %d); "+
 				"a strong read must not return a value that a strong write of its key completed before the read was invoked has overwritten in the log",
 				x.describe(lastPut.op), l.ref, slotOf(x, x.src[r], pw), lastPut.pos), c)
 		case lastSrc.op >= 0 && lastSrc.pos > pw:
 			w1 := x.src[lastSrc.op]
-			reportReadOrder(x, l, r, lastSrc.op, fmt.Sprintf("%s, which completed before the get was invoked, had read %s, which follows that write in the applied log of replica %s (%s, then slot %d); "+
+			reportReadOrder(x, l, r, lastSrc.op, fmt.Sprintf("%s, which completed before the get was invoked, had read %s, which follows that write in %s (%s, then slot %d); "+
 				"strong reads of a key that follow each other in real time must not go back in the log order",
 				x.describe(lastSrc.op), x.describeSrc(w1), l.ref, slotOf(x, x.src[r], pw), lastSrc.pos), c, w1)
 		case d.op >= 0 && d.pos < pw:
-			reportReadOrder(x, l, r, d.op, fmt.Sprintf("%s, invoked after the get returned, precedes that write in the applied log of replica %s (slot %d, then %s); "+
+			reportReadOrder(x, l, r, d.op, fmt.Sprintf("%s, invoked after the get returned, precedes that write in %s (slot %d, then %s); "+
 				"a strong read must not return a write ordered after a strong write of its key that was invoked after the read returned",
 				x.describe(d.op), l.ref, d.pos, slotOf(x, x.src[r], pw)), c)
 		}

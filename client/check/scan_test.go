@@ -206,7 +206,7 @@ func TestScanInLogs(t *testing.T) {
 	}
 	t.Run("keys out of order", func(t *testing.T) {
 		r := Check(h, edit(func(l []LogEntry) []LogEntry { l[2], l[3] = l[3], l[2]; return l }), Options{})
-		requireViolation(t, r, RuleLogInvalid, "entry 4 (slot 2: b#1 scan part for key 4)", "keys once each, in increasing order")
+		requireViolation(t, r, RuleLogInvalid, "entry 4 (slot 2: b#1 scan part for key 4 returning", "keys once each, in increasing order")
 	})
 	t.Run("a slot shared with another command", func(t *testing.T) {
 		r := Check(h, edit(func(l []LogEntry) []LogEntry { l[1].Slot = 1; return l }), Options{})

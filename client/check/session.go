@@ -158,7 +158,7 @@ func checkWithLog(x *history, l *logIndex, r int32, own, seen latest, c *collect
 		return
 	}
 	slots := func(newer int32, pNewer int64) string {
-		return fmt.Sprintf("in the applied log of replica %s, %s precedes %v at slot %d",
+		return fmt.Sprintf("in %s, %s precedes %v at slot %d",
 			l.ref, slotOf(x, w, pw), x.ops[newer].ID(), pNewer)
 	}
 	if own.op >= 0 && own.rank > pw {

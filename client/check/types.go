@@ -72,6 +72,11 @@ const (
 	// Noop changes nothing; it only appears in applied logs (PROTOCOL.md
 	// section 6.3).
 	Noop OpKind = 3
+	// Snapshot is an applied-log marker, never an operation: the log goes
+	// on after slot Slot, and the slots up to it that the log does not
+	// list were installed from a snapshot of the same prefix (doc.go,
+	// "Logs that start at a snapshot").
+	Snapshot OpKind = 4
 )
 
 func (k OpKind) String() string {
@@ -82,19 +87,22 @@ func (k OpKind) String() string {
 		return "get"
 	case Noop:
 		return "noop"
+	case Snapshot:
+		return "snapshot"
 	}
 	return fmt.Sprintf("OpKind(%d)", uint8(k))
 }
 
-// MarshalText encodes k as "put", "get" or "noop".
+// MarshalText encodes k as "put", "get", "noop" or "snapshot".
 func (k OpKind) MarshalText() ([]byte, error) {
-	if k < Put || k > Noop {
+	if k < Put || k > Snapshot {
 		return nil, fmt.Errorf("invalid op kind %d", uint8(k))
 	}
 	return []byte(k.String()), nil
 }
 
-// UnmarshalText accepts exactly "put", "get" or "noop".
+// UnmarshalText accepts exactly "put", "get", "noop" or "snapshot" (history
+// records accept only the first two: validateOp).
 func (k *OpKind) UnmarshalText(b []byte) error {
 	switch string(b) {
 	case "put":
@@ -103,8 +111,10 @@ func (k *OpKind) UnmarshalText(b []byte) error {
 		*k = Get
 	case "noop":
 		*k = Noop
+	case "snapshot":
+		*k = Snapshot
 	default:
-		return fmt.Errorf("op %q is not one of \"put\", \"get\", \"noop\"", b)
+		return fmt.Errorf("op %q is not one of \"put\", \"get\", \"noop\", \"snapshot\"", b)
 	}
 	return nil
 }
@@ -141,8 +151,8 @@ type Op struct {
 func (o Op) ID() OpID { return OpID{o.Session, o.Seq} }
 
 // LogEntry is one line of a replica's applied log, in slot order. The
-// JSON field names are the on-disk format. No-op entries carry only Slot and
-// Kind. A command is one line, except a SCAN: one Get line per key of its
+// JSON field names are the on-disk format. No-op entries and snapshot
+// markers carry only Slot and Kind. A command is one line, except a SCAN: one Get line per key of its
 // range, in key order, with the same Slot, Session and Seq and Scan set
 // (LogEntriesOf builds them).
 type LogEntry struct {

@@ -102,6 +102,35 @@ func Configs(protocol string) []Config {
 			o.Faults.DropWeakProb = 0.3
 			return o
 		}},
+		// Replicas crash and come back empty (PROTOCOL.md 6.10), with
+		// frequent snapshots and a short log tail, so that restarted and
+		// lagging replicas catch up by state transfer in most runs.
+		{Name: "restarts", Sizes: []int{3, 5}, CISeeds: 30, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			wide(&o, 6, 120, 3, 10)
+			o.Faults = FailoverMix(n)
+			o.Faults.CrashWithin = 600 * time.Millisecond
+			o.Faults.RestartAfter = 300 * time.Millisecond
+			o.SnapshotEvery, o.LogRetain = 40, 10
+			return o
+		}},
+		// Sessions end in the middle of the run: the leader expires those
+		// idle longer than SessionIdle (some think times are longer),
+		// through the log and across view changes; a late request of an
+		// expired session must never execute (PROTOCOL.md 6.10).
+		{Name: "expiry", Sizes: []int{3, 5}, CISeeds: 30, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			wide(&o, 8, 40, 2, 6)
+			o.Workload.Think = 600 * time.Millisecond
+			o.SessionIdle = 590 * time.Millisecond
+			o.Faults = FailoverMix(n)
+			o.Faults.CrashWithin = 3 * time.Second
+			o.Faults.RestartAfter = time.Second
+			o.SnapshotEvery, o.LogRetain = 20, 5
+			return o
+		}},
 		// Everything at once: up to f crashes, client crashes, execution
 		// lag, dropped weak writes and leader partitions, on many keys.
 		{Name: "chaos", Sizes: []int{3, 5}, CISeeds: 40, Make: func(seed uint64, n int, p Protocol) Options {

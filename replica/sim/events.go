@@ -12,6 +12,7 @@ const (
 	evFault
 	evApply
 	evReplicaDown
+	evReplicaUp
 )
 
 // event is one scheduled happening. seq breaks ties between events at the

@@ -54,6 +54,10 @@ type Faults struct {
 	// session: the case where an acknowledged CURP-HO weak write may be
 	// lost (PROTOCOL.md 6.8), so that nobody else may have observed it.
 	CrashClientToo bool
+	// RestartAfter, when positive, brings every crashed replica back,
+	// empty, within that long of its crash (PROTOCOL.md 6.10): it must
+	// rejoin before it votes or witnesses again.
+	RestartAfter time.Duration
 	// ClientCrashes is how many client sessions crash on their own, at
 	// random instants within CrashWithin (or the first second).
 	ClientCrashes int
@@ -93,6 +97,14 @@ type Options struct {
 	Tick time.Duration
 	// RetryAfter is the sessions' retry timeout.
 	RetryAfter time.Duration
+	// SnapshotEvery and LogRetain are the replicas' snapshot period and
+	// retained log tail (0: small values, 50 and 20, so that compaction,
+	// and state transfer to lagging replicas, happen in most runs).
+	SnapshotEvery, LogRetain int
+	// SessionIdle is the replicas' session idle time (0: their default);
+	// a configuration sets it below the sessions' think time to expire
+	// sessions in the middle of a run.
+	SessionIdle time.Duration
 	// ReadWait bounds how long a replica parks a weak read (0: the
 	// replica's default); scripted scenarios raise it to keep a read
 	// parked across a view change.
@@ -119,6 +131,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Deadline == 0 {
 		o.Deadline = 10 * time.Minute
+	}
+	if o.SnapshotEvery == 0 {
+		o.SnapshotEvery = 50
+	}
+	if o.LogRetain == 0 {
+		o.LogRetain = 20
 	}
 	if o.Workload.Pendings == 0 {
 		o.Workload.Pendings = 1

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,6 +16,7 @@ const (
 	faultHeal
 	faultCrash
 	faultCrashClient
+	faultRestart
 )
 
 func (c *Cluster) run() error {
@@ -32,20 +34,33 @@ func (c *Cluster) run() error {
 			s.invokes++
 		}
 	}
+	deadline := int64(c.o.Deadline)
+	// A brand-new cluster bootstraps once every replica has answered
+	// (docs/DECISIONS.md 21): crashes and partitions start after that.
+	for !c.bootstrapped() {
+		if c.q.Len() == 0 || c.q[0].at > deadline {
+			return fmt.Errorf("the cluster did not bootstrap: %s", c.progress())
+		}
+		e := c.q.pop()
+		c.now = e.at
+		if err := c.handle(e, false); err != nil {
+			return err
+		}
+	}
+	start := c.now
 	for range c.o.Faults.Crashes {
-		c.schedule(&event{at: 1 + c.rng.Int64N(int64(c.o.Faults.CrashWithin)), kind: evFault, idx: faultCrash})
+		c.schedule(&event{at: start + 1 + c.rng.Int64N(int64(c.o.Faults.CrashWithin)), kind: evFault, idx: faultCrash})
 	}
 	within := c.o.Faults.CrashWithin
 	if within <= 0 {
 		within = time.Second
 	}
 	for range c.o.Faults.ClientCrashes {
-		c.schedule(&event{at: 1 + c.rng.Int64N(int64(within)), kind: evFault, idx: faultCrashClient})
+		c.schedule(&event{at: start + 1 + c.rng.Int64N(int64(within)), kind: evFault, idx: faultCrashClient})
 	}
 	if c.o.Faults.PartitionEvery > 0 {
-		c.schedule(&event{at: c.rng.Int64N(int64(c.o.Faults.PartitionEvery)), kind: evFault, idx: faultPartition})
+		c.schedule(&event{at: start + c.rng.Int64N(int64(c.o.Faults.PartitionEvery)), kind: evFault, idx: faultPartition})
 	}
-	deadline := int64(c.o.Deadline)
 	settling := false
 	for c.q.Len() > 0 {
 		e := c.q.pop()
@@ -83,16 +98,27 @@ func (c *Cluster) handle(e *event, settling bool) error {
 		c.replicas[e.idx].Tick()
 		c.schedule(&event{at: c.now + int64(c.o.Tick), kind: evTickReplica, idx: e.idx})
 	case evTickClient:
-		if c.sessions[e.idx].dead {
+		s := c.sessions[e.idx]
+		if s.dead {
 			return nil
 		}
-		c.sessions[e.idx].core.Tick()
+		if ops := c.o.Workload.Ops; ops > 0 && s.done >= ops && !s.ending {
+			// Done (a scripted run has no count): close cleanly, so that
+			// the replicas release the session's state (PROTOCOL.md 6.10).
+			s.ending = true
+			s.core.End()
+		}
+		s.core.Tick()
 		c.schedule(&event{at: c.now + int64(c.o.Tick), kind: evTickClient, idx: e.idx})
 	case evInvoke:
 		c.invoke(c.sessions[e.idx])
 	case evReplicaDown:
 		if s := c.sessions[e.idx]; !s.dead {
 			s.core.ReplicaDown(wire.ReplicaID(e.peer))
+		}
+	case evReplicaUp:
+		if s := c.sessions[e.idx]; !s.dead && !c.dead[e.peer] {
+			s.core.ReplicaUp(wire.ReplicaID(e.peer))
 		}
 	case evApply:
 		if c.dead[e.idx] {
@@ -101,7 +127,10 @@ func (c *Cluster) handle(e *event, settling bool) error {
 		c.replicas[e.idx].Apply(1 + c.rng.IntN(4))
 		c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(c.o.Faults.ApplyLag)), kind: evApply, idx: e.idx})
 	case evFault:
-		if !settling || e.idx == faultCrash || e.idx == faultCrashClient {
+		switch {
+		case e.idx == faultRestart:
+			c.restart(e.peer)
+		case !settling || e.idx == faultCrash || e.idx == faultCrashClient:
 			c.fault(e.idx)
 		}
 	}
@@ -140,6 +169,9 @@ func (c *Cluster) fault(kind int) {
 			}
 		}
 		c.crash(victim)
+		if d := c.o.Faults.RestartAfter; d > 0 {
+			c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(d)), kind: evFault, idx: faultRestart, peer: victim})
+		}
 		if c.o.Faults.CrashClientToo {
 			c.sessions[c.rng.IntN(len(c.sessions))].dead = true
 		}
@@ -157,6 +189,43 @@ func (c *Cluster) fault(kind int) {
 }
 
 func (c *Cluster) heal() { c.isolated = -1 }
+
+// restart brings crashed replica r back, empty (PROTOCOL.md 6.10): its
+// connections were broken, its sessions learn it is reachable again.
+func (c *Cluster) restart(r int) {
+	if !c.dead[r] {
+		return
+	}
+	c.dead[r] = false
+	c.lifetime[r]++
+	c.Restarts++
+	for i := range c.links {
+		c.links[r][i].epoch++
+		c.links[i][r].epoch++
+	}
+	if err := c.startReplica(r); err != nil {
+		panic(fmt.Sprintf("sim: restarting replica %d: %v", r, err))
+	}
+	c.schedule(&event{at: c.now + 1, kind: evTickReplica, idx: r})
+	if c.deferred[r] {
+		c.schedule(&event{at: c.now + 1, kind: evApply, idx: r})
+	}
+	for i, s := range c.sessions {
+		if !s.dead {
+			c.schedule(&event{at: c.now + int64(c.o.Faults.MaxDelay), kind: evReplicaUp, idx: i, peer: r})
+		}
+	}
+}
+
+// bootstrapped reports whether every replica is a member.
+func (c *Cluster) bootstrapped() bool {
+	for _, r := range c.replicas {
+		if !r.Member() {
+			return false
+		}
+	}
+	return true
+}
 
 // crash stops replica r for good. Its sessions' connections break, as a
 // dead process's TCP connections do: each live session learns it after a
@@ -228,7 +297,7 @@ func (c *Cluster) progress() string {
 	done := 0
 	for _, x := range c.sessions {
 		done += x.done
-		if !x.dead && x.done < c.o.Workload.Ops {
+		if !x.dead && (x.done < c.o.Workload.Ops || !x.core.Settled()) {
 			s += fmt.Sprintf("\n  %s: %s", x.name, x.core.Describe())
 		}
 	}
@@ -300,6 +369,10 @@ func (c *Cluster) complete(s *session, r client.Result) {
 		return
 	}
 	delete(s.hist, r.Seq)
+	if errors.Is(r.Err, client.ErrExpired) && !s.expired {
+		s.expired = true
+		c.IdleExpired++
+	}
 	h := c.history[i]
 	h.ReturnNS = c.now
 	h.OK = r.Err == nil
@@ -335,5 +408,6 @@ func (c *Cluster) recordExecuted(r int, e *wire.Entry, res kvs.Result) {
 	if ep, ok := c.byClient[e.Cmd.Client]; ok {
 		session = c.sessions[ep-c.o.N].name
 	}
-	c.executed[r] = append(c.executed[r], check.LogEntriesOf(e.Slot, session, e.Cmd.Seq, e.Command, res)...)
+	seg := &c.segments[c.current[r]]
+	seg.entries = append(seg.entries, check.LogEntriesOf(e.Slot, session, e.Cmd.Seq, e.Command, res)...)
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"swiftpaxos/client/check"
@@ -84,6 +85,9 @@ func (s *Script) Run(d time.Duration) error {
 // Crash stops replica r for good.
 func (s *Script) Crash(r int) { s.c.crash(r) }
 
+// Restart brings crashed replica r back, empty, in a new lifetime.
+func (s *Script) Restart(r int) { s.c.restart(r) }
+
 // CrashSession stops session i for good (its client crashed).
 func (s *Script) CrashSession(i int) { s.c.sessions[i].dead = true }
 
@@ -142,9 +146,15 @@ func (s *Script) Path(session int, seq wire.Seq) string {
 // AppliedSlot is the slot at which replica r executed session i's
 // operation seq, if it did.
 func (s *Script) AppliedSlot(r, session int, seq wire.Seq) (kvs.Slot, bool) {
-	for _, e := range s.c.executed[r] {
-		if e.Session == s.c.sessions[session].name && e.Seq == seq {
-			return e.Slot, true
+	prefix := fmt.Sprintf("replica%d", r)
+	for _, g := range s.c.segments {
+		if g.name != prefix && !strings.HasPrefix(g.name, prefix+".") {
+			continue
+		}
+		for _, e := range g.entries {
+			if e.Session == s.c.sessions[session].name && e.Seq == seq {
+				return e.Slot, true
+			}
 		}
 	}
 	return 0, false
@@ -162,10 +172,7 @@ func (s *Script) Done(session int, seq wire.Seq) (bool, string) {
 
 // Check runs the checker over the history and the applied logs so far.
 func (s *Script) Check() check.Report {
-	logs := make(map[string][]check.LogEntry, s.c.o.N)
-	for i, l := range s.c.executed {
-		logs[fmt.Sprintf("replica%d", i)] = l
-	}
+	logs := s.c.logs()
 	crashed := make(map[check.SessionID]bool)
 	for _, x := range s.c.sessions {
 		if x.dead || x.lost {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"swiftpaxos/client"
@@ -33,6 +34,9 @@ type session struct {
 	// refused (docs/DECISIONS.md 15); like a crash, it exempts its weak
 	// writes from the durability rule, and the run reports it.
 	lost bool
+	// ending: the session finished its operations and asked the cluster
+	// to end it; expired: the leader ended it for being idle.
+	ending, expired bool
 }
 
 // Cluster is one simulated run.
@@ -52,10 +56,24 @@ type Cluster struct {
 	filter   func(from, to int, m wire.Message) bool
 	healAt   int64
 
-	history  []check.Op
-	executed [][]check.LogEntry
-	// Stats
-	Fast, Slow, Messages, Dropped int
+	history []check.Op
+	// segments are the applied logs, one per replica lifetime (a snapshot
+	// installed midway is a marker line); current is each replica's open
+	// segment.
+	segments []segment
+	current  []int
+	segs     []int // segments opened, by replica
+	lifetime []int // restarts so far, by replica
+	// Stats; Rejected counts messages a replica rejected as invalid
+	// (only a mutated run may have any).
+	Fast, Slow, Messages, Dropped, Rejected int
+	// Restarts, Installs and Rejoins count replicas brought back empty,
+	// snapshots installed by state transfer, and restarted replicas that
+	// became members again.
+	Restarts, Installs, Rejoins int
+	// Ended counts sessions whose clean end the cluster confirmed;
+	// IdleExpired the sessions the leader ended for being idle.
+	Ended, IdleExpired int
 }
 
 // Result is what a run produced.
@@ -71,6 +89,9 @@ type Result struct {
 	// replicas that crashed.
 	Ballot  wire.Ballot
 	Crashed []int
+	// Restarts, Installs, Rejoins, Ended and IdleExpired as counted by
+	// the Cluster.
+	Restarts, Installs, Rejoins, Ended, IdleExpired int
 	// Expired is how many live sessions were told that acknowledged
 	// writes of theirs were refused (docs/DECISIONS.md 15).
 	Expired int
@@ -89,10 +110,7 @@ func Run(o Options) (*Result, error) {
 	if err := c.run(); err != nil {
 		return nil, fmt.Errorf("seed %d: %w", o.Seed, err)
 	}
-	logs := make(map[string][]check.LogEntry, o.N)
-	for i, l := range c.executed {
-		logs[fmt.Sprintf("replica%d", i)] = l
-	}
+	logs := c.logs()
 	crashedSessions := make(map[check.SessionID]bool)
 	lost := 0
 	for _, s := range c.sessions {
@@ -114,6 +132,7 @@ func Run(o Options) (*Result, error) {
 	}
 	return &Result{
 		Ballot: ballot, Crashed: crashed, Expired: lost,
+		Restarts: c.Restarts, Installs: c.Installs, Rejoins: c.Rejoins, Ended: c.Ended, IdleExpired: c.IdleExpired,
 		History: c.history, Logs: logs, Report: rep,
 		Fast: c.Fast, Slow: c.Slow, Messages: c.Messages,
 		Virtual: time.Duration(c.now),
@@ -126,7 +145,9 @@ func newCluster(o Options) (*Cluster, error) {
 		rng:      rand.New(rand.NewPCG(o.Seed, 0x5eed)),
 		byClient: make(map[wire.ClientID]int),
 		isolated: -1,
-		executed: make([][]check.LogEntry, o.N),
+		current:  make([]int, o.N),
+		segs:     make([]int, o.N),
+		lifetime: make([]int, o.N),
 		dead:     make([]bool, o.N),
 	}
 	total := o.N + o.Sessions
@@ -138,24 +159,13 @@ func newCluster(o Options) (*Cluster, error) {
 		}
 	}
 	for i := range o.N {
-		id := i
 		// Some replicas execute on their own schedule, lagging behind
 		// commitment (as behind a separate apply goroutine).
-		deferApply := o.Faults.ApplyLag > 0 && c.rng.IntN(2) == 0
-		core, err := replica.New(replica.Options{
-			ID: wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
-			Out: outbox{c: c, from: i}, Now: c.clock,
-			Rand:       rand.New(rand.NewPCG(o.Seed, uint64(i))),
-			Mutation:   o.Mutation,
-			ReadWait:   o.ReadWait,
-			DeferApply: deferApply,
-			Executed:   func(e *wire.Entry, res kvs.Result) { c.recordExecuted(id, e, res) },
-		})
-		if err != nil {
+		c.deferred = append(c.deferred, o.Faults.ApplyLag > 0 && c.rng.IntN(2) == 0)
+		c.replicas = append(c.replicas, nil)
+		if err := c.startReplica(i); err != nil {
 			return nil, err
 		}
-		c.replicas = append(c.replicas, core)
-		c.deferred = append(c.deferred, deferApply)
 	}
 	for i := range o.Sessions {
 		s := &session{idx: i, name: check.SessionID(fmt.Sprintf("s%d", i)), hist: make(map[wire.Seq]int)}
@@ -164,10 +174,15 @@ func newCluster(o Options) (*Cluster, error) {
 		c.byClient[id] = ep
 		core, err := client.NewCore(client.Options{
 			ID: id, N: o.N, Leader: 0, Nearest: wire.ReplicaID(i % o.N),
-			Policy:     o.Protocol.Client(),
-			Send:       func(to wire.ReplicaID, m wire.Message) { c.send(ep, int(to), m) },
-			Complete:   func(r client.Result) { c.complete(s, r) },
-			Lost:       func(wire.Seq) { s.lost = true },
+			Policy:   o.Protocol.Client(),
+			Send:     func(to wire.ReplicaID, m wire.Message) { c.send(ep, int(to), m) },
+			Complete: func(r client.Result) { c.complete(s, r) },
+			Lost:     func(wire.Seq) { s.lost = true },
+			Ended: func(expired bool) {
+				if !expired {
+					c.Ended++
+				}
+			},
 			Now:        c.clock,
 			RetryAfter: o.RetryAfter,
 			Mutation:   o.ClientMutation,
@@ -267,9 +282,13 @@ func (c *Cluster) deliver(e *event) error {
 	switch {
 	case l.to < n && l.from < n:
 		// Simulated replicas are correct: a message one of them rejects
-		// as invalid is a bug in the sender or in the check.
+		// as invalid is a bug in the sender or in the check. A run with
+		// a deliberate mutation lets the checker judge what follows.
 		if err := c.replicas[l.to].StepReplica(wire.ReplicaID(l.from), m); err != nil {
-			return fmt.Errorf("replica %d rejected %T from replica %d: %w", l.to, m, l.from, err)
+			if c.o.Mutation == (replica.Mutation{}) {
+				return fmt.Errorf("replica %d rejected %T from replica %d: %w", l.to, m, l.from, err)
+			}
+			c.Rejected++
 		}
 	case l.to < n:
 		c.replicas[l.to].StepClient(c.sessions[l.from-n].core.ID(), m)
@@ -277,4 +296,65 @@ func (c *Cluster) deliver(e *event) error {
 		c.sessions[l.to-n].core.Step(wire.ReplicaID(l.from), m)
 	}
 	return nil
+}
+
+// segment is one stretch of a replica's applied log.
+type segment struct {
+	name    string
+	entries []check.LogEntry
+}
+
+// startReplica starts replica i, empty, in a new lifetime.
+func (c *Cluster) startReplica(i int) error {
+	o := c.o
+	c.newSegment(i)
+	core, err := replica.New(replica.Options{
+		ID: wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
+		Out: outbox{c: c, from: i}, Now: c.clock,
+		Rand:          rand.New(rand.NewPCG(o.Seed, uint64(i)|uint64(c.lifetime[i])<<32)),
+		Mutation:      o.Mutation,
+		ReadWait:      o.ReadWait,
+		SnapshotEvery: o.SnapshotEvery, LogRetain: o.LogRetain,
+		SessionIdle: o.SessionIdle,
+		DeferApply:  c.deferred[i],
+		Executed:    func(e *wire.Entry, res kvs.Result) { c.recordExecuted(i, e, res) },
+		Installed:   func(slot kvs.Slot) { c.Installs++; c.recordSnapshot(i, slot) },
+		Rejoined:    func(kvs.Slot) { c.Rejoins++ },
+	})
+	if err != nil {
+		return err
+	}
+	c.replicas[i] = core
+	return nil
+}
+
+// recordSnapshot marks, in replica i's applied log, that it installed a
+// snapshot ending at slot: the lines that follow are for later slots
+// (client/check's format).
+func (c *Cluster) recordSnapshot(i int, slot kvs.Slot) {
+	seg := &c.segments[c.current[i]]
+	seg.entries = append(seg.entries, check.LogEntry{Slot: slot, Kind: check.Snapshot})
+}
+
+// newSegment opens a new applied-log segment for replica i: "replicaI"
+// first, then "replicaI.K" for its K-th later one.
+func (c *Cluster) newSegment(i int) {
+	name := fmt.Sprintf("replica%d", i)
+	if k := c.segs[i]; k > 0 {
+		name = fmt.Sprintf("replica%d.%d", i, k)
+	}
+	c.segs[i]++
+	c.current[i] = len(c.segments)
+	c.segments = append(c.segments, segment{name: name})
+}
+
+// logs returns the applied-log segments by name, for the checker.
+func (c *Cluster) logs() map[string][]check.LogEntry {
+	out := make(map[string][]check.LogEntry, len(c.segments))
+	for _, s := range c.segments {
+		if len(s.entries) > 0 || !strings.Contains(s.name, ".") {
+			out[s.name] = s.entries
+		}
+	}
+	return out
 }

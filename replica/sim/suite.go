@@ -77,7 +77,7 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 	for _, n := range ns {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			t.Parallel()
-			fast, slow := 0, 0
+			fast, slow, restarts, installs, rejoins, ended, expired := 0, 0, 0, 0, 0, 0, 0
 			seeds := Seeds(count)
 			for _, seed := range seeds {
 				res, err := Run(mk(seed, n))
@@ -85,9 +85,15 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 					t.Fatalf("seed %d: %s (replay: go test -run '%s' -sim.seed %d)", seed, f, t.Name(), seed)
 				}
 				fast += res.Fast
+				restarts += res.Restarts
+				installs += res.Installs
+				rejoins += res.Rejoins
+				ended += res.Ended
+				expired += res.IdleExpired
 				slow += res.Slow
 			}
-			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d", n, len(seeds), fast, slow)
+			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d; %d restarts, %d snapshots installed, %d rejoined; sessions: %d ended, %d expired idle",
+				n, len(seeds), fast, slow, restarts, installs, rejoins, ended, expired)
 			if fast == 0 || slow == 0 {
 				t.Fatalf("fast path %d, slow path %d: the workload must exercise both", fast, slow)
 			}

@@ -50,7 +50,7 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &Accept{Ballot: d.ballot(), Leader: d.replica(), PrevSlot: d.slot(), PrevBallot: d.ballot(),
 			Entries: d.entries(), LeaderCommit: d.slot()}
 	case TypeAcceptAck:
-		m = &AcceptAck{Ballot: d.ballot(), Replica: d.replica(), Success: d.bool(), MatchSlot: d.slot()}
+		m = &AcceptAck{Ballot: d.ballot(), Replica: d.replica(), Success: d.bool(), MatchSlot: d.slot(), Learner: d.bool()}
 	case TypeCommit:
 		m = &Commit{Ballot: d.ballot(), CommitIndex: d.slot()}
 	case TypeNotLeader:
@@ -89,6 +89,18 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &NewView{Ballot: d.ballot(), Leader: d.replica(), ViewStart: d.slot(), Committed: d.bool()}
 	case TypePreVote:
 		m = &PreVote{Ballot: d.ballot(), Candidate: d.replica(), LastSlot: d.slot(), LastBallot: d.ballot()}
+	case TypeInstallSnapshot:
+		m = &InstallSnapshot{Ballot: d.ballot(), Leader: d.replica(), LastSlot: d.slot(), LastBallot: d.ballot(),
+			Chunk: d.u32("chunk"), Done: d.bool(), Sessions: d.sessions(), Items: d.items()}
+	case TypeEndSession:
+		m = &EndSession{Client: ClientID(d.uvarint())}
+	case TypeJoin:
+		m = &Join{Replica: d.replica(), Incarnation: d.uvarint()}
+	case TypeJoinReply:
+		m = &JoinReply{Ballot: d.ballot(), Replica: d.replica(), Leader: d.replica(), LastSlot: d.slot(), Member: d.bool(),
+			Mark: d.slot(), Incarnation: d.uvarint(), Founders: d.uvarints()}
+	case TypeInstallSnapshotAck:
+		m = &InstallSnapshotAck{Ballot: d.ballot(), Replica: d.replica(), LastSlot: d.slot(), Chunk: d.u32("chunk")}
 	case TypePreVoteReply:
 		m = &PreVoteReply{Ballot: d.ballot(), PreBallot: d.ballot(), Replica: d.replica(), Granted: d.bool()}
 	default:
@@ -376,4 +388,37 @@ func (d *decoder) items() []kvs.Item {
 	d.alias = false
 	detach(n, func(i int) *kvs.Value { return &is[i].Value })
 	return is
+}
+
+func (d *decoder) sessions() []SessionState {
+	n := d.count(minSession)
+	if n == 0 {
+		return nil
+	}
+	ss := make([]SessionState, n)
+	for i := range ss {
+		ss[i] = SessionState{Client: ClientID(d.uvarint()), Floor: d.seq(), WeakCommittedSeq: d.seq()}
+		if k := d.count(minResult); k > 0 {
+			rs := make([]SessionResult, k)
+			for j := range rs {
+				rs[j] = SessionResult{Seq: d.seq(), Slot: d.slot(), Refused: d.bool(), Value: d.value(), Version: d.slot(),
+					Items: d.items()}
+			}
+			ss[i].Results = rs
+		}
+		ss[i].Ended = d.slot()
+	}
+	return ss
+}
+
+func (d *decoder) uvarints() []uint64 {
+	n := d.count(1)
+	if n == 0 {
+		return nil
+	}
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = d.uvarint()
+	}
+	return out
 }

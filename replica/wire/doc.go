@@ -58,6 +58,10 @@
 //	              Arrival uvarint, CausalDep uvarint, Age uvarint
 //	SlotOf   [4]  Cmd CmdID, Slot uvarint, Refused bool
 //	Item     [3]  Key varint, Value bytes, Version uvarint (kvs.Item)
+//	Result   [6]  Seq, Slot, Refused bool, Value bytes, Version, Items
+//	              list(Item)
+//	Session  [5]  Client uvarint, Floor Seq, WeakCommittedSeq Seq,
+//	              Results list(Result), Ended Slot
 //
 // # Bodies
 //
@@ -76,7 +80,7 @@
 //	 6 Sync              Cmd
 //	 7 Accept            Ballot, Leader, PrevSlot, PrevBallot,
 //	                     Entries list(Entry), LeaderCommit
-//	 8 AcceptAck         Ballot, Replica, Success bool, MatchSlot
+//	 8 AcceptAck         Ballot, Replica, Success bool, MatchSlot, Learner bool
 //	 9 Commit            Ballot, CommitIndex
 //	10 NotLeader         Ballot, Leader, Cmd
 //	11 WitnessSync       Records list(Record)
@@ -99,6 +103,14 @@
 //	23 NewView           Ballot, Leader, ViewStart, Committed bool
 //	24 PreVote           Ballot, Candidate, LastSlot, LastBallot
 //	25 PreVoteReply      Ballot, PreBallot Ballot, Replica, Granted bool
+//	26 InstallSnapshot   Ballot, Leader, LastSlot, LastBallot, Chunk uvarint
+//	                     (32 bits), Done bool, Sessions list(Session),
+//	                     Items list(Item)
+//	27 InstallSnapshotAck Ballot, Replica, LastSlot, Chunk
+//	28 Join              Replica, Incarnation uvarint
+//	29 JoinReply         Ballot, Replica, Leader, LastSlot, Member bool, Mark,
+//	                     Incarnation uvarint, Founders list(uvarint)
+//	30 EndSession        Client uvarint
 //
 // For example a Sync for CmdID{Client: 5, Seq: 300} is the 8 bytes
 // 03 00 00 00 06 05 ac 02.

@@ -23,34 +23,41 @@ const (
 	minRecord  = minCmdID + minCommand + 1 + 1 + 1 + 1 + 1 + 1
 	minSlotOf  = minCmdID + 1 + 1
 	minItem    = 1 + 1 + 1
+	minResult  = 1 + 1 + 1 + 1 + 1 + 1
+	minSession = 1 + 1 + 1 + 1 + 1
 )
 
 var typeNames = [typeEnd]string{
-	TypeHello:            "Hello",
-	TypePropose:          "Propose",
-	TypeLeaderReply:      "LeaderReply",
-	TypeRecordAck:        "RecordAck",
-	TypeSyncReply:        "SyncReply",
-	TypeSync:             "Sync",
-	TypeAccept:           "Accept",
-	TypeAcceptAck:        "AcceptAck",
-	TypeCommit:           "Commit",
-	TypeNotLeader:        "NotLeader",
-	TypeWitnessSync:      "WitnessSync",
-	TypeWeakPropose:      "WeakPropose",
-	TypeWeakReply:        "WeakReply",
-	TypeWeakCommit:       "WeakCommit",
-	TypeWeakRead:         "WeakRead",
-	TypeWeakReadReply:    "WeakReadReply",
-	TypeCausalPropose:    "CausalPropose",
-	TypeCausalReply:      "CausalReply",
-	TypeRequestVote:      "RequestVote",
-	TypeRequestVoteReply: "RequestVoteReply",
-	TypeCollect:          "Collect",
-	TypeCollectReply:     "CollectReply",
-	TypeNewView:          "NewView",
-	TypePreVote:          "PreVote",
-	TypePreVoteReply:     "PreVoteReply",
+	TypeHello:              "Hello",
+	TypePropose:            "Propose",
+	TypeLeaderReply:        "LeaderReply",
+	TypeRecordAck:          "RecordAck",
+	TypeSyncReply:          "SyncReply",
+	TypeSync:               "Sync",
+	TypeAccept:             "Accept",
+	TypeAcceptAck:          "AcceptAck",
+	TypeCommit:             "Commit",
+	TypeNotLeader:          "NotLeader",
+	TypeWitnessSync:        "WitnessSync",
+	TypeWeakPropose:        "WeakPropose",
+	TypeWeakReply:          "WeakReply",
+	TypeWeakCommit:         "WeakCommit",
+	TypeWeakRead:           "WeakRead",
+	TypeWeakReadReply:      "WeakReadReply",
+	TypeCausalPropose:      "CausalPropose",
+	TypeCausalReply:        "CausalReply",
+	TypeRequestVote:        "RequestVote",
+	TypeRequestVoteReply:   "RequestVoteReply",
+	TypeCollect:            "Collect",
+	TypeCollectReply:       "CollectReply",
+	TypeNewView:            "NewView",
+	TypePreVote:            "PreVote",
+	TypePreVoteReply:       "PreVoteReply",
+	TypeInstallSnapshot:    "InstallSnapshot",
+	TypeInstallSnapshotAck: "InstallSnapshotAck",
+	TypeJoin:               "Join",
+	TypeJoinReply:          "JoinReply",
+	TypeEndSession:         "EndSession",
 }
 
 // Valid reports whether t is a defined message type.
@@ -139,6 +146,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendReplica(b, m.Replica)
 		b = appendBool(b, m.Success)
 		b = appendUvarint(b, uint64(m.MatchSlot))
+		b = appendBool(b, m.Learner)
 	case *Commit:
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendUvarint(b, uint64(m.CommitIndex))
@@ -222,6 +230,40 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendReplica(b, m.Candidate)
 		b = appendUvarint(b, uint64(m.LastSlot))
 		b = appendUvarint(b, uint64(m.LastBallot))
+	case *InstallSnapshot:
+		b = appendUvarint(b, uint64(m.Ballot))
+		b = appendReplica(b, m.Leader)
+		b = appendUvarint(b, uint64(m.LastSlot))
+		b = appendUvarint(b, uint64(m.LastBallot))
+		b = appendUvarint(b, uint64(m.Chunk))
+		b = appendBool(b, m.Done)
+		b = appendUvarint(b, uint64(len(m.Sessions)))
+		for i := range m.Sessions {
+			b = appendSession(b, &m.Sessions[i])
+		}
+		b = appendItems(b, m.Items)
+	case *EndSession:
+		b = appendUvarint(b, uint64(m.Client))
+	case *Join:
+		b = appendReplica(b, m.Replica)
+		b = appendUvarint(b, m.Incarnation)
+	case *JoinReply:
+		b = appendUvarint(b, uint64(m.Ballot))
+		b = appendReplica(b, m.Replica)
+		b = appendReplica(b, m.Leader)
+		b = appendUvarint(b, uint64(m.LastSlot))
+		b = appendBool(b, m.Member)
+		b = appendUvarint(b, uint64(m.Mark))
+		b = appendUvarint(b, m.Incarnation)
+		b = appendUvarint(b, uint64(len(m.Founders)))
+		for _, f := range m.Founders {
+			b = appendUvarint(b, f)
+		}
+	case *InstallSnapshotAck:
+		b = appendUvarint(b, uint64(m.Ballot))
+		b = appendReplica(b, m.Replica)
+		b = appendUvarint(b, uint64(m.LastSlot))
+		b = appendUvarint(b, uint64(m.Chunk))
 	case *PreVoteReply:
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendUvarint(b, uint64(m.PreBallot))
@@ -304,4 +346,21 @@ func appendItems(b []byte, items []kvs.Item) []byte {
 		b = binary.AppendUvarint(b, uint64(items[i].Version))
 	}
 	return b
+}
+
+func appendSession(b []byte, st *SessionState) []byte {
+	b = binary.AppendUvarint(b, uint64(st.Client))
+	b = binary.AppendUvarint(b, uint64(st.Floor))
+	b = binary.AppendUvarint(b, uint64(st.WeakCommittedSeq))
+	b = binary.AppendUvarint(b, uint64(len(st.Results)))
+	for i := range st.Results {
+		r := &st.Results[i]
+		b = binary.AppendUvarint(b, uint64(r.Seq))
+		b = binary.AppendUvarint(b, uint64(r.Slot))
+		b = appendBool(b, r.Refused)
+		b = appendBytes(b, r.Value)
+		b = binary.AppendUvarint(b, uint64(r.Version))
+		b = appendItems(b, r.Items)
+	}
+	return binary.AppendUvarint(b, uint64(st.Ended))
 }

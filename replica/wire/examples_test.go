@@ -166,5 +166,17 @@ func examples() []example {
 		{name: "newview-committed", msg: &NewView{Ballot: 11, Leader: 3, ViewStart: 1004, Committed: true}},
 		{name: "prevote", msg: &PreVote{Ballot: 12, Candidate: 2, LastSlot: 1000, LastBallot: 11}},
 		{name: "prevotereply", msg: &PreVoteReply{Ballot: 11, PreBallot: 12, Replica: 4, Granted: true}},
+		{name: "installsnapshot", msg: &InstallSnapshot{Ballot: 3, Leader: 1, LastSlot: 900, LastBallot: 2, Chunk: 0,
+			Sessions: []SessionState{{Client: bigClient, Floor: 10, WeakCommittedSeq: 9, Results: []SessionResult{
+				{Seq: 11, Slot: 800, Value: kvs.Value("v"), Version: 799}, {Seq: 12, Slot: 801, Refused: true},
+				{Seq: 13, Slot: 802, Items: sampleItems()}}}, {Client: 7}, {Client: 8, Ended: 640}}, Items: sampleItems()}},
+		{name: "endsession", msg: &EndSession{Client: bigClient}},
+		{name: "installsnapshot-done", msg: &InstallSnapshot{Ballot: 3, Leader: 1, LastSlot: 900, LastBallot: 2, Chunk: 7, Done: true}},
+		{name: "installsnapshotack", msg: &InstallSnapshotAck{Ballot: 3, Replica: 2, LastSlot: 900, Chunk: 7}},
+		{name: "acceptack-learner", msg: &AcceptAck{Ballot: 3, Replica: 2, Success: true, MatchSlot: 5, Learner: true}},
+		{name: "join", msg: &Join{Replica: 2, Incarnation: math.MaxUint64}},
+		{name: "joinreply", msg: &JoinReply{Ballot: 4, Replica: 0, Leader: 0, LastSlot: 77, Member: true, Mark: 77,
+			Incarnation: 5, Founders: []uint64{5, 1 << 40, 9}}},
+		{name: "joinreply-none", msg: &JoinReply{Ballot: 0, Replica: 1, Leader: NoReplica}},
 	}
 }

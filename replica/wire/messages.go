@@ -32,6 +32,11 @@ const (
 	TypeNewView
 	TypePreVote
 	TypePreVoteReply
+	TypeInstallSnapshot
+	TypeInstallSnapshotAck
+	TypeJoin
+	TypeJoinReply
+	TypeEndSession
 	typeEnd // one past the last valid type
 )
 
@@ -80,7 +85,14 @@ type Entry struct {
 // IsRefusal reports whether e records the leader's refusal of the command
 // Cmd: a no-op that carries a command id. Applying it makes the command
 // never execute (PROTOCOL.md 3.4 rule 6, docs/DECISIONS.md).
-func (e *Entry) IsRefusal() bool { return !e.Cmd.IsZero() && e.Command.Op == kvs.OpNoop }
+func (e *Entry) IsRefusal() bool { return e.Cmd.Seq != 0 && e.Command.Op == kvs.OpNoop }
+
+// IsSessionEnd reports whether e ends the session Cmd.Client: a no-op with
+// a client id and Seq 0. Applying it forgets the session's row and refuses
+// every later request of it (PROTOCOL.md 6.10, docs/DECISIONS.md 23).
+func (e *Entry) IsSessionEnd() bool {
+	return e.Cmd.Client != 0 && e.Cmd.Seq == 0 && e.Command.Op == kvs.OpNoop
+}
 
 // Record is a witness record (PROTOCOL.md section 3.4).
 type Record struct {
@@ -168,6 +180,10 @@ type AcceptAck struct {
 	Replica   ReplicaID
 	Success   bool
 	MatchSlot kvs.Slot
+	// Learner: the sender restarted without its state and is not a full
+	// member yet (PROTOCOL.md 6.10); its copy does not count toward a
+	// commit.
+	Learner bool
 }
 
 // Commit announces the commit index (section 3.2).
@@ -301,6 +317,83 @@ type PreVoteReply struct {
 	Granted   bool
 }
 
+// SessionResult is a stored outcome of an applied command in a session's
+// row (PROTOCOL.md 3.1 clientTable).
+type SessionResult struct {
+	Seq     Seq
+	Slot    kvs.Slot
+	Refused bool
+	Value   kvs.Value
+	Version kvs.Slot
+	Items   []kvs.Item
+}
+
+// SessionState is one session's row of the client table in a snapshot.
+type SessionState struct {
+	Client           ClientID
+	Floor            Seq
+	WeakCommittedSeq Seq
+	Results          []SessionResult
+	// Ended is the slot that ended the session (0: live); an ended
+	// session keeps only this, so that its late requests are refused.
+	Ended kvs.Slot
+}
+
+// EndSession tells the replicas that a client closed its session cleanly:
+// the leader ends it through the log (PROTOCOL.md 6.10).
+type EndSession struct {
+	Client ClientID
+}
+
+// InstallSnapshot carries one chunk of the leader's snapshot to a follower
+// that needs slots the leader compacted (PROTOCOL.md 6.10). Chunk 0 holds
+// the client table; every chunk holds store items; the last says Done. The
+// leader sends the next chunk when the previous one is acknowledged.
+type InstallSnapshot struct {
+	Ballot     Ballot
+	Leader     ReplicaID
+	LastSlot   kvs.Slot // the snapshot covers slots 1..LastSlot
+	LastBallot Ballot   // the ballot of slot LastSlot
+	Chunk      uint32
+	Done       bool
+	Sessions   []SessionState
+	Items      []kvs.Item
+}
+
+// InstallSnapshotAck acknowledges a chunk.
+type InstallSnapshotAck struct {
+	Ballot   Ballot
+	Replica  ReplicaID
+	LastSlot kvs.Slot
+	Chunk    uint32
+}
+
+// Join is sent by a replica that started without state, to every peer,
+// until it is a member: the replies tell it whether the cluster is brand new
+// and who leads, and the leader's reply names the slot it must reach
+// (PROTOCOL.md 6.10, docs/DECISIONS.md 21).
+type Join struct {
+	Replica ReplicaID
+	// Incarnation is drawn at random when the process starts: a replica
+	// that restarted is told apart from one still starting.
+	Incarnation uint64
+}
+
+// JoinReply answers a Join with the replier's state. Mark is meaningful
+// only from a leader in service (Leader == Replica): its last assigned slot
+// when it answered. Founders, from a member of a cluster that bootstrapped,
+// lists the incarnation of every replica at the bootstrap, by replica.
+type JoinReply struct {
+	Ballot      Ballot
+	Replica     ReplicaID
+	Leader      ReplicaID
+	LastSlot    kvs.Slot
+	Member      bool
+	Mark        kvs.Slot
+	Incarnation uint64
+	Founders    []uint64
+}
+
 // Collect asks for witness records older than Ballot (section 6.3).
 type Collect struct {
 	Ballot Ballot
@@ -348,3 +441,10 @@ func (*CollectReply) Type() MsgType     { return TypeCollectReply }
 func (*NewView) Type() MsgType          { return TypeNewView }
 func (*PreVote) Type() MsgType          { return TypePreVote }
 func (*PreVoteReply) Type() MsgType     { return TypePreVoteReply }
+func (*InstallSnapshot) Type() MsgType  { return TypeInstallSnapshot }
+func (*Join) Type() MsgType             { return TypeJoin }
+func (*EndSession) Type() MsgType       { return TypeEndSession }
+func (*JoinReply) Type() MsgType        { return TypeJoinReply }
+func (*InstallSnapshotAck) Type() MsgType {
+	return TypeInstallSnapshotAck
+}

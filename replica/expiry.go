@@ -1,0 +1,86 @@
+package replica
+
+import (
+	"slices"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// Sessions end through the log (PROTOCOL.md 6.10, docs/DECISIONS.md 23):
+// the leader appends a session-end entry when the client closes cleanly
+// (EndSession) or has been idle for SessionIdle, and every replica releases
+// the session's row when it applies that entry, at the same slot. What is
+// left is a tombstone that makes every later request of the session fail
+// with EndSession, so that a late copy of a command applied before the end
+// never executes a second time. Witness records are not touched: each keeps
+// waiting for its own outcome in the log (PROTOCOL.md 3.4 rule 6), which,
+// for a session that has ended, the leader decides as a refusal.
+
+// applySessionEnd releases the session's row.
+func (c *Core) applySessionEnd(e *wire.Entry) {
+	if c.sessions.endedAt(e.Cmd.Client) == 0 {
+		c.sessions.end(e.Cmd.Client, e.Slot)
+	}
+	delete(c.ending, e.Cmd.Client)
+	if c.role == Leader {
+		// The confirmation of a clean close; an idle session learns that
+		// it expired.
+		c.o.Out.ToClient(e.Cmd.Client, &wire.EndSession{Client: e.Cmd.Client})
+	}
+}
+
+// onEndSession ends a session whose client closed it.
+func (c *Core) onEndSession(from wire.ClientID, m *wire.EndSession) {
+	if m.Client == from && c.role == Leader && c.rec == nil {
+		c.endSession(m.Client)
+	}
+}
+
+// endSession appends the end of a live session, once.
+func (c *Core) endSession(client wire.ClientID) {
+	if c.sessions.endedAt(client) != 0 {
+		return
+	}
+	if _, ok := c.ending[client]; ok {
+		return
+	}
+	c.ending[client] = c.appendEntry(wire.Entry{Ballot: c.ballot, Cmd: wire.CmdID{Client: client}, Command: kvs.Command{Op: kvs.OpNoop}, Level: wire.Strong})
+}
+
+// sessionOver reports whether requests of the client must not be served:
+// its session ended (the client is told so, by a replica that applied the
+// end) or this leader is ending it (the request is dropped: the client
+// re-sends it, and learns of the end once it is applied).
+func (c *Core) sessionOver(from wire.ClientID, m wire.Message) bool {
+	if _, read := m.(*wire.WeakRead); read {
+		return false // reads change nothing; they are answered as usual
+	}
+	if c.sessions.endedAt(from) != 0 {
+		c.o.Out.ToClient(from, &wire.EndSession{Client: from})
+		return true
+	}
+	_, ending := c.ending[from]
+	return ending
+}
+
+// expireIdle ends the sessions this leader has not heard from for
+// SessionIdle, counting from when it became leader. It scans the table at
+// most every SessionIdle/8.
+func (c *Core) expireIdle(now int64) {
+	idle := int64(c.o.SessionIdle)
+	if c.role != Leader || c.rec != nil || now-c.idleScan < idle/8 {
+		return
+	}
+	c.idleScan = now
+	var ids []wire.ClientID
+	for id, s := range c.sessions {
+		if s.ended == 0 && now-max(s.heard, c.leaderSince) >= idle {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		c.endSession(id)
+	}
+}

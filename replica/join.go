@@ -1,0 +1,175 @@
+package replica
+
+import (
+	"go.uber.org/zap"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// A replica starts without state (there is no durable mode yet) and is not
+// a member of the cluster until it knows it may be one (PROTOCOL.md 6.10,
+// docs/DECISIONS.md 21). It asks every peer with Join:
+//
+//   - if every replica of the cluster, itself included, reports ballot 0,
+//     an empty log and no membership, the cluster is brand new and nothing
+//     was ever appended: it is a member at once (the bootstrap), and the
+//     initial leader leads ballot 0. A brand-new cluster therefore needs
+//     all its replicas up to start. The replica remembers every replica's
+//     incarnation (a random number drawn when the process started); one
+//     still finishing its own start-up, whose Join names the same
+//     incarnation, is told so and becomes a member too, even if the leader
+//     has taken requests meanwhile: it lost nothing;
+//   - otherwise it restarted: it follows the leader that answered, as a
+//     learner, receives the leader's snapshot and log, and becomes a member
+//     once it has applied the leader's last slot at the moment the leader
+//     answered, in that leader's ballot. Every command that could have
+//     completed on the fast path with a record this replica lost is then
+//     committed and needs no witness replay.
+//
+// A non-member never votes, never starts an election, keeps no witness
+// record and acknowledges no request (it does not count toward a fast
+// path or a recovery), serves no weak read, and its copy of the log does
+// not count toward a commit (AcceptAck.Learner).
+
+// joining is the state of a replica that is not a member yet.
+type joining struct {
+	replies []*wire.JoinReply // the peers' answers, by replica
+	leader  wire.ReplicaID    // the leader that named mark
+	ballot  wire.Ballot
+	mark    kvs.Slot
+	marked  bool // a leader of the current ballot answered
+	askedAt int64
+}
+
+// Member reports whether the replica is a full member (see above).
+func (c *Core) Member() bool { return c.member }
+
+// askToJoin sends Join to every peer while the replica has no mark from a
+// leader of its current ballot, every heartbeat period.
+func (c *Core) askToJoin(now int64) {
+	j := &c.jn
+	if c.member || j.marked && j.ballot == c.ballot && j.leader == c.leader ||
+		now-j.askedAt < int64(c.o.HeartbeatInterval) && j.askedAt > 0 {
+		return
+	}
+	j.askedAt, j.marked = now, false
+	for p := range c.o.N {
+		if wire.ReplicaID(p) != c.o.ID {
+			c.o.Out.ToReplica(wire.ReplicaID(p), &wire.Join{Replica: c.o.ID, Incarnation: c.incarnation})
+		}
+	}
+}
+
+func (c *Core) onJoin(from wire.ReplicaID, m *wire.Join) error {
+	if m.Replica != from {
+		return invalid("Join from replica %d names replica %d", from, m.Replica)
+	}
+	r := &wire.JoinReply{Ballot: c.ballot, Replica: c.o.ID, Leader: c.leader, LastSlot: c.entries.last(), Member: c.member,
+		Incarnation: c.incarnation}
+	if c.role == Leader && c.rec != nil {
+		r.Leader = wire.NoReplica // not in service before its view starts
+	}
+	founder := c.founders != nil && c.founders[from] == m.Incarnation
+	if founder {
+		r.Founders = c.founders
+	}
+	if c.role == Leader && c.rec == nil && c.member && !founder {
+		// The peer lost its log: replicate to it from scratch, and do
+		// not count it toward commits until it is a member again.
+		r.Mark = c.entries.last()
+		c.match[from], c.sent[from], c.learner[from] = 0, 0, true
+		delete(c.xfer, from)
+	}
+	c.o.Out.ToReplica(from, r)
+	return nil
+}
+
+func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
+	if m.Replica != from {
+		return invalid("JoinReply from replica %d names replica %d", from, m.Replica)
+	}
+	if c.member {
+		if c.founders != nil && c.founders[from] == 0 && m.Ballot == 0 && m.LastSlot == 0 && !m.Member {
+			// A late answer to this replica's own start-up Join: the peer
+			// was fresh then, in that incarnation, and is a founder too.
+			c.founders[from] = m.Incarnation
+		}
+		return nil
+	}
+	j := &c.jn
+	j.replies[from] = m
+	if len(m.Founders) == c.o.N && m.Member && m.Founders[c.o.ID] == c.incarnation {
+		// A founding member that was still starting.
+		c.founders = m.Founders
+		c.bootstrap()
+		return nil
+	}
+	if c.fresh() {
+		c.founders = make([]uint64, c.o.N)
+		for p, r := range j.replies {
+			if r != nil && r.Ballot == 0 && r.LastSlot == 0 && !r.Member {
+				c.founders[p] = r.Incarnation
+			}
+		}
+		c.founders[c.o.ID] = c.incarnation
+		c.bootstrap()
+		return nil
+	}
+	if c.o.Mutation.EarlyMember && m.Member {
+		c.member = true
+		c.resetElectionTimer()
+		return nil
+	}
+	if m.Leader == from && m.Member && m.Ballot >= c.ballot {
+		if m.Ballot > c.ballot || c.role != Follower {
+			c.becomeFollower(m.Ballot, from)
+		}
+		c.leader = from
+		j.leader, j.ballot, j.mark, j.marked = from, m.Ballot, m.Mark, true
+		c.checkMember()
+	}
+	return nil
+}
+
+// fresh reports whether every replica, this one included, reported ballot
+// 0, an empty log and no membership: the cluster is brand new.
+func (c *Core) fresh() bool {
+	if c.ballot != 0 || c.entries.last() != 0 {
+		return false
+	}
+	for p, r := range c.jn.replies {
+		if wire.ReplicaID(p) != c.o.ID && (r == nil || r.Ballot != 0 || r.LastSlot != 0 || r.Member) {
+			return false
+		}
+	}
+	return true
+}
+
+// bootstrap makes the replica a member of a brand-new cluster.
+func (c *Core) bootstrap() {
+	c.member = true
+	c.leader = c.o.InitialLeader
+	if c.o.ID == c.o.InitialLeader {
+		c.role = Leader
+		c.viewCommitted = true
+		c.leaderSince = c.o.Now()
+	}
+	c.resetElectionTimer()
+	c.log.Info("cluster bootstrapped", zap.Int32("leader", int32(c.o.InitialLeader)))
+}
+
+// checkMember makes a learner a member once it has applied its leader's
+// mark in that leader's ballot.
+func (c *Core) checkMember() {
+	j := &c.jn
+	if c.member || !j.marked || j.ballot != c.ballot || j.leader != c.leader || c.appliedIndex < j.mark {
+		return
+	}
+	c.member = true
+	c.resetElectionTimer()
+	c.log.Info("rejoined as a full member", zap.Uint32("ballot", uint32(c.ballot)), zap.Uint64("applied", uint64(c.appliedIndex)))
+	if c.o.Rejoined != nil {
+		c.o.Rejoined(c.appliedIndex)
+	}
+}

@@ -1,0 +1,74 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// leaderWithLog is a leader that applied n puts of distinct keys with
+// 100-byte values.
+func leaderWithLog(t testing.TB, n int) *testCore {
+	c := newTestCoreWith(t.(*testing.T), 0, 3, BasePolicy{})
+	v := make(kvs.Value, 100)
+	for i := range n {
+		c.StepClient(7, &wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: wire.Seq(i + 1)}, AckUpTo: wire.Seq(i),
+			Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(i), Value: v}})
+	}
+	require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true, MatchSlot: c.LastSlot()}))
+	require.Equal(t, kvs.Slot(n), c.AppliedIndex())
+	return c
+}
+
+// TestCompactionKeepsTheTail: a snapshot compacts the log behind it but
+// keeps LogRetain entries, and a follower that needs a compacted slot gets
+// the snapshot, then the log after it.
+func TestCompactionKeepsTheTail(t *testing.T) {
+	c := leaderWithLog(t, 300)
+	c.o.LogRetain = 50
+	c.takeSnapshot()
+	require.Equal(t, kvs.Slot(250), c.entries.base)
+	require.Equal(t, kvs.Slot(300), c.LastSlot())
+	c.out.toPeer = nil
+	c.sent[2] = 0
+	c.flush()
+	var snap *wire.InstallSnapshot
+	for _, m := range c.out.toPeer {
+		if s, ok := m.(*wire.InstallSnapshot); ok {
+			snap = s
+		}
+	}
+	require.NotNil(t, snap, "the lagging follower gets the snapshot")
+	require.Equal(t, kvs.Slot(300), snap.LastSlot)
+	require.Len(t, snap.Sessions, 1)
+}
+
+// BenchmarkSnapshotPause is the event-loop pause a snapshot causes at a
+// million keys of 100 B with a retained tail of 10,000 entries (issue 13
+// asks for less than 5 ms): freezing the store's shards, copying the
+// client table, and compacting the log.
+func BenchmarkSnapshotPause(b *testing.B) {
+	c := newTestCoreWith(&testing.T{}, 0, 3, BasePolicy{})
+	v := make(kvs.Value, 100)
+	for i := range 1_000_000 {
+		c.store.Apply(kvs.Slot(i+1), kvs.Command{Op: kvs.OpPut, Key: kvs.Key(i), Value: v})
+	}
+	for i := range 20_000 {
+		c.StepClient(7, &wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: wire.Seq(i + 1)}, AckUpTo: wire.Seq(i),
+			Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(i), Value: v}})
+	}
+	c.commitIndex, c.appliedIndex = c.LastSlot(), c.LastSlot()
+	c.o.LogRetain = 10_000
+	b.StopTimer()
+	b.ResetTimer()
+	full := c.entries
+	for range b.N {
+		c.entries = raftLog{entries: append([]wire.Entry(nil), full.entries...)}
+		b.StartTimer()
+		c.takeSnapshot()
+		b.StopTimer()
+	}
+}
