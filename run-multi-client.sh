@@ -14,7 +14,7 @@ usage() {
 	cat <<USAGE
 usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                              [--check] [--tls] [--kill-leader-at SECONDS] [--hosts]
-                             [--restart-follower-at S[:DOWN]]
+                             [--restart-follower-at S[:DOWN]] [--sample-rss S]
                              [--proxy] [--partition-leader-at S[:DUR]] [-h]
 
   -c CONF                  configuration file (default: multi-client.conf)
@@ -39,6 +39,11 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            a new applied log: log-ALIAS.2.jsonl); summary.json
                            says when it was a witness again ("restart"); the
                            run must last past S + DOWN (scripts/restart.conf)
+  --sample-rss S           every S seconds, record each replica's resident
+                           memory (VmRSS) in DIR/rss.csv (unix_ms,alias,
+                           rss_kb), following a restarted replica; draw it
+                           with go run ./scripts/plot -memory DIR (not with
+                           --hosts)
   --loglevel LEVEL         log level of every process (debug, info, warn, error)
   --hosts                  run every process on the host its address names,
                            over SSH (see "Multi-host mode" below)
@@ -99,6 +104,7 @@ part_at=""
 part_dur=3
 part_from=replicas
 part_mode=hold
+rss_every=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-c) conf=${2:?-c needs a file}; shift 2 ;;
@@ -115,6 +121,9 @@ while [ $# -gt 0 ]; do
 	--restart-follower-at)
 		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || { echo "run-multi-client.sh: $1 needs S or S:DOWN (seconds)" >&2; exit 2; }
 		restart_at=${2%%:*}; [[ "$2" != *:* ]] || restart_down=${2#*:}; shift 2 ;;
+	--sample-rss)
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ ! "$2" =~ ^0+(\.0+)?$ ]] || { echo "run-multi-client.sh: $1 needs a positive number of seconds" >&2; exit 2; }
+		rss_every=$2; shift 2 ;;
 	--hosts) multi=1; shift ;;
 	--proxy) proxy=1; shift ;;
 	--partition-leader-at)
@@ -133,6 +142,10 @@ done
 [ -f "$conf" ] || { echo "run-multi-client.sh: no configuration file $conf" >&2; exit 2; }
 if [ -n "$kill_at" ] && [ -n "$restart_at" ]; then
 	echo "run-multi-client.sh: --restart-follower-at and --kill-$kill_which-at cannot be combined" >&2
+	exit 2
+fi
+if [ "$multi" = 1 ] && [ -n "$rss_every" ]; then
+	echo "run-multi-client.sh: --sample-rss reads /proc on this machine; it cannot be combined with --hosts" >&2
 	exit 2
 fi
 if [ "$multi" = 1 ] && [ "$proxy" = 1 ] && [ -z "${PROXY_IP:-}" ]; then
@@ -258,6 +271,7 @@ cleanup() {
 	fi
 	for p in "${all_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	for p in "${all_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -f "$out"/.pid-*
 }
 trap cleanup EXIT
 trap 'echo "run-multi-client.sh: interrupted" >&2; exit 130' INT TERM
@@ -408,6 +422,8 @@ start() {
 	if [ "$multi" = 0 ]; then
 		if [ "$role" = replica ]; then
 			"$bin" "$@" 2>>"$out/$alias.log" &
+			# The memory sampler follows the replica's current process.
+			[ -z "$rss_every" ] || echo $! >"$out/.pid-$alias"
 		else
 			"$bin" "$@" >"$out/$alias.out" 2>"$out/$alias.err" &
 		fi
@@ -491,6 +507,26 @@ while read -r role alias addr; do
 		sleep 0.02
 	done
 done <<<"$hosts"
+
+# --sample-rss: one background job reads every replica's VmRSS each
+# rss_every seconds until the launcher stops it.
+if [ -n "$rss_every" ]; then
+	echo "unix_ms,alias,rss_kb" >"$out/rss.csv"
+	sample_rss() {
+		local f a p kb
+		while :; do
+			for f in "$out"/.pid-*; do
+				[ -e "$f" ] || continue
+				a=${f##*/.pid-}
+				p=$(cat "$f" 2>/dev/null) || continue
+				kb=$(awk '/^VmRSS:/ { print $2 }' "/proc/$p/status" 2>/dev/null) || continue
+				[ -z "$kb" ] || echo "$(date +%s%3N),$a,$kb" >>"$out/rss.csv"
+			done
+			isleep "$rss_every"
+		done
+	}
+	after 0 sample_rss
+fi
 
 clients=()
 while read -r role alias addr; do

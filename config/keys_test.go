@@ -121,7 +121,7 @@ func TestDefaults(t *testing.T) {
 		Retry:              2 * time.Second,
 		ReadWait:           time.Second,
 		WitnessSync:        2 * time.Second,
-		SnapshotEvery:      100_000,
+		SnapshotEvery:      10_000,
 		LogRetain:          10_000,
 		SessionIdle:        5 * time.Minute,
 		MaxConns:           4096,

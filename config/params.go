@@ -103,7 +103,7 @@ func Default() Params {
 		Retry:              2000 * time.Millisecond,
 		ReadWait:           1000 * time.Millisecond,
 		WitnessSync:        2000 * time.Millisecond,
-		SnapshotEvery:      100_000,
+		SnapshotEvery:      10_000,
 		LogRetain:          10_000,
 		SessionIdle:        5 * time.Minute,
 		MaxConns:           4096,

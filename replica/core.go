@@ -358,3 +358,19 @@ func (c *Core) Describe() string {
 	}
 	return s
 }
+
+// StateSize is what a replica holds, for operators and memory
+// experiments: every item here stays bounded in a long run except Keys
+// (the store) and EndedSessions (tombstones, docs/DECISIONS.md 23).
+type StateSize struct {
+	Keys, LiveSessions, EndedSessions, LogEntries, WitnessRecords int
+}
+
+// Size reports what the replica holds now.
+func (c *Core) Size() StateSize {
+	live := c.sessions.live()
+	return StateSize{
+		Keys: c.store.Keys(), LiveSessions: live, EndedSessions: len(c.sessions) - live,
+		LogEntries: int(c.entries.last() - c.entries.base), WitnessRecords: len(c.wit.byCmd),
+	}
+}

@@ -152,7 +152,7 @@ func (o Options) withDefaults() Options {
 		o.MaxBatch = 256
 	}
 	if o.SnapshotEvery == 0 {
-		o.SnapshotEvery = 100_000
+		o.SnapshotEvery = 10_000
 	}
 	if o.LogRetain == 0 {
 		o.LogRetain = 10_000

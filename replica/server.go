@@ -316,7 +316,10 @@ func (s *server) closeAll() {
 }
 
 func (s *server) logStats() {
+	size := s.core.Size()
 	s.log.Info("replica stopped", append([]zap.Field{
+		zap.Int("keys", size.Keys), zap.Int("sessions", size.LiveSessions), zap.Int("ended_sessions", size.EndedSessions),
+		zap.Int("log_entries", size.LogEntries), zap.Int("witness_records", size.WitnessRecords),
 		zap.Uint64("batches", s.stats.Batches), zap.Uint64("messages", s.stats.Messages),
 		zap.Uint64("bytes", s.stats.Bytes), zap.Float64("avg_batch", s.stats.AvgBatch()),
 		zap.Uint64("last_slot", uint64(s.core.LastSlot())), zap.Uint64("applied", uint64(s.core.AppliedIndex()))},

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"swiftpaxos/kvs"
@@ -186,10 +187,26 @@ func (c *Core) install(in *installing) {
 	in.store.SetLastApplied(in.lastSlot)
 	c.store = in.store
 	c.sessions = restoreSessions(in.sessions)
+	// Entries after the snapshot that agree with it at its last slot stay:
+	// this replica may have acknowledged them in this ballot, and the
+	// leader counts them as held here (a transfer can start on a stale
+	// failure hint while they are in flight).
+	var suffix []wire.Entry
+	if b, ok := c.entries.ballotAt(in.lastSlot); ok && b == in.lastBallot && c.entries.last() > in.lastSlot {
+		suffix = slices.Clone(c.entries.slice(in.lastSlot+1, c.entries.last(), math.MaxInt))
+	} else {
+		c.matchedUpTo = 0
+	}
 	c.entries.reset(in.lastSlot, in.lastBallot)
 	clear(c.cmdIndex)
 	clear(c.keys)
-	c.commitIndex, c.appliedIndex, c.matchedUpTo = in.lastSlot, in.lastSlot, in.lastSlot
+	for _, e := range suffix {
+		c.entries.append(e)
+		c.cmdIndex[e.Cmd] = e.Slot
+		c.keys.add(e.Slot, e.Command)
+	}
+	c.commitIndex, c.appliedIndex = in.lastSlot, in.lastSlot
+	c.matchedUpTo = max(c.matchedUpTo, in.lastSlot)
 	c.snap = &snapshot{lastSlot: in.lastSlot, lastBallot: in.lastBallot, store: c.store.Snapshot(), sessions: in.sessions}
 	// Records of commands the snapshot applied are decided.
 	for id := range c.wit.byCmd {

@@ -37,7 +37,7 @@ func loadRun(dir string) (run, error) {
 		return run{}, fmt.Errorf("%s: no results-*.json (is it a run directory of run-multi-client.sh?)", dir)
 	}
 	sort.Strings(paths)
-	r := run{Label: filepath.Base(filepath.Clean(dir))}
+	r := run{Label: dirLabel(dir)}
 	for _, p := range paths {
 		pr, err := client.ReadResults(p)
 		if err != nil {

@@ -142,11 +142,7 @@ func writeRunCharts(runs []run, out, prefix string) ([]string, error) {
 			return nil, err
 		}
 		f := filepath.Join(out, prefix+"cdf-"+fileSafe(r.Label)+".png")
-		name := r.Label
-		if r.Protocol != "" && r.Protocol != r.Label {
-			name += " (" + r.Protocol + ")"
-		}
-		title := "Latency distribution of " + name + ", all client processes merged"
+		title := "Latency distribution of " + runName(r.Label, r.Protocol) + ", all client processes merged"
 		if err := savePNG(f, title, 26*vg.Centimeter, 10*vg.Centimeter, [][]*plot.Plot{{body, tl}}); err != nil {
 			return nil, err
 		}

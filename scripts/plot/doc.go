@@ -3,6 +3,7 @@
 //
 //	go run ./scripts/plot -csv DIR/sweep.csv[,DIR2/sweep.csv] -out OUTDIR
 //	go run ./scripts/plot -runs RUNDIR1[,RUNDIR2...] [-labels a,b] -out OUTDIR
+//	go run ./scripts/plot -memory RUNDIR1[,RUNDIR2...] [-labels a,b] -out OUTDIR
 //
 // From sweep.csv files (written by scripts/sweep.sh), for every swept key:
 //
@@ -28,6 +29,29 @@
 //     which shows the tail the CDF squeezes into its top edge;
 //   - cdf-compare.png when there are several runs: one panel per class,
 //     one curve per run.
+//
+// From run directories of the memory experiment (run-multi-client.sh
+// --sample-rss 10, see scripts/memory.conf), whether a long run's state
+// stays bounded: dir/rss.csv holds every replica's VmRSS every 10 s and
+// dir/summary.json the run's start and its throughput second by second.
+//
+//   - memory-LABEL.png per run: the RSS of each replica against seconds
+//     since the clients started (the line broken where a replica was not
+//     running), above the throughput timeline and its 10-s moving
+//     average, with the windows of the acceptance rule marked;
+//   - on stdout, markdown tables to paste into the docs: the verdict of
+//     the rule "every replica's RSS over the last tenth of the run is
+//     within 10% of its RSS at the end of the first tenth, and
+//     throughput over the last tenth within 10% of the first", and each
+//     run's RSS curve, one row per pass of the sampler.
+//
+// The run length T is the length of the timeline in seconds. A replica's
+// reference is its reading nearest T/10; its readings in [0.9T, T] must
+// all lie within 10% of it (readings after T, once the clients have
+// stopped, are drawn but not judged, and a replica with no reading there
+// fails). Throughput compares the mean of seconds [0, T/10) with that of
+// [0.9T, T). A malformed line of either file is an error naming the file
+// and line, as is a replica with fewer than two readings.
 //
 // The x axis of a sweep chart shows exactly the swept values: linear when
 // they are numbers of similar size, logarithmic when they span more than

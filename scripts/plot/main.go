@@ -20,10 +20,16 @@ func main() {
 
 const usage = `usage: go run ./scripts/plot -csv SWEEP.csv[,SWEEP2.csv...] -out DIR [-xscale auto|linear|log|category] [-prefix P]
        go run ./scripts/plot -runs RUNDIR[,RUNDIR2...] [-labels L1,L2...] -out DIR [-prefix P]
+       go run ./scripts/plot -memory RUNDIR[,RUNDIR2...] [-labels L1,L2...] -out DIR [-prefix P]
 
 -csv draws, for every swept key, KEY-throughput.png and KEY-latency.png;
 -runs draws the exact latency CDF of each run (cdf-LABEL.png) and, for
-several runs, cdf-compare.png. Both may be given at once.
+several runs, cdf-compare.png; -memory draws each run's replica memory
+(rss.csv of run-multi-client.sh --sample-rss) and throughput against
+time (memory-LABEL.png) and prints, as markdown tables, whether both
+stayed within 10% from the first tenth of the run to the last, and the
+RSS curve. Any of them may be given at once; -labels names the
+directories of -runs and of -memory alike.
 `
 
 func plotMain(args []string, stdout io.Writer) error {
@@ -31,7 +37,8 @@ func plotMain(args []string, stdout io.Writer) error {
 	fs.Usage = func() { fmt.Fprint(fs.Output(), usage); fs.PrintDefaults() }
 	csvs := fs.String("csv", "", "comma-separated sweep.csv files (scripts/sweep.sh)")
 	runs := fs.String("runs", "", "comma-separated run directories (run-multi-client.sh -o)")
-	labels := fs.String("labels", "", "comma-separated labels of the -runs (default: directory names)")
+	memory := fs.String("memory", "", "comma-separated run directories with rss.csv (run-multi-client.sh --sample-rss)")
+	labels := fs.String("labels", "", "comma-separated labels of the -runs or -memory directories (default: directory names)")
 	out := fs.String("out", "", "directory for the PNGs (created)")
 	prefix := fs.String("prefix", "", "prefix of every file name")
 	scale := fs.String("xscale", scaleAuto, "x axis of sweep charts: auto, linear, log or category")
@@ -44,8 +51,14 @@ func plotMain(args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q\n%s", fs.Arg(0), usage)
 	}
-	if *out == "" || (*csvs == "" && *runs == "") {
-		return errors.New("need -out and -csv or -runs\n" + usage)
+	if *out == "" || (*csvs == "" && *runs == "" && *memory == "") {
+		return errors.New("need -out and -csv, -runs or -memory\n" + usage)
+	}
+	names := split(*labels)
+	for _, f := range []struct{ name, dirs string }{{"-runs", *runs}, {"-memory", *memory}} {
+		if n := len(split(f.dirs)); len(names) > 0 && n > 0 && len(names) != n {
+			return fmt.Errorf("-labels has %d labels for %d %s directories", len(names), n, f.name)
+		}
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
@@ -67,12 +80,8 @@ func plotMain(args []string, stdout io.Writer) error {
 		files = append(files, fs...)
 	}
 	if *runs != "" {
-		dirs, names := split(*runs), split(*labels)
-		if len(names) > 0 && len(names) != len(dirs) {
-			return fmt.Errorf("-labels has %d labels for %d -runs", len(names), len(dirs))
-		}
 		var rs []run
-		for i, d := range dirs {
+		for i, d := range split(*runs) {
 			r, err := loadRun(d)
 			if err != nil {
 				return err
@@ -87,6 +96,28 @@ func plotMain(args []string, stdout io.Writer) error {
 			return err
 		}
 		files = append(files, fs...)
+	}
+	if *memory != "" {
+		var ms []memoryRun
+		for i, d := range split(*memory) {
+			m, err := loadMemoryRun(d)
+			if err != nil {
+				return err
+			}
+			if len(names) > 0 {
+				m.Label = names[i]
+			}
+			ms = append(ms, m)
+		}
+		fs, err := writeMemoryCharts(ms, *out, *prefix)
+		if err != nil {
+			return err
+		}
+		files = append(files, fs...)
+		if err := writeFlatnessReport(stdout, ms); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
 	}
 	for _, f := range files {
 		fmt.Fprintln(stdout, f)

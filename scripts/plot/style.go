@@ -157,6 +157,15 @@ func fileSafe(s string) string {
 	}, s)
 }
 
+// runName is a run's label for a chart title, with its protocol when
+// the label does not already say it.
+func runName(label, protocol string) string {
+	if protocol == "" || protocol == label {
+		return label
+	}
+	return label + " (" + protocol + ")"
+}
+
 // placeLegend puts p's legend in the corner of the data area that the
 // polylines (in data coordinates) cross least, so that it hides no data:
 // each segment is sampled and the samples falling in the box a legend of
