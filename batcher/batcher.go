@@ -121,10 +121,7 @@ func New[M any](conn net.Conn, encode EncodeFunc[M], opts Options, log *zap.Logg
 // stops and Send returns an error wrapping ErrQueueFull. Once the batcher has
 // stopped, Send returns an error wrapping ErrClosed.
 func (b *Batcher[M]) Send(m M) error {
-	it := item[M]{m: m}
-	if b.opts.Delay > 0 {
-		it.release = b.now() + int64(b.opts.Delay)
-	}
+	it := b.item(m)
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	select {
@@ -151,6 +148,36 @@ func (b *Batcher[M]) Send(m M) error {
 		b.stop(err)
 		return err
 	}
+}
+
+// TrySend is Send without the wait, for an event loop that must never
+// block on one slow peer: if the queue is full the batcher stops at once
+// and TrySend returns an error wrapping ErrQueueFull.
+func (b *Batcher[M]) TrySend(m M) error {
+	it := b.item(m)
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	select {
+	case <-b.quit:
+		return b.closedErr()
+	default:
+	}
+	select {
+	case b.queue <- it:
+		return nil
+	default:
+	}
+	err := fmt.Errorf("batcher: send to %s: queue of %d messages full: %w", b.remote, b.opts.QueueLen, ErrQueueFull)
+	b.stop(err)
+	return err
+}
+
+func (b *Batcher[M]) item(m M) item[M] {
+	it := item[M]{m: m}
+	if b.opts.Delay > 0 {
+		it.release = b.now() + int64(b.opts.Delay)
+	}
+	return it
 }
 
 // Close stops the writer, closes the connection and waits for the writer to

@@ -12,13 +12,11 @@ import (
 // Options configures a session core. Time is injected so that the core is
 // deterministic (ARCHITECTURE.md rule 2).
 type Options struct {
-	ID       wire.ClientID
-	N        int
-	Leader   wire.ReplicaID // initial guess of the leader
-	Nearest  wire.ReplicaID // nearest (CURP-HT) or bound (CURP-HO) replica
-	Policy   Policy
-	Send     func(to wire.ReplicaID, m wire.Message)
-	Complete func(Result)
+	ID      wire.ClientID
+	N       int
+	Leader  wire.ReplicaID // initial guess of the leader
+	Nearest wire.ReplicaID // nearest (CURP-HT) or bound (CURP-HO) replica
+	Policy  Policy
 	// Lost, when set, is told of an operation that completed but was
 	// refused afterwards (see Core.Lost).
 	Lost func(seq wire.Seq)
@@ -116,6 +114,7 @@ const maxCache = 1 << 14
 // goroutine owns it.
 type Core struct {
 	o        Options
+	out      outputs
 	q        int
 	seq      wire.Seq
 	ackUpTo  wire.Seq
@@ -157,8 +156,8 @@ func NewCore(o Options) (*Core, error) {
 	if o.N < 3 || o.N%2 == 0 {
 		return nil, fmt.Errorf("session: replica count %d must be odd and at least 3", o.N)
 	}
-	if o.Policy == nil || o.Send == nil || o.Complete == nil || o.Now == nil {
-		return nil, fmt.Errorf("session: policy, send, complete and clock are required")
+	if o.Policy == nil || o.Now == nil {
+		return nil, fmt.Errorf("session: a policy and a clock are required")
 	}
 	if o.RetryAfter <= 0 {
 		o.RetryAfter = 2 * time.Second
@@ -248,17 +247,19 @@ func (s *Core) Settled() bool { return len(s.pending) == 0 && s.o.Policy.OldestU
 // InFlight is the number of operations not yet completed.
 func (s *Core) InFlight() int { return len(s.pending) }
 
-// Send sends m to a replica.
-func (s *Core) Send(to wire.ReplicaID, m wire.Message) { s.o.Send(to, m) }
+// Send sends m to a replica (through Ready).
+func (s *Core) Send(to wire.ReplicaID, m wire.Message) {
+	s.out.msgs = append(s.out.msgs, Envelope{To: to, Msg: m})
+}
 
 // Broadcast sends m to every replica, first to first (if valid).
 func (s *Core) Broadcast(first wire.ReplicaID, m wire.Message) {
 	if first >= 0 && int(first) < s.o.N {
-		s.o.Send(first, m)
+		s.Send(first, m)
 	}
 	for r := range s.o.N {
 		if wire.ReplicaID(r) != first {
-			s.o.Send(wire.ReplicaID(r), m)
+			s.Send(wire.ReplicaID(r), m)
 		}
 	}
 }
@@ -681,7 +682,7 @@ func (s *Core) Complete(p *Pending, r Result) {
 		s.ackUpTo++
 	}
 	r.Seq, r.Op = p.Seq, p.Op
-	s.o.Complete(r)
+	s.out.done = append(s.out.done, r)
 }
 
 // Tick re-sends, with the same CmdID, every operation that has waited

@@ -153,7 +153,7 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	s.log.Debug("session connected", zap.Int32("nearest", int32(nearest)), zap.Durations("rtt", rtts))
 	s.core, err = NewCore(Options{
 		ID: id, N: cfg.N(), Leader: 0, Nearest: nearest, Policy: o.Policy,
-		Send: s.send, Complete: s.complete, Now: s.Now, RetryAfter: cfg.Retry,
+		Now: s.Now, RetryAfter: cfg.Retry,
 		Ended: func(expired bool) {
 			if s.ended != nil {
 				close(s.ended)
@@ -372,6 +372,7 @@ func (s *Session) loop() {
 	defer t.Stop()
 	redial := time.NewTicker(s.o.Config.Retry / 4)
 	defer redial.Stop()
+	s.drain() // what Dial's ReplicaDown calls produced
 	for {
 		select {
 		case <-s.ctx.Done():
@@ -411,14 +412,38 @@ func (s *Session) loop() {
 				}
 			}
 		}
-		s.reportDown()
+		s.drain()
 	}
 }
 
-// send is the core's Send: it queues m on the connection to replica to.
-// If the session closed that connection for being idle, m waits in queued
-// while the connection is dialled again. A failure is reported to the core
-// after the step that sent (reportDown).
+// drain acts on what the core produced: messages go to their connections
+// and completed operations to their callers. A connection found broken
+// while sending is reported to the core afterwards (never from inside
+// one of its steps), and what the core does about it is drained in turn.
+func (s *Session) drain() {
+	for {
+		rd := s.core.Ready()
+		for _, e := range rd.Messages {
+			s.send(e.To, e.Msg)
+		}
+		for _, r := range rd.Completed {
+			s.complete(r)
+		}
+		if len(s.down) == 0 {
+			return
+		}
+		down := s.down
+		s.down = nil
+		for _, r := range down {
+			s.core.ReplicaDown(r)
+		}
+	}
+}
+
+// send queues m on the connection to replica to, without waiting: a
+// connection whose queue is full counts as broken. If the session closed
+// that connection for being idle, m waits in queued while the connection
+// is dialled again.
 func (s *Session) send(to wire.ReplicaID, m wire.Message) {
 	if s.conns[to] == nil && s.idle[to] {
 		if len(s.queued[to]) < maxQueued {
@@ -429,20 +454,10 @@ func (s *Session) send(to wire.ReplicaID, m wire.Message) {
 	}
 	if b := s.conns[to]; b != nil {
 		s.activity[to]++
-		if err := b.Send(m); err != nil {
+		if err := b.TrySend(m); err != nil {
 			s.conns[to] = nil
 			s.down = append(s.down, to)
 		}
-	}
-}
-
-// reportDown tells the core of the connections that failed while it ran;
-// what it sends in response may fail too, hence the loop.
-func (s *Session) reportDown() {
-	for len(s.down) > 0 {
-		r := s.down[0]
-		s.down = s.down[1:]
-		s.core.ReplicaDown(r)
 	}
 }
 

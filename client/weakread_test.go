@@ -32,8 +32,6 @@ func newRecorderWith(t *testing.T, policy client.Policy) *recorder {
 	r := &recorder{}
 	core, err := client.NewCore(client.Options{
 		ID: 5, N: 3, Leader: 0, Nearest: 2, Policy: policy,
-		Send:       func(to wire.ReplicaID, m wire.Message) { r.sent = append(r.sent, sentMsg{to, m}) },
-		Complete:   func(res client.Result) { r.done = append(r.done, res) },
 		Now:        func() int64 { return r.now },
 		RetryAfter: 100,
 	})
@@ -42,9 +40,25 @@ func newRecorderWith(t *testing.T, policy client.Policy) *recorder {
 	return r
 }
 
+// drain moves what the core produced into the recorder.
+func (r *recorder) drain() {
+	rd := r.core.Ready()
+	for _, e := range rd.Messages {
+		r.sent = append(r.sent, sentMsg{e.To, e.Msg})
+	}
+	r.done = append(r.done, rd.Completed...)
+}
+
+// completed returns the operations completed so far.
+func (r *recorder) completed() []client.Result {
+	r.drain()
+	return r.done
+}
+
 // lastRead returns the last WeakRead sent and where it went.
 func (r *recorder) lastRead(t *testing.T) (wire.ReplicaID, *wire.WeakRead) {
 	t.Helper()
+	r.drain()
 	for i := len(r.sent) - 1; i >= 0; i-- {
 		if m, ok := r.sent[i].m.(*wire.WeakRead); ok {
 			return r.sent[i].to, m
@@ -76,9 +90,9 @@ func TestStaleWeakReadReplyIgnored(t *testing.T) {
 	require.NotEqual(t, first.Attempt, current.Attempt)
 
 	r.core.Step(2, &wire.WeakReadReply{Replica: 2, Cmd: first.Cmd, Attempt: first.Attempt, Result: kvs.Value("old"), Version: 1})
-	require.Empty(t, r.done, "the answer to the first attempt is stale")
+	require.Empty(t, r.completed(), "the answer to the first attempt is stale")
 	r.core.Step(2, &wire.WeakReadReply{Replica: 2, Cmd: current.Cmd, Attempt: current.Attempt, Result: kvs.Value("new"), Version: 7})
-	require.Len(t, r.done, 1)
+	require.Len(t, r.completed(), 1)
 	require.Equal(t, seq, r.done[0].Seq)
 	require.Equal(t, kvs.Value("new"), r.done[0].Value)
 }
@@ -97,12 +111,12 @@ func TestParkedReadOfOldBallotAsksAgain(t *testing.T) {
 	core.Step(0, &wire.SyncReply{Replica: 0, Cmd: wire.CmdID{Client: 5, Seq: strong}, Slot: 9})
 	read := core.Invoke(client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: 5}})
 	to, m := r.lastRead(t)
-	done := len(r.done)
+	done := len(r.completed())
 	core.Step(to, &wire.WeakReadReply{Replica: to, Cmd: m.Cmd, Attempt: m.Attempt, Result: kvs.Value("old"), Version: 3})
-	require.Len(t, r.done, done, "the answer waits for key 5 to settle")
+	require.Len(t, r.completed(), done, "the answer waits for key 5 to settle")
 
 	core.Step(1, &wire.SyncReply{Replica: 1, Ballot: 1, Cmd: wire.CmdID{Client: 5, Seq: 99}})
-	for _, res := range r.done[done:] {
+	for _, res := range r.completed()[done:] {
 		require.NotEqual(t, read, res.Seq, "a parked answer of ballot 0 completed the read in ballot 1")
 	}
 	_, again := r.lastRead(t)

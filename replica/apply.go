@@ -18,7 +18,6 @@ func (c *Core) applyCommitted() {
 // sends what that produced. Drivers call it only with DeferApply.
 func (c *Core) Apply(max int) {
 	c.apply(max)
-	c.flush()
 }
 
 func (c *Core) apply(max int) {
@@ -36,7 +35,7 @@ func (c *Core) apply(max int) {
 			// executes, whatever it is (a late copy of one applied before
 			// the end, or a new one), and its client is told.
 			if c.role == Leader {
-				c.o.Out.ToClient(e.Cmd.Client, &wire.EndSession{Client: e.Cmd.Client})
+				c.out.toClient(e.Cmd.Client, &wire.EndSession{Client: e.Cmd.Client})
 			}
 		case e.IsRefusal():
 			if !c.sessions.wasApplied(e.Cmd) {

@@ -35,13 +35,14 @@ func (r Role) String() string {
 }
 
 // Core is the deterministic protocol state of one replica (PROTOCOL.md
-// section 3). It changes only in Step* and Tick, and all its outputs go
-// through Options.Out. It is not safe for concurrent use: one goroutine
+// section 3). It changes only in Step* and Tick, and its outputs wait in
+// it until the driver takes them with Ready (ready.go). It is not safe for concurrent use: one goroutine
 // (the replica's event loop, or the simulator) owns it.
 type Core struct {
 	o      Options
 	log    *zap.Logger
 	policy Policy
+	out    outbox
 
 	ballot wire.Ballot
 	role   Role
@@ -167,12 +168,11 @@ func (c *Core) AppliedIndex() kvs.Slot { return c.appliedIndex }
 func (c *Core) Now() int64 { return c.o.Now() }
 
 // ToClient sends m to a client session.
-func (c *Core) ToClient(to wire.ClientID, m wire.Message) { c.o.Out.ToClient(to, m) }
+func (c *Core) ToClient(to wire.ClientID, m wire.Message) { c.out.toClient(to, m) }
 
 // StepClient handles one message from a client session.
 func (c *Core) StepClient(from wire.ClientID, m wire.Message) {
 	c.stepClient(from, m)
-	c.autoFlush()
 }
 
 func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
@@ -263,7 +263,6 @@ func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) error {
 	default:
 		err = invalid("%s is not a replica message", typeName{m})
 	}
-	c.autoFlush()
 	return err
 }
 
@@ -286,19 +285,10 @@ func (c *Core) Tick() {
 	if c.role != Leader {
 		c.checkElectionTimer(now)
 	}
-	c.flush()
 }
 
-func (c *Core) autoFlush() {
-	if !c.o.ManualFlush {
-		c.flush()
-	}
-}
-
-// Flush sends what the steps since the last flush produced. Drivers call
-// it only with ManualFlush.
-func (c *Core) Flush() { c.flush() }
-
+// flush is the per-batch work Ready does before it hands the outputs
+// over.
 func (c *Core) flush() {
 	if c.role == Leader {
 		c.replicate()

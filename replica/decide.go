@@ -43,7 +43,7 @@ func (c *Core) flushStaleRecords(now int64) {
 		c.decide(stale)
 		return
 	}
-	c.o.Out.ToReplica(c.leader, &wire.WitnessSync{Records: stale})
+	c.out.toReplica(c.leader, &wire.WitnessSync{Records: stale})
 }
 
 func (c *Core) onWitnessSync(m *wire.WitnessSync) {

@@ -8,8 +8,9 @@
 // # Shape
 //
 // Core is a deterministic state machine: it changes only in StepClient,
-// StepReplica, Tick and Apply, reads time from an injected clock, and puts
-// every output into an Outbox. It spawns no goroutine and is not safe for
+// StepReplica, Tick and Apply, reads time from an injected clock, and
+// keeps every output until the driver takes it with Ready (ready.go),
+// once per batch of inputs. It spawns no goroutine and is not safe for
 // concurrent use. The server (server.go, conn.go) owns one Core on one
 // event-loop goroutine; one reader goroutine per connection decodes frames
 // and hands them to the loop in arrival order, and one batcher per

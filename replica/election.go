@@ -65,7 +65,7 @@ func (c *Core) startPreVote() {
 	last, lastBallot := c.voteLog()
 	for p := range c.o.N {
 		if wire.ReplicaID(p) != c.o.ID {
-			c.o.Out.ToReplica(wire.ReplicaID(p), &wire.PreVote{Ballot: c.el.preBallot, Candidate: c.o.ID, LastSlot: last, LastBallot: lastBallot})
+			c.out.toReplica(wire.ReplicaID(p), &wire.PreVote{Ballot: c.el.preBallot, Candidate: c.o.ID, LastSlot: last, LastBallot: lastBallot})
 		}
 	}
 }
@@ -82,7 +82,7 @@ func (c *Core) startElection() {
 	c.log.Info("starting election", zap.Uint32("ballot", uint32(c.ballot)))
 	for p := range c.o.N {
 		if wire.ReplicaID(p) != c.o.ID {
-			c.o.Out.ToReplica(wire.ReplicaID(p), &wire.RequestVote{Ballot: c.ballot, Candidate: c.o.ID, LastSlot: last, LastBallot: lastBallot})
+			c.out.toReplica(wire.ReplicaID(p), &wire.RequestVote{Ballot: c.ballot, Candidate: c.o.ID, LastSlot: last, LastBallot: lastBallot})
 		}
 	}
 }
@@ -125,7 +125,7 @@ func (c *Core) onPreVote(from wire.ReplicaID, m *wire.PreVote) error {
 	if granted {
 		c.el.preGranted, c.el.preGrantedIn, c.el.preGrantedAt = m.Candidate, m.Ballot, c.o.Now()
 	}
-	c.o.Out.ToReplica(from, &wire.PreVoteReply{Ballot: c.ballot, PreBallot: m.Ballot, Replica: c.o.ID, Granted: granted})
+	c.out.toReplica(from, &wire.PreVoteReply{Ballot: c.ballot, PreBallot: m.Ballot, Replica: c.o.ID, Granted: granted})
 	return nil
 }
 
@@ -161,7 +161,7 @@ func (c *Core) onRequestVote(from wire.ReplicaID, m *wire.RequestVote) error {
 		pre := c.el.preGranted == m.Candidate && c.el.preGrantedIn == m.Ballot &&
 			c.o.Now()-c.el.preGrantedAt < int64(c.o.ElectionTimeoutMax)
 		if !pre {
-			c.o.Out.ToReplica(m.Candidate, &wire.RequestVoteReply{Ballot: c.ballot, Replica: c.o.ID})
+			c.out.toReplica(m.Candidate, &wire.RequestVoteReply{Ballot: c.ballot, Replica: c.o.ID})
 			return nil
 		}
 		c.becomeFollower(m.Ballot, wire.NoReplica)
@@ -173,7 +173,7 @@ func (c *Core) onRequestVote(from wire.ReplicaID, m *wire.RequestVote) error {
 		c.el.votedFor = m.Candidate
 		c.resetElectionTimer()
 	}
-	c.o.Out.ToReplica(m.Candidate, &wire.RequestVoteReply{Ballot: c.ballot, Replica: c.o.ID, Granted: granted})
+	c.out.toReplica(m.Candidate, &wire.RequestVoteReply{Ballot: c.ballot, Replica: c.o.ID, Granted: granted})
 	return nil
 }
 

@@ -26,7 +26,7 @@ func (c *Core) applySessionEnd(e *wire.Entry) {
 	if c.role == Leader {
 		// The confirmation of a clean close; an idle session learns that
 		// it expired.
-		c.o.Out.ToClient(e.Cmd.Client, &wire.EndSession{Client: e.Cmd.Client})
+		c.out.toClient(e.Cmd.Client, &wire.EndSession{Client: e.Cmd.Client})
 	}
 }
 
@@ -57,7 +57,7 @@ func (c *Core) sessionOver(from wire.ClientID, m wire.Message) bool {
 		return false // reads change nothing; they are answered as usual
 	}
 	if c.sessions.endedAt(from) != 0 {
-		c.o.Out.ToClient(from, &wire.EndSession{Client: from})
+		c.out.toClient(from, &wire.EndSession{Client: from})
 		return true
 	}
 	_, ending := c.ending[from]

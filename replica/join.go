@@ -56,7 +56,7 @@ func (c *Core) askToJoin(now int64) {
 	j.askedAt, j.marked = now, false
 	for p := range c.o.N {
 		if wire.ReplicaID(p) != c.o.ID {
-			c.o.Out.ToReplica(wire.ReplicaID(p), &wire.Join{Replica: c.o.ID, Incarnation: c.incarnation})
+			c.out.toReplica(wire.ReplicaID(p), &wire.Join{Replica: c.o.ID, Incarnation: c.incarnation})
 		}
 	}
 }
@@ -81,7 +81,7 @@ func (c *Core) onJoin(from wire.ReplicaID, m *wire.Join) error {
 		c.match[from], c.sent[from], c.learner[from] = 0, 0, true
 		delete(c.xfer, from)
 	}
-	c.o.Out.ToReplica(from, r)
+	c.out.toReplica(from, r)
 	return nil
 }
 

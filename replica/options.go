@@ -12,22 +12,12 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// Outbox carries a core's outputs. The core calls it synchronously from
-// Step and Tick; implementations must only queue (the TCP server hands the
-// message to a per-connection batcher, the simulator to a simulated link).
-// Messages passed to the outbox must not be mutated afterwards.
-type Outbox interface {
-	ToReplica(to wire.ReplicaID, m wire.Message)
-	ToClient(to wire.ClientID, m wire.Message)
-}
-
 // Options configures a Core. Time and randomness are injected so that the
 // core is deterministic (ARCHITECTURE.md rule 2).
 type Options struct {
 	ID     wire.ReplicaID
 	N      int
 	Policy Policy
-	Out    Outbox
 	Log    *zap.Logger
 	// Now returns the current instant in nanoseconds on a monotonic clock.
 	Now  func() int64
@@ -76,11 +66,6 @@ type Options struct {
 	// Installed, when set, is told that the replica installed a snapshot
 	// ending at slot: its applied log goes on after that slot (check mode).
 	Installed func(slot kvs.Slot)
-	// ManualFlush leaves sending what a step produced (Accepts, Commits,
-	// batched notifications) to the driver, which calls Flush once after a
-	// batch of steps; the server does so for every batch it drains, so
-	// that one Accept carries the entries of many proposals.
-	ManualFlush bool
 	// DeferApply leaves execution to the driver, which calls Apply on its
 	// own schedule, as a separate apply goroutine would. "Committed but
 	// not yet applied" then lasts; the simulator uses it to inject
@@ -176,9 +161,6 @@ func (o Options) validate() error {
 	}
 	if o.Policy == nil {
 		errs = append(errs, errors.New("no protocol policy"))
-	}
-	if o.Out == nil {
-		errs = append(errs, errors.New("no outbox"))
 	}
 	if o.Now == nil {
 		errs = append(errs, errors.New("no clock"))

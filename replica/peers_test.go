@@ -82,14 +82,14 @@ func TestForgedRequestVoteCannotMoveTheBallot(t *testing.T) {
 	c := follower1(t)
 	require.NoError(t, c.StepReplica(2, &wire.RequestVote{Ballot: math.MaxUint32, Candidate: 2, LastSlot: 1 << 40, LastBallot: math.MaxUint32}))
 	require.Equal(t, wire.Ballot(0), c.Ballot())
-	require.False(t, c.out.toPeer[len(c.out.toPeer)-1].(*wire.RequestVoteReply).Granted)
+	require.False(t, c.out.lastPeer().(*wire.RequestVoteReply).Granted)
 
 	// The leader falls silent: replica 2 pre-votes, then stands.
 	c.now = int64(c.o.ElectionTimeoutMax)
 	require.NoError(t, c.StepReplica(2, &wire.PreVote{Ballot: 1, Candidate: 2, LastSlot: 2}))
-	require.True(t, c.out.toPeer[len(c.out.toPeer)-1].(*wire.PreVoteReply).Granted)
+	require.True(t, c.out.lastPeer().(*wire.PreVoteReply).Granted)
 	require.NoError(t, c.StepReplica(2, &wire.RequestVote{Ballot: 1, Candidate: 2, LastSlot: 2}))
-	require.True(t, c.out.toPeer[len(c.out.toPeer)-1].(*wire.RequestVoteReply).Granted)
+	require.True(t, c.out.lastPeer().(*wire.RequestVoteReply).Granted)
 	require.Equal(t, wire.Ballot(1), c.Ballot())
 }
 
@@ -101,7 +101,7 @@ func TestPreVote(t *testing.T) {
 	c := follower1(t)
 	pre := func(lastSlot kvs.Slot) bool {
 		require.NoError(t, c.StepReplica(2, &wire.PreVote{Ballot: 1, Candidate: 2, LastSlot: lastSlot}))
-		return c.out.toPeer[len(c.out.toPeer)-1].(*wire.PreVoteReply).Granted
+		return c.out.lastPeer().(*wire.PreVoteReply).Granted
 	}
 	require.False(t, pre(2), "the leader was heard just now")
 	c.now = int64(c.o.ElectionTimeoutMax)
@@ -121,7 +121,7 @@ func TestIsolatedReplicaKeepsItsBallot(t *testing.T) {
 	}
 	require.Equal(t, wire.Ballot(0), c.Ballot())
 	sent := 0
-	for _, m := range c.out.toPeer {
+	for _, m := range c.out.peer() {
 		if _, ok := m.(*wire.PreVote); ok {
 			sent++
 		}

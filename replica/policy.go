@@ -23,8 +23,8 @@ type Policy interface {
 	// Committed is called at the leader for every entry that commits, in
 	// slot order.
 	Committed(c *Core, e *wire.Entry)
-	// Flush is called at the end of every Step and Tick so that a policy
-	// can send what it batched.
+	// Flush is called once per Core.Ready, after the inputs of a batch
+	// were stepped, so that a policy can send what it batched.
 	Flush(c *Core)
 }
 

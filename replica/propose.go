@@ -71,7 +71,7 @@ func (c *Core) witnessStrong(from wire.ClientID, p *wire.Propose) {
 		c.wit.add(wire.Record{Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, Accepted: ack.Ok, Ballot: c.ballot, CausalDep: p.WeakDep}, c.o.Now())
 	}
 	c.policy.WitnessReport(c, p, ack)
-	c.o.Out.ToClient(from, ack)
+	c.out.toClient(from, ack)
 }
 
 // appendStrong assigns the next slot to a strong command and answers with
@@ -83,7 +83,7 @@ func (c *Core) appendStrong(from wire.ClientID, p *wire.Propose) {
 	}
 	s := c.appendEntry(wire.Entry{Ballot: c.ballot, Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, AckUpTo: p.AckUpTo})
 	c.wit.add(wire.Record{Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, Accepted: ok, Ballot: c.ballot, CausalDep: p.WeakDep}, c.o.Now())
-	c.o.Out.ToClient(from, &wire.LeaderReply{
+	c.out.toClient(from, &wire.LeaderReply{
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd, Ok: ok,
 		Result: res.Value, Version: res.Version, Items: res.Items, Slot: s, ReadDep: dep,
 	})
@@ -225,7 +225,7 @@ func (c *Core) expireHeld(now int64) {
 		delete(c.held, dep)
 		for _, h := range hs {
 			if h.strong != nil {
-				c.o.Out.ToClient(h.from, &wire.LeaderReply{Replica: c.o.ID, Ballot: c.ballot, Cmd: h.strong.Cmd, Retry: true})
+				c.out.toClient(h.from, &wire.LeaderReply{Replica: c.o.ID, Ballot: c.ballot, Cmd: h.strong.Cmd, Retry: true})
 			}
 		}
 	}
@@ -250,7 +250,7 @@ func (c *Core) sendSyncReply(to wire.ClientID, id wire.CmdID, a applied) {
 	if s := c.sessions.peek(id.Client); s != nil {
 		wcs = s.weakCommittedSeq
 	}
-	c.o.Out.ToClient(to, &wire.SyncReply{
+	c.out.toClient(to, &wire.SyncReply{
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: id, Refused: a.refused,
 		Result: a.result.Value, Version: a.result.Version, Items: a.result.Items, Slot: a.slot, WeakCommittedSeq: wcs,
 	})

@@ -42,7 +42,7 @@ func (c *Core) readMin(r *wire.WeakRead) kvs.Slot {
 func (c *Core) onWeakRead(from wire.ClientID, r *wire.WeakRead) {
 	if r.Ballot > c.ballot || !c.member {
 		// This replica has not joined the client's view yet.
-		c.o.Out.ToClient(from, &wire.WeakReadReply{Replica: c.o.ID, Ballot: c.ballot, Cmd: r.Cmd, Attempt: r.Attempt, Retry: true})
+		c.out.toClient(from, &wire.WeakReadReply{Replica: c.o.ID, Ballot: c.ballot, Cmd: r.Cmd, Attempt: r.Attempt, Retry: true})
 		return
 	}
 	min := c.readMin(r)
@@ -66,7 +66,7 @@ func (c *Core) parkRead(w waitingRead) {
 
 func (c *Core) answerRead(to wire.ClientID, r *wire.WeakRead) {
 	res := c.store.Read(r.Command)
-	c.o.Out.ToClient(to, &wire.WeakReadReply{
+	c.out.toClient(to, &wire.WeakReadReply{
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: r.Cmd, Attempt: r.Attempt,
 		Result: res.Value, Version: res.Version, Items: res.Items, AppliedIndex: c.appliedIndex,
 		WeakApplied: c.WeakCommittedSeq(r.Cmd.Client),
@@ -121,7 +121,7 @@ func (c *Core) expireReads(now int64) {
 	keep := c.reads[:0]
 	for _, w := range c.reads {
 		if now-w.since >= int64(c.o.ReadWait) {
-			c.o.Out.ToClient(w.from, &wire.WeakReadReply{Replica: c.o.ID, Ballot: c.ballot, Cmd: w.req.Cmd, Attempt: w.req.Attempt, Retry: true})
+			c.out.toClient(w.from, &wire.WeakReadReply{Replica: c.o.ID, Ballot: c.ballot, Cmd: w.req.Cmd, Attempt: w.req.Attempt, Retry: true})
 			continue
 		}
 		keep = append(keep, w)

@@ -28,8 +28,8 @@ func answers(msgs []wire.Message) []*wire.WeakReadReply {
 // joined ballot 1, whose view start it does not know yet; it waits for the
 // view start (learned from the ballot's no-op) and for it to be applied.
 func TestParkedReadRejudgedOnBallotChange(t *testing.T) {
-	c := newTestCore(t, 1, 3)
-	out := c.o.Out.(*recorder)
+	tc := newTestCoreWith(t, 1, 3, BasePolicy{})
+	c, out := tc.Core, tc.out
 	c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Entries: []wire.Entry{put(7, 1, 1, "a"), put(7, 2, 1, "b")}})
 	read := &wire.WeakRead{Cmd: wire.CmdID{Client: 9, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}, MinSlot: 1}
 	c.StepClient(9, read)
@@ -71,12 +71,12 @@ func TestInvalidClientRequestsDropped(t *testing.T) {
 		&wire.WeakRead{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpPut, Key: 1}},
 	} {
 		for _, id := range []wire.ReplicaID{0, 1} {
-			c := newTestCore(t, id, 3)
-			out := c.o.Out.(*recorder)
+			tc := newTestCoreWith(t, id, 3, BasePolicy{})
+			c, out := tc.Core, tc.out
 			c.StepClient(7, m)
 			require.Zero(t, c.HeldRecords(), "%T at replica %d", m, id)
 			require.Zero(t, c.LastSlot(), "%T at replica %d", m, id)
-			require.Empty(t, out.toClient, "%T at replica %d", m, id)
+			require.Empty(t, out.take(), "%T at replica %d", m, id)
 		}
 	}
 }

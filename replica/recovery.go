@@ -51,7 +51,7 @@ func (c *Core) becomeLeader() {
 func (c *Core) sendCollect() {
 	for p := range c.o.N {
 		if c.rec.replies[p] == nil {
-			c.o.Out.ToReplica(wire.ReplicaID(p), &wire.Collect{Ballot: c.ballot})
+			c.out.toReplica(wire.ReplicaID(p), &wire.Collect{Ballot: c.ballot})
 		}
 	}
 }
@@ -82,7 +82,7 @@ func (c *Core) onCollect(from wire.ReplicaID, m *wire.Collect) error {
 	c.heardLeader()
 	if c.member {
 		// A learner's records are no testimony (PROTOCOL.md 6.10).
-		c.o.Out.ToReplica(from, c.collectReply())
+		c.out.toReplica(from, c.collectReply())
 	}
 	return nil
 }
@@ -307,7 +307,7 @@ func (c *Core) checkViewCommitted() {
 func (c *Core) announceView(nv *wire.NewView) {
 	for p := range c.o.N {
 		if wire.ReplicaID(p) != c.o.ID {
-			c.o.Out.ToReplica(wire.ReplicaID(p), nv)
+			c.out.toReplica(wire.ReplicaID(p), nv)
 		}
 	}
 	clients := make([]wire.ClientID, 0, len(c.sessions))
@@ -319,7 +319,7 @@ func (c *Core) announceView(nv *wire.NewView) {
 	}
 	slices.Sort(clients)
 	for _, id := range clients {
-		c.o.Out.ToClient(id, nv)
+		c.out.toClient(id, nv)
 	}
 }
 

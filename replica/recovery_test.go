@@ -10,23 +10,50 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// recorder is an outbox that keeps what a core sent.
+// recorder keeps what a core produced, taken from its Ready.
 type recorder struct {
+	core     *Core
 	toClient []wire.Message
 	toPeer   []wire.Message
 }
 
-func (r *recorder) ToReplica(_ wire.ReplicaID, m wire.Message) { r.toPeer = append(r.toPeer, m) }
-func (r *recorder) ToClient(_ wire.ClientID, m wire.Message)   { r.toClient = append(r.toClient, m) }
+// drain moves the core's outputs into the recorder.
+func (r *recorder) drain() *recorder {
+	rd := r.core.Ready()
+	for _, e := range append(rd.Messages, rd.AfterSync...) {
+		if e.ToClient {
+			r.toClient = append(r.toClient, e.Msg)
+		} else {
+			r.toPeer = append(r.toPeer, e.Msg)
+		}
+	}
+	return r
+}
 
-// take returns and forgets the client messages sent so far.
+// take returns and forgets the client messages produced so far.
 func (r *recorder) take() []wire.Message {
-	out := r.toClient
+	out := r.drain().toClient
 	r.toClient = nil
 	return out
 }
 
-// testCore is a core on a fake clock with a recording outbox.
+// discard forgets every output so far without the per-batch work of
+// Ready (which would already send what the test is about to provoke).
+func (r *recorder) discard() {
+	r.core.out.take()
+	r.toClient, r.toPeer = nil, nil
+}
+
+// peer returns the replica messages produced so far.
+func (r *recorder) peer() []wire.Message { return r.drain().toPeer }
+
+// lastPeer is the last replica message produced so far.
+func (r *recorder) lastPeer() wire.Message {
+	m := r.peer()
+	return m[len(m)-1]
+}
+
+// testCore is a core on a fake clock whose outputs are recorded.
 type testCore struct {
 	*Core
 	out *recorder
@@ -36,10 +63,11 @@ type testCore struct {
 func newTestCoreWith(t *testing.T, id wire.ReplicaID, n int, p Policy) *testCore {
 	t.Helper()
 	tc := &testCore{out: &recorder{}}
-	c, err := New(Options{ID: id, N: n, Policy: p, Out: tc.out, Now: func() int64 { return tc.now }, StartAsMember: true,
+	c, err := New(Options{ID: id, N: n, Policy: p, Now: func() int64 { return tc.now }, StartAsMember: true,
 		Rand: rand.New(rand.NewPCG(1, uint64(id)))})
 	require.NoError(t, err)
 	tc.Core = c
+	tc.out.core = c
 	return tc
 }
 

@@ -32,7 +32,7 @@ func (c *Core) replicate() {
 			// Copy: the log's backing array is reused after a truncation,
 			// and the message is encoded later on another goroutine.
 			ents := slices.Clone(c.entries.slice(prev+1, last, c.o.MaxBatch))
-			c.o.Out.ToReplica(r, &wire.Accept{
+			c.out.toReplica(r, &wire.Accept{
 				Ballot: c.ballot, Leader: c.o.ID, PrevSlot: prev, PrevBallot: pb,
 				Entries: ents, LeaderCommit: c.commitIndex,
 			})
@@ -40,7 +40,7 @@ func (c *Core) replicate() {
 			sentSomething = true
 		}
 		if !sentSomething && c.commitIndex > c.commitSent {
-			c.o.Out.ToReplica(r, &wire.Commit{Ballot: c.ballot, CommitIndex: c.commitIndex})
+			c.out.toReplica(r, &wire.Commit{Ballot: c.ballot, CommitIndex: c.commitIndex})
 		}
 	}
 	c.commitSent = c.commitIndex
@@ -56,7 +56,7 @@ func (c *Core) heartbeat() {
 		}
 		prev := max(c.sent[p], c.entries.base)
 		pb, _ := c.entries.ballotAt(prev)
-		c.o.Out.ToReplica(r, &wire.Accept{
+		c.out.toReplica(r, &wire.Accept{
 			Ballot: c.ballot, Leader: c.o.ID, PrevSlot: prev, PrevBallot: pb, LeaderCommit: c.commitIndex,
 		})
 		if x := c.xfer[r]; x != nil && c.o.Now()-x.sentAt >= 4*int64(c.o.HeartbeatInterval) {
@@ -133,7 +133,7 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 		return err
 	}
 	if m.Ballot < c.ballot {
-		c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, MatchSlot: c.entries.last()})
+		c.out.toReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, MatchSlot: c.entries.last()})
 		return nil
 	}
 	if m.Ballot > c.ballot || c.role != Follower {
@@ -151,7 +151,7 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 		}
 		prevSlot, ents = prevSlot+kvs.Slot(skip), ents[skip:]
 		if prevSlot < base {
-			c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, Success: true, MatchSlot: prevSlot})
+			c.out.toReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, Success: true, MatchSlot: prevSlot})
 			c.followCommit(min(m.LeaderCommit, prevSlot))
 			return nil
 		}
@@ -162,7 +162,7 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 		if ok {
 			hint = min(c.commitIndex, prevSlot-1)
 		}
-		c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, MatchSlot: hint})
+		c.out.toReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, MatchSlot: hint})
 		return nil
 	}
 	truncated := false
@@ -197,7 +197,7 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 	}
 	lastNew := prevSlot + kvs.Slot(len(ents))
 	c.matchedUpTo = max(c.matchedUpTo, lastNew)
-	c.o.Out.ToReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, Success: true, MatchSlot: lastNew})
+	c.out.toReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, Success: true, MatchSlot: lastNew})
 	c.followCommit(min(m.LeaderCommit, lastNew))
 	return nil
 }

@@ -127,8 +127,8 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		clients:      make(map[wire.ClientID]*batcher.Batcher[wire.Message]),
 		rejectedFrom: make(map[string]struct{}),
 		bopts: batcher.Options{
-			BatchDelay: cfg.BatchDelay, EnqueueTimeout: 200 * time.Millisecond,
-			Encoders: semaphore.NewWeighted(int64(max(1, cfg.MaxDescRoutines))),
+			BatchDelay: cfg.BatchDelay,
+			Encoders:   semaphore.NewWeighted(int64(max(1, cfg.MaxDescRoutines))),
 		},
 		tls:      material,
 		applied:  applied,
@@ -140,7 +140,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	}
 	start := time.Now()
 	s.core, err = New(Options{
-		ID: s.id, N: cfg.N(), Policy: o.Policy(), Out: s, Log: s.log,
+		ID: s.id, N: cfg.N(), Policy: o.Policy(), Log: s.log,
 		Now:                func() int64 { return int64(time.Since(start)) },
 		Rand:               rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(idx))),
 		HeartbeatInterval:  cfg.Heartbeat,
@@ -153,7 +153,6 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		ReadWait:           cfg.ReadWait,
 		Executed:           s.recordExecuted,
 		Installed:          s.recordSnapshot,
-		ManualFlush:        true,
 		StartAsMember:      o.StartAsMember,
 	})
 	if err != nil {
@@ -206,10 +205,11 @@ func (s *server) loop(ctx context.Context) error {
 			return ctx.Err()
 		case <-t.C:
 			s.core.Tick()
+			s.send(s.core.Ready())
 		case in := <-s.inbox:
 			s.handle(in)
-			// Drain what is already queued, then flush once: one Accept per
-			// follower carries the entries of the whole batch.
+			// Drain what is already queued, then take the outputs once: one
+			// Accept per follower carries the entries of the whole batch.
 			for n := 0; n < 256; n++ {
 				select {
 				case in = <-s.inbox:
@@ -219,7 +219,7 @@ func (s *server) loop(ctx context.Context) error {
 				}
 				break
 			}
-			s.core.Flush()
+			s.send(s.core.Ready())
 		}
 	}
 }
@@ -274,24 +274,30 @@ func (s *server) reject(in inbound, err error) {
 	}
 }
 
-// ToReplica queues m for a peer; with no connection the message is lost,
-// which the protocol tolerates (heartbeats and retries resend).
-func (s *server) ToReplica(to wire.ReplicaID, m wire.Message) {
-	if b := s.peers[to]; b != nil {
-		if err := b.Send(m); err != nil {
-			s.peers[to] = nil
-		}
+// send hands what the core produced to the connections' batchers. It
+// never waits: a connection whose queue is full is closed, as a dead one
+// would be. A replica peer is dialled again and heartbeats and retries
+// resend what was lost; a client reconnects and retries (PROTOCOL.md
+// 10.10). Without a connection a message is lost, which the protocol
+// tolerates.
+func (s *server) send(rd Ready) {
+	for _, e := range rd.Messages {
+		s.sendOne(e)
+	}
+	for _, e := range rd.AfterSync {
+		s.sendOne(e)
 	}
 }
 
-// ToClient queues m for a client session. A client whose queue stays full
-// is disconnected by its batcher rather than silently losing replies
-// (PROTOCOL.md 10.10); it reconnects and retries.
-func (s *server) ToClient(to wire.ClientID, m wire.Message) {
-	if b := s.clients[to]; b != nil {
-		if err := b.Send(m); err != nil {
-			delete(s.clients, to)
+func (s *server) sendOne(e Envelope) {
+	if e.ToClient {
+		if b := s.clients[e.Client]; b != nil && b.TrySend(e.Msg) != nil {
+			delete(s.clients, e.Client)
 		}
+		return
+	}
+	if b := s.peers[e.To]; b != nil && b.TrySend(e.Msg) != nil {
+		s.peers[e.To] = nil
 	}
 }
 

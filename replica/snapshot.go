@@ -101,7 +101,7 @@ func (c *Core) sendSnapshot(p wire.ReplicaID) {
 		m.Sessions = x.snap.sessions
 	}
 	x.pos, x.sentAt = next, c.o.Now()
-	c.o.Out.ToReplica(p, m)
+	c.out.toReplica(p, m)
 }
 
 func (c *Core) onInstallSnapshotAck(from wire.ReplicaID, m *wire.InstallSnapshotAck) error {
@@ -149,7 +149,7 @@ func (c *Core) onInstallSnapshot(from wire.ReplicaID, m *wire.InstallSnapshot) e
 		return invalid("InstallSnapshot of ballot %d from replica %d ends in ballot %d", m.Ballot, from, m.LastBallot)
 	}
 	if m.Ballot < c.ballot {
-		c.o.Out.ToReplica(from, &wire.InstallSnapshotAck{Ballot: c.ballot, Replica: c.o.ID, LastSlot: m.LastSlot, Chunk: m.Chunk})
+		c.out.toReplica(from, &wire.InstallSnapshotAck{Ballot: c.ballot, Replica: c.o.ID, LastSlot: m.LastSlot, Chunk: m.Chunk})
 		return nil
 	}
 	if m.Ballot > c.ballot || c.role != Follower {
@@ -160,7 +160,7 @@ func (c *Core) onInstallSnapshot(from wire.ReplicaID, m *wire.InstallSnapshot) e
 	ack := &wire.InstallSnapshotAck{Ballot: c.ballot, Replica: c.o.ID, LastSlot: m.LastSlot, Chunk: m.Chunk}
 	if m.LastSlot <= c.commitIndex {
 		c.inst = nil
-		c.o.Out.ToReplica(from, ack) // already this far: the leader moves on
+		c.out.toReplica(from, ack) // already this far: the leader moves on
 		return nil
 	}
 	switch {
@@ -175,7 +175,7 @@ func (c *Core) onInstallSnapshot(from wire.ReplicaID, m *wire.InstallSnapshot) e
 		c.install(c.inst)
 		c.inst = nil
 	}
-	c.o.Out.ToReplica(from, ack)
+	c.out.toReplica(from, ack)
 	return nil
 }
 

@@ -32,11 +32,11 @@ func TestCompactionKeepsTheTail(t *testing.T) {
 	c.takeSnapshot()
 	require.Equal(t, kvs.Slot(250), c.entries.base)
 	require.Equal(t, kvs.Slot(300), c.LastSlot())
-	c.out.toPeer = nil
+	c.out.discard()
 	c.sent[2] = 0
 	c.flush()
 	var snap *wire.InstallSnapshot
-	for _, m := range c.out.toPeer {
+	for _, m := range c.out.peer() {
 		if s, ok := m.(*wire.InstallSnapshot); ok {
 			snap = s
 		}
@@ -91,11 +91,11 @@ func TestInstallKeepsAcknowledgedSuffix(t *testing.T) {
 
 	c.o.LogRetain = 1
 	c.takeSnapshot()
-	c.out.toPeer = nil
+	c.out.discard()
 	c.sent[2] = 0
 	c.flush()
 	var snap *wire.InstallSnapshot
-	for _, m := range c.out.toPeer {
+	for _, m := range c.out.peer() {
 		if s, ok := m.(*wire.InstallSnapshot); ok {
 			snap = s
 		}

@@ -96,6 +96,7 @@ func (c *Cluster) handle(e *event, settling bool) error {
 			return nil
 		}
 		c.replicas[e.idx].Tick()
+		c.drain(e.idx)
 		c.schedule(&event{at: c.now + int64(c.o.Tick), kind: evTickReplica, idx: e.idx})
 	case evTickClient:
 		s := c.sessions[e.idx]
@@ -109,22 +110,26 @@ func (c *Cluster) handle(e *event, settling bool) error {
 			s.core.End()
 		}
 		s.core.Tick()
+		c.drainSession(e.idx)
 		c.schedule(&event{at: c.now + int64(c.o.Tick), kind: evTickClient, idx: e.idx})
 	case evInvoke:
 		c.invoke(c.sessions[e.idx])
 	case evReplicaDown:
 		if s := c.sessions[e.idx]; !s.dead {
 			s.core.ReplicaDown(wire.ReplicaID(e.peer))
+			c.drainSession(e.idx)
 		}
 	case evReplicaUp:
 		if s := c.sessions[e.idx]; !s.dead && !c.dead[e.peer] {
 			s.core.ReplicaUp(wire.ReplicaID(e.peer))
+			c.drainSession(e.idx)
 		}
 	case evApply:
 		if c.dead[e.idx] {
 			return nil
 		}
 		c.replicas[e.idx].Apply(1 + c.rng.IntN(4))
+		c.drain(e.idx)
 		c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(c.o.Faults.ApplyLag)), kind: evApply, idx: e.idx})
 	case evFault:
 		switch {
@@ -361,6 +366,7 @@ func (c *Cluster) start(s *session, level wire.Level, cmd kvs.Command) {
 	if got := s.core.Invoke(client.Op{Level: level, Command: cmd}); got != seq {
 		panic(fmt.Sprintf("sim: session %s issued seq %d, expected %d", s.name, got, seq))
 	}
+	c.drainSession(s.idx)
 }
 
 func (c *Cluster) complete(s *session, r client.Result) {

@@ -174,10 +174,8 @@ func newCluster(o Options) (*Cluster, error) {
 		c.byClient[id] = ep
 		core, err := client.NewCore(client.Options{
 			ID: id, N: o.N, Leader: 0, Nearest: wire.ReplicaID(i % o.N),
-			Policy:   o.Protocol.Client(),
-			Send:     func(to wire.ReplicaID, m wire.Message) { c.send(ep, int(to), m) },
-			Complete: func(r client.Result) { c.complete(s, r) },
-			Lost:     func(wire.Seq) { s.lost = true },
+			Policy: o.Protocol.Client(),
+			Lost:   func(wire.Seq) { s.lost = true },
 			Ended: func(expired bool) {
 				if !expired {
 					c.Ended++
@@ -204,15 +202,39 @@ func (c *Cluster) schedule(e *event) {
 	c.q.push(e)
 }
 
-type outbox struct {
-	c    *Cluster
-	from int
+// drain sends what replica i produced since it was last drained. The
+// simulator drains after every step, so each input's outputs leave at
+// once; the TCP server drains once per batch of inputs instead, which
+// only merges Accepts (replica.Ready).
+func (c *Cluster) drain(i int) {
+	rd := c.replicas[i].Ready()
+	for _, e := range rd.Messages {
+		c.deliverFrom(i, e)
+	}
+	for _, e := range rd.AfterSync {
+		c.deliverFrom(i, e)
+	}
 }
 
-func (o outbox) ToReplica(to wire.ReplicaID, m wire.Message) { o.c.send(o.from, int(to), m) }
-func (o outbox) ToClient(to wire.ClientID, m wire.Message) {
-	if ep, ok := o.c.byClient[to]; ok {
-		o.c.send(o.from, ep, m)
+// drainSession sends what session i produced and records what completed.
+func (c *Cluster) drainSession(i int) {
+	s := c.sessions[i]
+	rd := s.core.Ready()
+	for _, e := range rd.Messages {
+		c.send(c.o.N+i, int(e.To), e.Msg)
+	}
+	for _, r := range rd.Completed {
+		c.complete(s, r)
+	}
+}
+
+func (c *Cluster) deliverFrom(i int, e replica.Envelope) {
+	if !e.ToClient {
+		c.send(i, int(e.To), e.Msg)
+		return
+	}
+	if ep, ok := c.byClient[e.Client]; ok {
+		c.send(i, ep, e.Msg)
 	}
 }
 
@@ -290,10 +312,13 @@ func (c *Cluster) deliver(e *event) error {
 			}
 			c.Rejected++
 		}
+		c.drain(l.to)
 	case l.to < n:
 		c.replicas[l.to].StepClient(c.sessions[l.from-n].core.ID(), m)
+		c.drain(l.to)
 	default:
 		c.sessions[l.to-n].core.Step(wire.ReplicaID(l.from), m)
+		c.drainSession(l.to - n)
 	}
 	return nil
 }
@@ -310,7 +335,7 @@ func (c *Cluster) startReplica(i int) error {
 	c.newSegment(i)
 	core, err := replica.New(replica.Options{
 		ID: wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
-		Out: outbox{c: c, from: i}, Now: c.clock,
+		Now:           c.clock,
 		Rand:          rand.New(rand.NewPCG(o.Seed, uint64(i)|uint64(c.lifetime[i])<<32)),
 		Mutation:      o.Mutation,
 		ReadWait:      o.ReadWait,
