@@ -57,7 +57,9 @@ func noopIn(b wire.Ballot) wire.Entry {
 	return wire.Entry{Ballot: b, Command: kvs.Command{Op: kvs.OpNoop}, Level: wire.Strong}
 }
 
-func cmdID(client wire.ClientID, seq wire.Seq) wire.CmdID { return wire.CmdID{Client: client, Seq: seq} }
+func cmdID(client wire.ClientID, seq wire.Seq) wire.CmdID {
+	return wire.CmdID{Client: client, Seq: seq}
+}
 
 func putCmd(k kvs.Key, v string) kvs.Command {
 	return kvs.Command{Op: kvs.OpPut, Key: k, Value: kvs.Value(v)}
