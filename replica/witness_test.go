@@ -1,0 +1,241 @@
+package replica
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// Witness records, PROTOCOL.md 1.6 and 3.4: admission (rule 1), duplicates
+// (rule 2), removal by CmdID on apply or by a committed view (rule 3), weak
+// records (rule 5), one record per CmdID (rule 6), and no witness duty
+// before membership (6.10).
+
+// propose steps a strong proposal of cmd from client (Seq 1 unless given)
+// at c and returns what c answered the client.
+func propose(c *testCore, client wire.ClientID, cmd kvs.Command, seq ...wire.Seq) []wire.Message {
+	s := wire.Seq(1)
+	if len(seq) > 0 {
+		s = seq[0]
+	}
+	c.StepClient(client, &wire.Propose{Cmd: cmdID(client, s), Command: cmd})
+	return c.out.take()
+}
+
+// witnessOk steps a strong proposal at a non-leader witness and returns
+// the Ok of its one RecordAck.
+func witnessOk(t *testing.T, c *testCore, client wire.ClientID, cmd kvs.Command, seq ...wire.Seq) bool {
+	t.Helper()
+	acks := msgsOf[*wire.RecordAck](propose(c, client, cmd, seq...))
+	require.Len(t, acks, 1)
+	require.NoError(t, c.CheckWitness())
+	return acks[0].Ok
+}
+
+// TestWitnessAdmission: PROTOCOL.md 3.4 rule 1 with the conflict relation
+// of 1.3. A witness accepts a strong request iff no held strong record
+// conflicts with it: same key (or overlapping SCAN range) and at least
+// one write. Every request is recorded, accepted or not.
+func TestWitnessAdmission(t *testing.T) {
+	cases := []struct {
+		name string
+		held kvs.Command
+		req  kvs.Command
+		ok   bool
+	}{
+		{"write after write, same key", putCmd(1, "a"), putCmd(1, "b"), false},
+		{"write after write, other key", putCmd(1, "a"), putCmd(2, "b"), true},
+		{"read after write", putCmd(1, "a"), getCmd(1), false},
+		{"write after read", getCmd(1), putCmd(1, "b"), false},
+		{"read after read", getCmd(1), getCmd(1), true},
+		{"write inside a held scan", scanCmd(0, 4), putCmd(4, "b"), false},
+		{"write beside a held scan", scanCmd(0, 4), putCmd(5, "b"), true},
+		{"scan over a held write", putCmd(3, "a"), scanCmd(0, 4), false},
+		{"scan beside a held write", putCmd(3, "a"), scanCmd(4, 4), true},
+		{"scan over a held read", getCmd(3), scanCmd(0, 4), true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newStepCore(t, 1, 3, nil)
+			require.True(t, witnessOk(t, c, 10, tc.held))
+			require.Equal(t, tc.ok, witnessOk(t, c, 11, tc.req))
+			require.Equal(t, 2, c.HeldRecords())
+		})
+	}
+}
+
+// TestRejectedRecordBlocksToo: PROTOCOL.md 3.4 rule 1, "both accepted and
+// rejected records block later conflicting requests": a request this
+// witness rejected may have been accepted by witnesses that saw it first,
+// and so may complete on the fast path. A record leaves only when its own
+// command applies.
+func TestRejectedRecordBlocksToo(t *testing.T) {
+	c := newStepCore(t, 1, 3, nil)
+	require.True(t, witnessOk(t, c, 10, putCmd(1, "a")))
+	require.False(t, witnessOk(t, c, 11, putCmd(1, "b")))
+
+	require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Entries: []wire.Entry{put(10, 1, 1, "a")}, LeaderCommit: 1}))
+	require.Equal(t, 1, c.HeldRecords(), "the applied command's record is gone")
+	require.False(t, witnessOk(t, c, 12, putCmd(1, "c")), "the rejected record of client 11 still blocks key 1")
+
+	require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, PrevSlot: 1,
+		Entries: []wire.Entry{put(11, 1, 1, "b"), put(12, 1, 1, "c")}, LeaderCommit: 3}))
+	require.Zero(t, c.HeldRecords())
+	require.True(t, witnessOk(t, c, 13, putCmd(1, "d")))
+}
+
+// TestWitnessDuplicateGetsTheHeldAnswer: PROTOCOL.md 3.4 rule 2. "A
+// duplicate of a held request returns the held record's Ok" and is not
+// recorded again: re-judging it would reject client 10's re-sent request
+// because of client 11's record, which itself exists only because client
+// 10's was there first. The answer keeps the ballot the record was made in,
+// so that a fast path counts acceptances of one ballot (1.7, 6.4). A
+// request already applied is neither recorded nor acknowledged.
+func TestWitnessDuplicateGetsTheHeldAnswer(t *testing.T) {
+	c := newStepCore(t, 1, 3, nil)
+	require.True(t, witnessOk(t, c, 10, putCmd(1, "a")))
+	require.False(t, witnessOk(t, c, 11, putCmd(1, "b")))
+	arrivals := c.Held()
+
+	require.True(t, witnessOk(t, c, 10, putCmd(1, "a")))
+	require.False(t, witnessOk(t, c, 11, putCmd(1, "b")))
+	require.Equal(t, arrivals, c.Held(), "no record added or replaced")
+
+	require.NoError(t, c.StepReplica(2, &wire.Accept{Ballot: 1, Leader: 2, PrevSlot: 7, PrevBallot: 1}))
+	require.Equal(t, wire.Ballot(1), c.Ballot())
+	acks := msgsOf[*wire.RecordAck](propose(c, 10, putCmd(1, "a")))
+	require.Len(t, acks, 1)
+	require.True(t, acks[0].Ok)
+	require.Equal(t, wire.Ballot(0), acks[0].Ballot, "accepted in ballot 0")
+
+	require.NoError(t, c.StepReplica(2, &wire.Accept{Ballot: 1, Leader: 2,
+		Entries: []wire.Entry{putIn(1, 10, 1, 1, "a")}, LeaderCommit: 1}))
+	// Client 10's record goes with its execution, client 11's because an
+	// entry of ballot 1 is committed (6.3 step 6).
+	require.Zero(t, c.HeldRecords())
+	require.Empty(t, msgsOf[*wire.RecordAck](propose(c, 10, putCmd(1, "a"))), "applied: no record, no acknowledgement")
+	require.Zero(t, c.HeldRecords())
+}
+
+// TestWitnessRecordLeavesWhenApplied: PROTOCOL.md 3.4 rule 3 and 3.3.
+// Records are removed by CmdID when the command is applied here: being in
+// the log is not enough (an uncommitted entry can still be replaced by a
+// new ballot, and then only the witness remembers the request), and with
+// execution deferred, being committed is not enough either. Only the
+// applied command's record goes.
+func TestWitnessRecordLeavesWhenApplied(t *testing.T) {
+	c := newStepCore(t, 1, 3, func(o *Options) { o.DeferApply = true })
+	require.True(t, witnessOk(t, c, 10, putCmd(1, "a")))
+	require.True(t, witnessOk(t, c, 11, putCmd(2, "b")))
+
+	require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Entries: []wire.Entry{put(10, 1, 1, "a")}}))
+	require.Equal(t, 2, c.HeldRecords(), "in the log")
+	require.NoError(t, c.StepReplica(0, &wire.Commit{Ballot: 0, CommitIndex: 1}))
+	require.Equal(t, kvs.Slot(1), c.CommitIndex())
+	require.Equal(t, 2, c.HeldRecords(), "committed, not applied")
+	c.Apply(-1)
+	require.Equal(t, []wire.CmdID{cmdID(11, 1)}, ids(c.Held()))
+	require.NoError(t, c.CheckWitness())
+	require.True(t, witnessOk(t, c, 12, putCmd(1, "c")), "key 1 is free again")
+}
+
+// TestWitnessPurgedWhenViewCommits: PROTOCOL.md 3.4 rule 3 and 6.3 step 6.
+// Records of older ballots stay until the new view's start is committed
+// (a second crash during recovery must lose nothing), then go, by the
+// leader's NewView{Committed} or, should that be lost, when the follower
+// sees an entry of its ballot committed. Records of the current ballot
+// stay.
+func TestWitnessPurgedWhenViewCommits(t *testing.T) {
+	for _, how := range []string{"NewView", "commit of the ballot's entry"} {
+		t.Run(how, func(t *testing.T) {
+			c := newStepCore(t, 1, 3, nil)
+			require.True(t, witnessOk(t, c, 10, putCmd(1, "a")))
+			require.NoError(t, c.StepReplica(2, &wire.NewView{Ballot: 1, Leader: 2, ViewStart: 2}))
+			require.True(t, witnessOk(t, c, 11, putCmd(2, "b")))
+			require.Equal(t, 2, c.HeldRecords(), "the view start is not committed yet")
+
+			if how == "NewView" {
+				require.NoError(t, c.StepReplica(2, &wire.NewView{Ballot: 1, Leader: 2, ViewStart: 2, Committed: true}))
+			} else {
+				require.NoError(t, c.StepReplica(2, &wire.Accept{Ballot: 1, Leader: 2, Entries: []wire.Entry{noopIn(1)}, LeaderCommit: 1}))
+			}
+			require.Equal(t, []wire.CmdID{cmdID(11, 1)}, ids(c.Held()))
+			require.NoError(t, c.CheckWitness())
+		})
+	}
+}
+
+// TestWeakRecordsNeverReject: PROTOCOL.md 3.4 rule 5 and 5.3. A weak-write
+// record (CURP-HO) never makes a witness reject a strong request; a strong
+// record still does.
+func TestWeakRecordsNeverReject(t *testing.T) {
+	c := newStepCore(t, 1, 3, nil)
+	c.wit.add(wire.Record{Cmd: cmdID(10, 1), Command: putCmd(1, "w"), Level: wire.Weak, Accepted: true}, c.now)
+	require.True(t, witnessOk(t, c, 11, putCmd(1, "s")))
+	require.False(t, witnessOk(t, c, 12, putCmd(1, "t")), "the strong record of client 11 does reject")
+}
+
+// TestOneRecordPerCmdAtNewLeader: PROTOCOL.md 3.4 rule 6. Replica 1 holds
+// client 7's request as a witness record of ballot 0, then leads ballot 1;
+// recovery does not replay it (one holder of two answers is below R = 2,
+// 6.4), and when the client re-sends it the leader appends it. It keeps
+// one record for it, of its own ballot and with the Ok it answered; a
+// second one would outlive the command's execution and block key 1's fast
+// path for good.
+func TestOneRecordPerCmdAtNewLeader(t *testing.T) {
+	c := newStepCore(t, 1, 3, nil)
+	p := &wire.Propose{Cmd: cmdID(7, 1), Command: putCmd(1, "a")}
+	c.StepClient(7, p)
+	c.out.take()
+	c.win(t, 2)
+	c.finishRecovery(t, 2)
+	require.Equal(t, kvs.Slot(1), c.LastSlot(), "nothing replayed, the no-op appended")
+	require.Equal(t, 1, c.HeldRecords())
+
+	c.StepClient(7, p)
+	replies := msgsOf[*wire.LeaderReply](c.out.take())
+	require.Len(t, replies, 1)
+	require.Equal(t, kvs.Slot(2), replies[0].Slot)
+	held := c.Held()
+	require.Len(t, held, 1)
+	require.Equal(t, wire.Ballot(1), held[0].Ballot)
+	require.Equal(t, replies[0].Ok, held[0].Accepted)
+	require.NoError(t, c.CheckWitness())
+
+	c.ack(t, 2, 2)
+	require.Equal(t, kvs.Slot(2), c.AppliedIndex())
+	require.Zero(t, c.HeldRecords())
+	require.NoError(t, c.CheckWitness(), "no record left listed under key 1")
+}
+
+// TestLeaderRecordCarriesItsOk: PROTOCOL.md 1.6 and 3.4 rule 1. The leader
+// keeps witness records too, with Accepted = the Ok of its reply (3.5), so
+// that an old leader surviving into a recovery counts like any witness.
+func TestLeaderRecordCarriesItsOk(t *testing.T) {
+	c := leaderWith(t, 3)
+	var oks []bool
+	for i, client := range []wire.ClientID{7, 8} {
+		replies := msgsOf[*wire.LeaderReply](propose(c, client, putCmd(1, fmt.Sprint(i))))
+		require.Len(t, replies, 1)
+		oks = append(oks, replies[0].Ok)
+	}
+	require.Equal(t, []bool{true, false}, oks, "slot 1 conflicts and is not committed")
+	held := c.Held()
+	require.Len(t, held, 2)
+	for i, r := range held {
+		require.Equal(t, oks[i], r.Accepted, "record of %v", r.Cmd)
+	}
+}
+
+// TestNonMemberIsNoWitness: PROTOCOL.md 6.10. A replica that restarted
+// without its state "MUST NOT count as a witness": it sends no RecordAck a
+// client could count and keeps no record a recovery could collect.
+func TestNonMemberIsNoWitness(t *testing.T) {
+	c := newStepCore(t, 1, 3, func(o *Options) { o.StartAsMember = false })
+	require.Empty(t, msgsOf[*wire.RecordAck](propose(c, 10, putCmd(1, "a"))))
+	require.Zero(t, c.HeldRecords())
+}
