@@ -3,7 +3,7 @@ package client
 import (
 	"fmt"
 
-	"swiftpaxos/client/check"
+	"swiftpaxos/check"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )

@@ -14,7 +14,7 @@
 // concurrent use. The server (server.go, conn.go) owns one Core on one
 // event-loop goroutine; one reader goroutine per connection decodes frames
 // and hands them to the loop in arrival order, and one batcher per
-// connection encodes and writes. The simulator in replica/sim drives the
+// connection encodes and writes. The simulator in sim/ drives the
 // same Core over a simulated network.
 //
 // Protocols plug in through Policy: curp-ht and curp-ho implement only

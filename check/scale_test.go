@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/applog"
 	"swiftpaxos/replica/wire"
 )
 
@@ -29,7 +30,7 @@ type genParams struct {
 // Sessions issue operations one after another, some pipelined (the next
 // invoked before the previous returned). A few operations never complete;
 // half of those still take effect. A SCAN reads its whole range at its
-// instant and is recorded as ScanRecords and LogEntriesOf do. The result
+// instant and is recorded as ScanRecords and applog.EntriesOf do. The result
 // is linearizable as a whole, so every rule must pass.
 func genHistory(seed uint64, p genParams) ([]Op, map[string][]LogEntry) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
@@ -109,7 +110,7 @@ func genHistory(seed uint64, p genParams) ([]Op, map[string][]LogEntry) {
 			}
 			slot := kvs.Slot(len(log) + 1)
 			if isScan {
-				log = append(log, LogEntriesOf(slot, o.Session, o.Seq, cmd, kvs.Result{Items: scanItems[e.op]})...)
+				log = append(log, applog.EntriesOf(slot, o.Session, o.Seq, cmd, kvs.Result{Items: scanItems[e.op]})...)
 			} else {
 				log = append(log, LogEntry{Slot: slot, Session: o.Session, Seq: o.Seq, Kind: o.Kind, Key: o.Key, Value: o.Value})
 			}

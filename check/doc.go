@@ -51,22 +51,13 @@
 // key and value and cover each key of a range of consecutive keys once.
 // Records of different operations never share a (session, seq).
 //
-// An applied-log record ([LogEntry]), one file per replica lifetime, in
-// the order the replica applied them:
+// The applied logs, one file per replica lifetime, hold [LogEntry] records
+// in the order the replica applied them. The record is the replica's own
+// (package replica/applog, whose doc.go defines the format: a SCAN is one
+// get line per key, and a marker {"slot":S,"op":"snapshot"} stands for
+// the slots installed from a snapshot rather than executed):
 //
 //	{"slot":3,"session":"S","seq":1,"op":"put","key":7,"value":"V"}
-//
-// op is "put", "get" or "noop" (a no-op needs only slot and op). The dump
-// must list what was applied: an entry the apply step skipped as a
-// duplicate (section 6.7) must be left out or recorded as a noop. A SCAN
-// applied at slot s is one line per key of its range, in increasing key
-// order, each a get with its key and returned value, all with slot s, the
-// SCAN's session and seq, and "scan":true:
-//
-//	{"slot":4,"session":"S","seq":2,"op":"get","key":8,"value":"","scan":true}
-//
-// [LogEntriesOf] returns the lines of any executed command; [LogEntryOf]
-// the single line of a command other than a SCAN.
 //
 // # Logs of killed and restarted replicas
 //
@@ -79,20 +70,9 @@
 // is incomplete is therefore ignored (any other bad line is an error),
 // and the lines of a SCAN that end a log may stop short of its range
 // (they must be a prefix of the SCAN's lines in the logs that list that
-// slot fully).
-//
-// A log may also leave out a range of slots that the replica installed
-// from a snapshot rather than executed. It says so with a marker line
-//
-//	{"slot":S,"op":"snapshot"}
-//
-// meaning: the replica's state now holds everything up to slot S, as a
-// snapshot of the same prefix that the other replicas executed; the lines
-// that follow are for slots above S. A restarted replica that came back
-// empty and caught up from a snapshot starts its file with the marker; a
-// lagging replica that installed a snapshot in mid-life writes it between
-// its lines (S is at least the slot of the line before). The marker needs
-// only slot and op; session, seq, key and value may be present, empty.
+// slot fully). A restarted replica that caught up from a snapshot starts
+// its file with a snapshot marker; a lagging replica that installed one
+// in mid-life writes it between its lines.
 //
 // A log thus covers the slots of its segments: from slot 1 (or just above
 // a marker's S) to the last slot it lists before the next marker or the

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"swiftpaxos/check"
 	"swiftpaxos/client"
-	"swiftpaxos/client/check"
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/applog"
 	"swiftpaxos/replica/wire"
 )
 
@@ -415,5 +416,5 @@ func (c *Cluster) recordExecuted(r int, e *wire.Entry, res kvs.Result) {
 		session = c.sessions[ep-c.o.N].name
 	}
 	seg := &c.segments[c.current[r]]
-	seg.entries = append(seg.entries, check.LogEntriesOf(e.Slot, session, e.Cmd.Seq, e.Command, res)...)
+	seg.entries = append(seg.entries, applog.EntriesOf(e.Slot, session, e.Cmd.Seq, e.Command, res)...)
 }

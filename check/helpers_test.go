@@ -10,6 +10,11 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
+// opID names the operation (session, seq).
+func opID(session string, seq uint64) OpID {
+	return OpID{Session: SessionID(session), Seq: wire.Seq(seq)}
+}
+
 // op builds a completed history record.
 func op(session string, seq uint64, lvl Level, kind OpKind, key kvs.Key, value string, inv, ret int64) Op {
 	return Op{Session: SessionID(session), Seq: wire.Seq(seq), Level: lvl, Kind: kind, Key: key,

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/applog"
 )
 
 // scanOf returns the records of a completed scan of [lo, lo+count] by
@@ -57,26 +58,26 @@ func TestScanRecordsAndLogEntriesFromTheStore(t *testing.T) {
 		require.False(t, o.OK)
 	}
 
-	lines := LogEntriesOf(3, "c", 7, scan, res)
+	lines := applog.EntriesOf(3, "c", 7, scan, res)
 	require.Equal(t, scanLog(3, got), lines)
 
-	// Other commands are one line, as LogEntryOf makes it.
+	// Other commands are one line, as applog.EntryOf makes it.
 	put := kvs.Command{Op: kvs.OpPut, Key: 3, Value: kvs.Value("z")}
-	le, _ := LogEntryOf(4, "c", 8, put, nil)
-	require.Equal(t, []LogEntry{le}, LogEntriesOf(4, "c", 8, put, kvs.Result{}))
+	le, _ := applog.EntryOf(4, "c", 8, put, nil)
+	require.Equal(t, []LogEntry{le}, applog.EntriesOf(4, "c", 8, put, kvs.Result{}))
 	get := kvs.Command{Op: kvs.OpGet, Key: 3}
 	require.Equal(t, []LogEntry{{Slot: 5, Session: "c", Seq: 9, Kind: Get, Key: 3, Value: "a"}},
-		LogEntriesOf(5, "c", 9, get, kvs.Result{Value: kvs.Value("a")}))
-	require.Equal(t, Noop, LogEntriesOf(6, "", 0, kvs.Command{Op: kvs.OpNoop}, kvs.Result{})[0].Kind)
-	require.Nil(t, LogEntriesOf(6, "", 0, kvs.Command{Op: kvs.Op(9)}, kvs.Result{}))
-	_, ok := LogEntryOf(3, "c", 7, scan, nil)
+		applog.EntriesOf(5, "c", 9, get, kvs.Result{Value: kvs.Value("a")}))
+	require.Equal(t, Noop, applog.EntriesOf(6, "", 0, kvs.Command{Op: kvs.OpNoop}, kvs.Result{})[0].Kind)
+	require.Nil(t, applog.EntriesOf(6, "", 0, kvs.Command{Op: kvs.Op(9)}, kvs.Result{}))
+	_, ok := applog.EntryOf(3, "c", 7, scan, nil)
 	require.False(t, ok)
 	require.Nil(t, ScanRecords(base, get, nil))
 
 	// A range running past the largest key stops there.
 	top := kvs.Command{Op: kvs.OpScan, Key: math.MaxInt64 - 1, Count: 5}
 	require.Len(t, ScanRecords(base, top, nil), 2)
-	require.Len(t, LogEntriesOf(1, "c", 1, top, kvs.Result{}), 2)
+	require.Len(t, applog.EntriesOf(1, "c", 1, top, kvs.Result{}), 2)
 }
 
 func TestScanRoundTrip(t *testing.T) {
@@ -140,7 +141,7 @@ func TestScanPartReadYourWrites(t *testing.T) {
 	scan := scanOf("a", 2, Weak, 3, 2, map[kvs.Key]string{}, 20, 30) // NIL for key 4
 	r := Check(append([]Op{w}, scan...), nil, Options{})
 	v := requireViolation(t, r, RuleReadYourWrites, "a#2 (weak scan of keys 3 to 5, returning NIL for key 4", "a#1")
-	require.Equal(t, OpID{"a", 2}, v.Ops[0])
+	require.Equal(t, opID("a", 2), v.Ops[0])
 	requireOnly(t, r, RuleReadYourWrites)
 }
 
@@ -215,7 +216,7 @@ func TestScanInLogs(t *testing.T) {
 	t.Run("applied twice", func(t *testing.T) {
 		r := Check(h, edit(func(l []LogEntry) []LogEntry { return append(l, scanLog(3, scan)...) }), Options{})
 		v := requireViolation(t, r, RuleAtMostOnce, "b#1 twice", "slot 2", "slot 3")
-		require.Equal(t, OpID{"b", 1}, v.Ops[0])
+		require.Equal(t, opID("b", 1), v.Ops[0])
 		require.Len(t, r.Violations, 1, "a scan is one command: %s", r)
 	})
 	t.Run("a key the client did not scan", func(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"swiftpaxos/client/check"
+	"swiftpaxos/check"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/wire"

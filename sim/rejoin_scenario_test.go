@@ -6,10 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/client/check"
+	"swiftpaxos/check"
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/sim"
 	"swiftpaxos/replica/wire"
+	"swiftpaxos/sim"
 )
 
 // TestScenarioRestartedReplicaDoesNotVoteEarly: PROTOCOL.md 6.10. Three

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
 )
 
 // A SCAN is recorded as one read per key of its range (PROTOCOL.md section
@@ -36,29 +35,6 @@ func ScanRecords(base Op, cmd kvs.Command, items []kvs.Item) []Op {
 		}
 		out = append(out, o)
 		if k == hi { // hi may be math.MaxInt64
-			return out
-		}
-	}
-}
-
-// LogEntriesOf returns the applied-log lines of a command executed at
-// slot: one line for a put (with its value), a get (with the value it
-// returned, res.Value) or a no-op, and for a SCAN one get line per key of
-// its range, in key order, with the value res.Items gives it (NIL for a
-// key not listed). It returns nil for an unknown operation.
-func LogEntriesOf(slot kvs.Slot, session SessionID, seq wire.Seq, cmd kvs.Command, res kvs.Result) []LogEntry {
-	if cmd.Op != kvs.OpScan {
-		if le, ok := LogEntryOf(slot, session, seq, cmd, res.Value); ok {
-			return []LogEntry{le}
-		}
-		return nil
-	}
-	lo, hi := cmd.KeyRange()
-	out := make([]LogEntry, 0, uint64(hi)-uint64(lo)+1)
-	for k := lo; ; k++ {
-		v, _ := kvs.ItemOf(res.Items, k)
-		out = append(out, LogEntry{Slot: slot, Session: session, Seq: seq, Kind: Get, Key: k, Value: string(v), Scan: true})
-		if k == hi {
 			return out
 		}
 	}

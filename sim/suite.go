@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"swiftpaxos/client/check"
+	"swiftpaxos/check"
 )
 
 // Flags shared by the protocol packages' simulation tests:

@@ -1,4 +1,4 @@
-package check
+package applog
 
 import (
 	"bytes"
@@ -6,12 +6,12 @@ import (
 	"strconv"
 )
 
-// AppendLogLine appends the applied-log line of e, newline included, to
-// buf: the bytes WriteLog writes for a command, and the short form
-// {"slot":S,"op":"noop"} (or "snapshot") for a no-op or a marker. It is
-// what a replica streams its applied log with, without reflection, since
-// it runs for every command the replica executes.
-func AppendLogLine(buf []byte, e LogEntry) []byte {
+// AppendLine appends the applied-log line of e, newline included, to buf:
+// the bytes encoding/json writes for a command (the checker's WriteLog),
+// and the short form {"slot":S,"op":"noop"} (or "snapshot") for a no-op or
+// a marker. It is what a replica streams its applied log with, without
+// reflection, since it runs for every command the replica executes.
+func AppendLine(buf []byte, e Entry) []byte {
 	buf = append(buf, `{"slot":`...)
 	buf = strconv.AppendUint(buf, uint64(e.Slot), 10)
 	if e.Kind == Noop || e.Kind == Snapshot {

@@ -25,7 +25,7 @@ func TestStrongReadOrderOverwritten(t *testing.T) {
 	rep := Check(h, logs1(logOf(b, a, r)), Options{})
 	v := requireViolation(t, rep, RuleStrongReadOrder, "c#1 (strong get of key 7 returning \"b1\"", "read from b#1",
 		"a#1 (strong put", "completed before the get was invoked", "b#1 at slot 1, then slot 2", "PROTOCOL.md 2.6 item 4")
-	require.Equal(t, []OpID{{"c", 1}, {"a", 1}, {"b", 1}}, v.Ops)
+	require.Equal(t, []OpID{opID("c", 1), opID("a", 1), opID("b", 1)}, v.Ops)
 	requireOnly(t, rep, RuleStrongReadOrder)
 
 	// When the put is the reader's own, read-your-writes says it; the
@@ -52,7 +52,7 @@ func TestStrongReadOrderGoingBack(t *testing.T) {
 	rep := Check(h, logs1(logOf(a, b, r1, r2)), Options{})
 	v := requireViolation(t, rep, RuleStrongReadOrder, "d#1 (strong get of key 7 returning \"a1\"", "read from a#1",
 		"c#1 (strong get", "which completed before the get was invoked, had read b#1", "a#1 at slot 1, then slot 2")
-	require.Equal(t, []OpID{{"d", 1}, {"c", 1}, {"a", 1}, {"b", 1}}, v.Ops)
+	require.Equal(t, []OpID{opID("d", 1), opID("c", 1), opID("a", 1), opID("b", 1)}, v.Ops)
 	requireOnly(t, rep, RuleStrongReadOrder)
 }
 
@@ -68,7 +68,7 @@ func TestStrongReadOrderPrecededByLaterPut(t *testing.T) {
 		rep := Check(h, logs1(logOf(s, b, r)), Options{})
 		v := requireViolation(t, rep, RuleStrongReadOrder, "c#1 (strong get of key 7 returning \"b1\"", "read from b#1",
 			"a#1 (strong put", "invoked after the get returned, precedes that write", "slot 1, then b#1 at slot 2")
-		require.Equal(t, []OpID{{"c", 1}, {"a", 1}, {"b", 1}}, v.Ops)
+		require.Equal(t, []OpID{opID("c", 1), opID("a", 1), opID("b", 1)}, v.Ops)
 		requireOnly(t, rep, RuleStrongReadOrder)
 	}
 }

@@ -6,11 +6,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/client/check"
+	"swiftpaxos/check"
 	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
-	"swiftpaxos/replica/sim"
 	"swiftpaxos/replica/wire"
+	"swiftpaxos/sim"
 )
 
 // Directed failover scenarios that both protocols must pass. Each one builds

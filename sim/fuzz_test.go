@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"swiftpaxos/client/check"
+	"swiftpaxos/check"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/sim"
 	"swiftpaxos/replica/wire"
+	"swiftpaxos/sim"
 )
 
 // FuzzClientMessages lets a fake client send arbitrary message sequences

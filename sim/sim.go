@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"swiftpaxos/check"
 	"swiftpaxos/client"
-	"swiftpaxos/client/check"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/wire"
@@ -355,7 +355,7 @@ func (c *Cluster) startReplica(i int) error {
 
 // recordSnapshot marks, in replica i's applied log, that it installed a
 // snapshot ending at slot: the lines that follow are for later slots
-// (client/check's format).
+// (replica/applog's format).
 func (c *Cluster) recordSnapshot(i int, slot kvs.Slot) {
 	seg := &c.segments[c.current[i]]
 	seg.entries = append(seg.entries, check.LogEntry{Slot: slot, Kind: check.Snapshot})

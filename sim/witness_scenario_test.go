@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/replica/sim"
 	"swiftpaxos/replica/wire"
+	"swiftpaxos/sim"
 )
 
 // TestScenarioLeaderReplacesOwnWitnessRecord: PROTOCOL.md 3.4 rule 6, first

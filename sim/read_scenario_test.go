@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/sim"
 	"swiftpaxos/replica/wire"
+	"swiftpaxos/sim"
 )
 
 // Weak reads across a view change (PROTOCOL.md 6.5). Three replicas; the

@@ -304,21 +304,3 @@ func writeFile(path string, write func(io.Writer) error) error {
 	}
 	return f.Close()
 }
-
-// LogEntryOf is the applied-log line of an executed command: a put with its
-// value, a get with the value it returned, a no-op. It reports false for a
-// SCAN, which the checker's model does not cover.
-func LogEntryOf(slot kvs.Slot, session SessionID, seq wire.Seq, cmd kvs.Command, result kvs.Value) (LogEntry, bool) {
-	le := LogEntry{Slot: slot, Session: session, Seq: seq, Key: cmd.Key}
-	switch cmd.Op {
-	case kvs.OpPut:
-		le.Kind, le.Value = Put, string(cmd.Value)
-	case kvs.OpGet:
-		le.Kind, le.Value = Get, string(result)
-	case kvs.OpNoop:
-		le.Kind = Noop
-	default:
-		return LogEntry{}, false
-	}
-	return le, true
-}

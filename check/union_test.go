@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/applog"
 )
 
 // restartRun is a run of eight strong puts (slots 1-8) in which replica r2
@@ -155,9 +156,9 @@ func TestReadLogAfterKill(t *testing.T) {
 	})
 }
 
-// TestAppendLogLine: the replica's streaming encoder writes what WriteLog
+// TestAppendLine: the replica's streaming encoder writes what WriteLog
 // writes for commands, and every line reads back as the entry.
-func TestAppendLogLine(t *testing.T) {
+func TestAppendLine(t *testing.T) {
 	entries := []LogEntry{
 		{Slot: 1, Session: "e32ad949e6b35983", Seq: 1, Kind: Get, Key: 0, Value: ""},
 		{Slot: 2, Session: "a", Seq: 18446744073709551615, Kind: Put, Key: -9223372036854775808, Value: "plain value"},
@@ -168,14 +169,14 @@ func TestAppendLogLine(t *testing.T) {
 	require.NoError(t, WriteLog(&want, entries))
 	var got []byte
 	for _, e := range entries {
-		got = AppendLogLine(got, e)
+		got = applog.AppendLine(got, e)
 	}
 	require.Equal(t, want.String(), string(got))
 
 	marks := []LogEntry{{Slot: 5, Kind: Noop}, {Slot: 9, Kind: Snapshot}}
 	got = nil
 	for _, e := range marks {
-		got = AppendLogLine(got, e)
+		got = applog.AppendLine(got, e)
 	}
 	require.Equal(t, `{"slot":5,"op":"noop"}`+"\n"+`{"slot":9,"op":"snapshot"}`+"\n", string(got))
 	back, err := ReadLog(bytes.NewReader(got), "marks.jsonl")

@@ -23,7 +23,7 @@ func TestStaleStrongReadAfterCompletedWrite(t *testing.T) {
 	r := Check(h, nil, Options{VisualizeDir: dir})
 	v := requireViolation(t, r, RuleLinearizability, "key 7", "c#1", `"a1"`, "b#1", "invoked at 40")
 	requireOnly(t, r, RuleLinearizability)
-	require.Equal(t, []OpID{{"c", 1}, {"b", 1}, {"a", 1}}, v.Ops)
+	require.Equal(t, []OpID{opID("c", 1), opID("b", 1), opID("a", 1)}, v.Ops)
 	require.NotEmpty(t, v.Visualization)
 	require.Contains(t, v.Message, v.Visualization)
 	_, err := os.Stat(v.Visualization)
@@ -166,7 +166,7 @@ func TestLinearizabilityExplainedThroughReads(t *testing.T) {
 	v := requireViolation(t, r, RuleLinearizability, "c#3", "read from a#1", "but b#1",
 		"c#1, which returned \"a1\", completed at 20 before c#2, which returned \"b1\", was invoked at 30",
 		"c#2, which returned \"b1\", completed at 40 before the get was invoked at 50")
-	require.Equal(t, []OpID{{"c", 3}, {"b", 1}, {"a", 1}, {"c", 1}, {"c", 2}}, v.Ops)
+	require.Equal(t, []OpID{opID("c", 3), opID("b", 1), opID("a", 1), opID("c", 1), opID("c", 2)}, v.Ops)
 	requireOnly(t, r, RuleLinearizability)
 }
 
@@ -188,12 +188,12 @@ func TestLinearizabilityConflictBetweenPuts(t *testing.T) {
 	msg, ops := x.explainConflict(lops, conflicts[0])
 	require.Contains(t, msg, "a#2 (strong get of key 7 returning \"a1\", invoked at 0, returned at 10) read from a#1")
 	require.Contains(t, msg, "invoked only after the get returned")
-	require.Equal(t, []OpID{{"a", 2}, {"a", 1}}, ops)
+	require.Equal(t, []OpID{opID("a", 2), opID("a", 1)}, ops)
 	msg, ops = x.explainConflict(lops, conflicts[1])
 	require.Contains(t, msg, "must each be ordered before the other")
 	require.Contains(t, msg, "a#2, which returned \"a1\", completed at 10 before b#1 was invoked at 20")
 	require.Contains(t, msg, "b#1 completed at 30 before a#1 was invoked at 50")
-	require.ElementsMatch(t, []OpID{{"a", 1}, {"b", 1}, {"a", 2}}, ops)
+	require.ElementsMatch(t, []OpID{opID("a", 1), opID("b", 1), opID("a", 2)}, ops)
 }
 
 // Weak puts that take effect after they were acknowledged (as CURP-HO

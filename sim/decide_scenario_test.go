@@ -9,8 +9,8 @@ import (
 	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/sim"
 	"swiftpaxos/replica/wire"
+	"swiftpaxos/sim"
 )
 
 // Witness records leave only through the leader's decision, committed in
