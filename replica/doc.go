@@ -34,6 +34,15 @@
 //   - The leader's speculative result and Ok are computed over the log
 //     prefix, before the new entry is appended (PROTOCOL.md 3.5).
 //
+// # Requests at the leader
+//
+// propose.go takes a strong request (witness record and ack at a
+// follower; slot, speculative result and Ok at the leader); weakchain.go
+// appends a session's weak writes in causal order; barrier.go holds a
+// request until its session dependency has a slot; sync.go answers the
+// slow path's Sync; decide.go flushes stale witness records to the leader
+// (WitnessSync) and decides them.
+//
 // # Failures
 //
 // election.go elects leaders (randomised timeouts, the up-to-date-log vote
