@@ -353,14 +353,6 @@ func (c *Cluster) startReplica(i int) error {
 	return nil
 }
 
-// recordSnapshot marks, in replica i's applied log, that it installed a
-// snapshot ending at slot: the lines that follow are for later slots
-// (replica/applog's format).
-func (c *Cluster) recordSnapshot(i int, slot kvs.Slot) {
-	seg := &c.segments[c.current[i]]
-	seg.entries = append(seg.entries, check.LogEntry{Slot: slot, Kind: check.Snapshot})
-}
-
 // newSegment opens a new applied-log segment for replica i: "replicaI"
 // first, then "replicaI.K" for its K-th later one.
 func (c *Cluster) newSegment(i int) {
