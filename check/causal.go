@@ -6,11 +6,59 @@ import (
 	"slices"
 )
 
-// The causal order hb = (so ∪ rf)+ of PROTOCOL.md section 2.2, without its
-// transitive closure: one sweep over the history in a topological order of
-// hb carries, for each operation, a compact description of its causal past
-// (a clock). doc.go ("Causality") states the representation and why it is
-// exact.
+// The causal order hb = (so ∪ rf)+ of PROTOCOL.md section 2.2 is never
+// materialised: its closure over 200,000 operations and 400 sessions would
+// hold billions of pairs. Instead one sweep visits the operations once, in
+// an order in which every operation comes after its causal past, and
+// describes the causal past past(o) = {p : p hb o} of each one compactly
+// (a clock). The immediate predecessors of o in hb are its
+// so-predecessors and, for a get, its source, so
+//
+//	past(o) = ∪ {past(p) ∪ {p} : p so o}  ∪  past(w) ∪ {w}  (if w rf o).
+//
+// Representation. past(o) is closed under so-predecessors (q so p hb o
+// implies q hb o). Each session's completed operations are split into
+// lanes, chains of so in which every operation is so-after the previous
+// one (greedily, by invocation; a session without pipelining has one
+// lane); a pending put that some get read has a lane of its own, and any
+// other pending operation is in nobody's past (it has no so-successor and
+// no reader). A set closed under so-predecessors meets a lane in a prefix,
+// so a causal past is exactly a vector t of prefix lengths, one per lane:
+// a clock. Union is the componentwise maximum.
+//
+// Order. Each session's invocations and responses are visited in time
+// order, invocations first at equal instants, so the response of p comes
+// before the invocation of o exactly when p so o. A session's frontier,
+// the union of past(p) ∪ {p} over its responded operations, is therefore
+// the so-part of past(o) when o is invoked: that is past(o) for a put, and
+// the clock is kept (shared copy-on-write) for its readers. A get's
+// response waits until its source has been invoked (the rf edge), then
+// adds past(w) ∪ {w} to the frontier. Sessions advance in global time
+// order; a waiting session is resumed when its source is invoked.
+//
+// Cycles. Visiting is stuck exactly when hb has a cycle. The waits are
+// edges from the invocation of w to the response of its reader r; within a
+// session, a path from the response of r to the invocation of w' means r
+// so w'. So a stuck set of sessions, each waiting for a put behind another
+// one's wait, is a cycle w1 rf r1 so w2 rf r2 ... so w1; conversely every
+// hb cycle has this form, since so is transitive and rf edges end at gets.
+// The cycle is reported (cc-acyclic), one of its rf edges is ignored, and
+// the visit goes on. Without reads from the future, inv(w) <= resp(r) <
+// inv(w') along such a cycle would increase strictly, so there is no
+// cycle.
+//
+// Rules. With the clocks:
+//
+//   - cc-vis: the puts of key(r) in past(r) are, per lane, a prefix of the
+//     lane's puts to that key, whose running maximum by log position is
+//     precomputed; the latest of them is compared with r's source. When
+//     fewer puts of the key are newer than the source than lanes write the
+//     key (the usual case: gets return recent values), each newer put is
+//     instead tested for membership, O(1) each.
+//   - cc-arb and c3: the latest put by log position and some put missing
+//     from the log are joins over a set (max, any), so every clock carries
+//     them and a union combines them: past(w2) gives cc-arb for w2 and
+//     past(w) the causal-past clause of C3, in O(1).
 
 // notInLog is the position of an operation missing from the reference log.
 const notInLog = negInf

@@ -8,8 +8,7 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// Sessions, lanes and clocks: the compact causal pasts of causal.go
-// (doc.go, "Causality").
+// Sessions, lanes and clocks: the compact causal pasts of causal.go.
 
 // sessions numbers sessions in name order and ranks each session's
 // operations by response: completed ones by (resp, inv, index), then
@@ -133,7 +132,7 @@ func (h *laneHeap) Pop() any {
 // clock is a set of operations closed under so-predecessors: for every
 // lane u, the first t[u] ops of u (a set closed under so meets a chain of
 // so in a prefix). It also carries joins over the set that the rules
-// need, which a union preserves (doc.go, "Causality"). Clocks are shared
+// need, which a union preserves (causal.go). Clocks are shared
 // copy-on-write: refs counts the holders.
 type clock struct {
 	refs int32
