@@ -21,7 +21,7 @@ type Pending struct {
 	acks          []*wire.RecordAck // by replica
 	target        wire.ReplicaID    // weak reads: where the read went
 	redirected    bool              // the last re-send follows a NotLeader
-	deferred      bool              // held back by the policy
+	deferred      bool              // deferred by the policy
 	attempts      int               // re-sends so far
 }
 
@@ -85,7 +85,7 @@ func (s *Core) Dispatch(p *Pending) {
 // Deferred reports whether p is waiting for the policy to dispatch it.
 func (p *Pending) Deferred() bool { return p.deferred }
 
-// SetDeferred marks p as held back by the policy (or released).
+// SetDeferred marks p as deferred by the policy (or released).
 func (p *Pending) SetDeferred(d bool) { p.deferred = d }
 
 // LeaderReply is the leader's reply p completed with, if any.

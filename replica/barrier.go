@@ -7,30 +7,30 @@ import "swiftpaxos/replica/wire"
 // dependency is appended; one that waits BarrierWait gets a retry (strong)
 // or is dropped (weak), and the client re-sends.
 
-// heldRequest is a request the leader holds until the command it depends
-// on has a slot (PROTOCOL.md 4.5 step 2, 5.4).
-type heldRequest struct {
+// barredRequest is a request the leader's barrier keeps back until the
+// command it depends on has a slot (PROTOCOL.md 4.5 step 2, 5.4).
+type barredRequest struct {
 	since  int64
 	from   wire.ClientID
 	strong *wire.Propose
 	weak   *WeakWrite
 }
 
-func (c *Core) hold(dep wire.CmdID, h heldRequest) {
+func (c *Core) bar(dep wire.CmdID, h barredRequest) {
 	h.since = c.o.Now()
-	if _, ok := c.held[dep]; !ok {
-		c.heldOrder = append(c.heldOrder, dep)
+	if _, ok := c.barred[dep]; !ok {
+		c.barredOrder = append(c.barredOrder, dep)
 	}
-	c.held[dep] = append(c.held[dep], h)
+	c.barred[dep] = append(c.barred[dep], h)
 }
 
-// releaseHeld re-runs, in arrival order, the requests that waited for id.
-func (c *Core) releaseHeld(id wire.CmdID) {
-	hs, ok := c.held[id]
+// releaseBarred re-runs, in arrival order, the requests that waited for id.
+func (c *Core) releaseBarred(id wire.CmdID) {
+	hs, ok := c.barred[id]
 	if !ok {
 		return
 	}
-	delete(c.held, id)
+	delete(c.barred, id)
 	for _, h := range hs {
 		if h.strong != nil {
 			c.onPropose(h.from, h.strong)
@@ -40,13 +40,13 @@ func (c *Core) releaseHeld(id wire.CmdID) {
 	}
 }
 
-// expireHeld answers strong requests held too long with a retry and drops
-// weak ones; the client re-sends its unconfirmed weak writes in order
+// expireBarred answers strong requests barred too long with a retry and
+// drops weak ones; the client re-sends its unconfirmed weak writes in order
 // (PROTOCOL.md 5.4).
-func (c *Core) expireHeld(now int64) {
-	keep := c.heldOrder[:0]
-	for _, dep := range c.heldOrder {
-		hs, ok := c.held[dep]
+func (c *Core) expireBarred(now int64) {
+	keep := c.barredOrder[:0]
+	for _, dep := range c.barredOrder {
+		hs, ok := c.barred[dep]
 		if !ok {
 			continue
 		}
@@ -54,13 +54,13 @@ func (c *Core) expireHeld(now int64) {
 			keep = append(keep, dep)
 			continue
 		}
-		delete(c.held, dep)
+		delete(c.barred, dep)
 		for _, h := range hs {
 			if h.strong != nil {
 				c.out.toClient(h.from, &wire.LeaderReply{Replica: c.o.ID, Ballot: c.ballot, Cmd: h.strong.Cmd, Retry: true})
 			}
 		}
 	}
-	clear(c.heldOrder[len(keep):])
-	c.heldOrder = keep
+	clear(c.barredOrder[len(keep):])
+	c.barredOrder = keep
 }

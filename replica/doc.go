@@ -39,7 +39,7 @@
 //
 // propose.go takes a strong request (witness record and ack at a
 // follower; slot, speculative result and Ok at the leader); weakchain.go
-// appends a session's weak writes in causal order; barrier.go holds a
+// appends a session's weak writes in causal order; barrier.go bars a
 // request until its session dependency has a slot; sync.go answers the
 // slow path's Sync; decide.go flushes stale witness records to the leader
 // (WitnessSync) and decides them.

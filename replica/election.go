@@ -222,10 +222,10 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 		c.log.Info("stepping down", zap.Uint32("ballot", uint32(b)))
 	}
 	if c.role != Follower {
-		clear(c.held)
+		clear(c.barred)
 		clear(c.ending)
-		clear(c.heldOrder)
-		c.heldOrder = c.heldOrder[:0]
+		clear(c.barredOrder)
+		c.barredOrder = c.barredOrder[:0]
 		c.rec = nil
 	}
 	c.role = Follower

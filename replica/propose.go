@@ -30,7 +30,7 @@ func (c *Core) onPropose(from wire.ClientID, p *wire.Propose) {
 			return
 		}
 		if !c.HasSlot(dep) {
-			c.hold(dep, heldRequest{from: from, strong: p})
+			c.bar(dep, barredRequest{from: from, strong: p})
 			return
 		}
 	}
@@ -44,7 +44,7 @@ func (c *Core) witnessStrong(from wire.ClientID, p *wire.Propose) {
 		return // a learner is no witness (PROTOCOL.md 6.10)
 	}
 	ack := &wire.RecordAck{Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd}
-	if r, held := c.wit.get(p.Cmd); held {
+	if r, kept := c.wit.get(p.Cmd); kept {
 		// The ack carries the ballot the record was accepted in: a fast
 		// path counts acceptances of one ballot (PROTOCOL.md 1.7, 6.4).
 		ack.Ok, ack.Ballot = r.Accepted, r.Ballot
@@ -69,7 +69,7 @@ func (c *Core) appendStrong(from wire.ClientID, p *wire.Propose) {
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd, Ok: ok,
 		Result: res.Value, Version: res.Version, Items: res.Items, Slot: s, ReadDep: dep,
 	})
-	c.releaseHeld(p.Cmd)
+	c.releaseBarred(p.Cmd)
 }
 
 // speculate computes a command's result over the log prefix and the

@@ -128,8 +128,8 @@ func (c *Core) maybeFinishRecovery() {
 }
 
 // selectReplays applies the replay rule of PROTOCOL.md 6.4: a strong write
-// held as accepted in one ballot by at least R of the majority, a weak
-// write held by at least R (any ballot), and, as best effort, a weak write
+// kept as accepted in one ballot by at least R of the majority, a weak
+// write kept by at least R (any ballot), and, as best effort, a weak write
 // whose causal chain is complete. Commands already in the log or applied
 // are skipped. The order is replayOrder's.
 func (c *Core) selectReplays() []wire.Record {

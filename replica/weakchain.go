@@ -31,10 +31,10 @@ func (c *Core) ProposeWeak(w WeakWrite) {
 			return
 		}
 		if !c.HasSlot(dep) {
-			c.hold(dep, heldRequest{from: w.From, weak: &w})
+			c.bar(dep, barredRequest{from: w.From, weak: &w})
 			return
 		}
 	}
 	c.appendEntry(wire.Entry{Ballot: c.ballot, Cmd: w.Cmd, Command: w.Command, Level: wire.Weak, CausalDep: w.CausalDep, AckUpTo: w.AckUpTo})
-	c.releaseHeld(w.Cmd)
+	c.releaseBarred(w.Cmd)
 }

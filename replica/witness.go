@@ -40,7 +40,7 @@ func (w *witness) get(id wire.CmdID) (*witnessRecord, bool) {
 	return r, ok
 }
 
-// conflictsStrong reports whether a held strong record conflicts with c.
+// conflictsStrong reports whether a kept strong record conflicts with c.
 // Weak records never cause a conflict (PROTOCOL.md 3.4 rule 5).
 func (w *witness) conflictsStrong(c kvs.Command) bool {
 	lo, hi := c.KeyRange()
@@ -56,7 +56,7 @@ func (w *witness) conflictsStrong(c kvs.Command) bool {
 	}
 }
 
-// writesOn returns the held write records overlapping the range of c.
+// writesOn returns the kept write records overlapping the range of c.
 func (w *witness) writesOn(c kvs.Command, out []*witnessRecord) []*witnessRecord {
 	lo, hi := c.KeyRange()
 	for k := lo; ; k++ {
@@ -71,7 +71,7 @@ func (w *witness) writesOn(c kvs.Command, out []*witnessRecord) []*witnessRecord
 	}
 }
 
-// add stores a record, replacing any record held for the same CmdID (at
+// add stores a record, replacing any record kept for the same CmdID (at
 // most one record per CmdID, PROTOCOL.md 3.4 rule 6): a leader that appends
 // a command it holds as a record of an older ballot keeps only its own.
 func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
@@ -96,7 +96,7 @@ func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	return r
 }
 
-// remove deletes the record of id, if held.
+// remove deletes the record of id, if kept.
 func (w *witness) remove(id wire.CmdID) {
 	r, ok := w.byCmd[id]
 	if !ok {
@@ -135,7 +135,7 @@ func (w *witness) removeOlderThan(b wire.Ballot) {
 	}
 }
 
-// sessionWeak returns the CmdIDs of the session's held weak records.
+// sessionWeak returns the CmdIDs of the session's kept weak records.
 func (w *witness) sessionWeak(c wire.ClientID) []wire.CmdID {
 	l := w.bySession[c]
 	if len(l) == 0 {
@@ -169,7 +169,7 @@ func (w *witness) check() error {
 	for k, l := range w.byKey {
 		for _, r := range l {
 			if w.byCmd[r.Cmd] != r {
-				return fmt.Errorf("key %d lists a record of %v that is not the one held for it", k, r.Cmd)
+				return fmt.Errorf("key %d lists a record of %v that is not the one kept for it", k, r.Cmd)
 			}
 			if lo, hi := r.Command.KeyRange(); k < lo || k > hi {
 				return fmt.Errorf("key %d lists a record of %v outside its range", k, r.Cmd)
@@ -190,7 +190,7 @@ func (w *witness) check() error {
 	for c, l := range w.bySession {
 		for _, r := range l {
 			if w.byCmd[r.Cmd] != r || r.Cmd.Client != c || r.Level != wire.Weak {
-				return fmt.Errorf("session %d lists a record of %v that is not its held weak record", c, r.Cmd)
+				return fmt.Errorf("session %d lists a record of %v that is not its kept weak record", c, r.Cmd)
 			}
 			n++
 		}
@@ -202,7 +202,7 @@ func (w *witness) check() error {
 		}
 	}
 	if n != weak {
-		return fmt.Errorf("sessions list %d weak records, %d are held", n, weak)
+		return fmt.Errorf("sessions list %d weak records, %d are kept", n, weak)
 	}
 	return nil
 }

@@ -55,7 +55,7 @@ func Configs(protocol string) []Config {
 			return o
 		}},
 		// The harsh mix with client crashes and execution lag: sessions die
-		// with weak writes held by few witnesses, and their records must
+		// with weak writes kept by few witnesses, and their records must
 		// still be decided (PROTOCOL.md 3.4 rule 6).
 		{Name: "harsh-clients", Sizes: []int{5}, CISeeds: 100, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)

@@ -57,7 +57,7 @@ func requireNoRecords(t *testing.T, s *sim.Script, live ...int) {
 	t.Helper()
 	for _, r := range live {
 		require.NoError(t, s.Replica(r).CheckWitness(), "replica %d", r)
-		require.Zero(t, s.Replica(r).HeldRecords(), "replica %d: %s", r, s.Describe())
+		require.Zero(t, s.Replica(r).RecordCount(), "replica %d: %s", r, s.Describe())
 	}
 }
 

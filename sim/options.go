@@ -32,7 +32,7 @@ type Faults struct {
 	DropProb float64
 	// DropWeakProb is the chance that a CURP-HO weak write (CausalPropose)
 	// from a client to a replica other than its bound one breaks the
-	// connection: it leaves weak writes held by few witnesses, the case
+	// connection: it leaves weak writes kept by few witnesses, the case
 	// the causal-deps and ReadDep checks of PROTOCOL.md 5.8 exist for.
 	DropWeakProb float64
 	// PartitionEvery is the mean time between partitions that isolate one

@@ -166,7 +166,7 @@ func (c *Cluster) settled() bool {
 		if c.dead[i] {
 			continue
 		}
-		if int64(r.AppliedIndex()) != last || int64(r.LastSlot()) != last || r.HeldRecords() > 0 {
+		if int64(r.AppliedIndex()) != last || int64(r.LastSlot()) != last || r.RecordCount() > 0 {
 			return false
 		}
 	}
@@ -188,8 +188,8 @@ func (c *Cluster) progress() string {
 			s += "(dead) "
 		}
 		s += fmt.Sprintf("\n  r%d: %s", i, r.Describe())
-		if h := r.Held(); len(h) > 0 {
-			s += fmt.Sprintf(" (first held: %v %v %s b%d accepted=%v)", h[0].Cmd, h[0].Level, h[0].Command, h[0].Ballot, h[0].Accepted)
+		if h := r.Records(); len(h) > 0 {
+			s += fmt.Sprintf(" (first record: %v %v %s b%d accepted=%v)", h[0].Cmd, h[0].Level, h[0].Command, h[0].Ballot, h[0].Accepted)
 		}
 	}
 	done := 0

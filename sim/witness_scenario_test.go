@@ -14,7 +14,7 @@ import (
 // TestScenarioLeaderReplacesOwnWitnessRecord: PROTOCOL.md 3.4 rule 6, first
 // half. Five replicas. A strong write reaches only replica 1 (ballot 0
 // record). The leader crashes and replica 1 wins the election; the record
-// is held by one witness only, so recovery does not replay it, and the
+// is kept by one witness only, so recovery does not replay it, and the
 // client's re-send makes replica 1, now leader, append the command it
 // already holds as a record. It must replace that record, not add a second
 // one: otherwise the stale copy stays on the key after the command applies
@@ -31,7 +31,7 @@ func TestScenarioLeaderReplacesOwnWitnessRecord(t *testing.T) {
 		s.Drop(onlyToR1)
 		s.Put(0, wire.Strong, 7)
 		require.NoError(t, s.Run(10*time.Millisecond))
-		require.Equal(t, 1, s.Replica(1).HeldRecords(), "replica 1 holds the write")
+		require.Equal(t, 1, s.Replica(1).RecordCount(), "replica 1 holds the write")
 
 		// Replica 1 wins; its Accepts are held back until it has appended
 		// the re-sent write, so that the view start is not committed (and
@@ -63,7 +63,7 @@ func TestScenarioLeaderReplacesOwnWitnessRecord(t *testing.T) {
 		require.NoError(t, s.Run(time.Second))
 		for r := 1; r < 5; r++ {
 			require.NoError(t, s.Replica(r).CheckWitness(), "replica %d", r)
-			require.Zero(t, s.Replica(r).HeldRecords(), "replica %d holds no record once everything applied", r)
+			require.Zero(t, s.Replica(r).RecordCount(), "replica %d holds no record once everything applied", r)
 		}
 		requireClean(t, s)
 	})
