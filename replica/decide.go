@@ -28,8 +28,8 @@ func (c *Core) flushStaleRecords(now int64) {
 	age := int64(c.o.WitnessSyncAge)
 	var stale []wire.Record
 	for _, r := range c.wit.byCmd {
-		if now-r.created >= age {
-			r.created = now
+		if now-r.lastFlushed >= age {
+			r.lastFlushed = now
 			rec := r.Record
 			rec.Age = uint64(now - r.born)
 			stale = append(stale, rec)

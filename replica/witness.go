@@ -7,13 +7,13 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// witnessRecord is a witness record plus the instant it was created (or
-// last handed to the leader), used to flush records of commands that never
-// commit (PROTOCOL.md 3.4 rule 4).
+// witnessRecord is a witness record plus the instant it was last flushed
+// to the leader (its creation until the first flush), used to flush
+// records of commands that never commit (PROTOCOL.md 3.4 rule 4).
 type witnessRecord struct {
 	wire.Record
-	created int64
-	born    int64 // when the record was created; created moves on each flush
+	lastFlushed int64
+	born        int64 // when the record was created
 }
 
 // witness is a replica's record store (PROTOCOL.md sections 1.6, 3.4, 5.3).
@@ -78,7 +78,7 @@ func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	w.remove(rec.Cmd)
 	w.arrival++
 	rec.Arrival = w.arrival
-	r := &witnessRecord{Record: rec, created: now, born: now}
+	r := &witnessRecord{Record: rec, lastFlushed: now, born: now}
 	w.byCmd[rec.Cmd] = r
 	if rec.Command.Op == kvs.OpNoop {
 		return r
