@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/quorum"
 	"swiftpaxos/replica/wire"
 )
 
@@ -94,10 +95,9 @@ func NewCore(o Options) (*Core, error) {
 	if o.RetryAfter <= 0 {
 		o.RetryAfter = 2 * time.Second
 	}
-	f := (o.N - 1) / 2
 	return &Core{
 		o:        o,
-		q:        f + (f+1)/2 + 1,
+		q:        quorum.Super(o.N),
 		finished: make(map[wire.Seq]struct{}),
 		leader:   o.Leader,
 		pending:  make(map[wire.Seq]*Pending),

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/quorum"
 	"swiftpaxos/replica/wire"
 )
 
@@ -144,7 +145,7 @@ func (c *Core) onPreVoteReply(from wire.ReplicaID, m *wire.PreVoteReply) error {
 		return nil
 	}
 	c.el.preVotes[m.Replica] = true
-	if count(c.el.preVotes) >= c.o.N/2+1 {
+	if count(c.el.preVotes) >= quorum.Majority(c.o.N) {
 		c.startElection()
 	}
 	return nil
@@ -189,7 +190,7 @@ func (c *Core) onRequestVoteReply(from wire.ReplicaID, m *wire.RequestVoteReply)
 		return nil
 	}
 	c.el.votes[m.Replica] = true
-	if count(c.el.votes) >= c.o.N/2+1 {
+	if count(c.el.votes) >= quorum.Majority(c.o.N) {
 		c.becomeLeader()
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/quorum"
 	"swiftpaxos/replica/wire"
 )
 
@@ -109,7 +110,7 @@ func (c *Core) maybeFinishRecovery() {
 			n++
 		}
 	}
-	if n < c.o.N/2+1 {
+	if n < quorum.Majority(c.o.N) {
 		return
 	}
 	replay := c.selectReplays()
@@ -136,8 +137,7 @@ func (c *Core) selectReplays() []wire.Record {
 	if c.o.Mutation.NoWitnessReplay {
 		return nil
 	}
-	f := (c.o.N - 1) / 2
-	threshold := (f+1)/2 + 1
+	threshold := quorum.Recovery(c.o.N)
 	type strongKey struct {
 		id wire.CmdID
 		b  wire.Ballot

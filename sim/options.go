@@ -7,6 +7,7 @@ import (
 
 	"swiftpaxos/client"
 	"swiftpaxos/replica"
+	"swiftpaxos/replica/quorum"
 	"swiftpaxos/replica/wire"
 )
 
@@ -158,8 +159,8 @@ func (o Options) validate() error {
 	if o.Protocol.Replica == nil || o.Protocol.Client == nil {
 		errs = append(errs, errors.New("protocol policies missing"))
 	}
-	if o.Faults.Crashes > (o.N-1)/2 {
-		errs = append(errs, fmt.Errorf("%d crashes: at most f=%d", o.Faults.Crashes, (o.N-1)/2))
+	if o.Faults.Crashes > quorum.F(o.N) {
+		errs = append(errs, fmt.Errorf("%d crashes: at most f=%d", o.Faults.Crashes, quorum.F(o.N)))
 	}
 	if o.Faults.ClientCrashes >= o.Sessions {
 		errs = append(errs, fmt.Errorf("%d client crashes: at least one of the %d sessions must survive", o.Faults.ClientCrashes, o.Sessions))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"swiftpaxos/check"
+	"swiftpaxos/replica/quorum"
 )
 
 // Flags shared by the protocol packages' simulation tests:
@@ -142,7 +143,7 @@ func RequireReplay(t *testing.T, o Options) {
 // FailoverMix is FaultMix plus up to f replica crashes early in the run.
 func FailoverMix(n int) Faults {
 	f := FaultMix
-	f.Crashes = (n - 1) / 2
+	f.Crashes = quorum.F(n)
 	f.CrashWithin = 150 * time.Millisecond
 	return f
 }
