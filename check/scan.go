@@ -26,7 +26,7 @@ func ScanRecords(base Op, cmd kvs.Command, items []kvs.Item) []Op {
 	}
 	lo, hi := cmd.KeyRange()
 	out := make([]Op, 0, uint64(hi)-uint64(lo)+1)
-	for k := lo; ; k++ {
+	for k := range cmd.Keys() {
 		o := base
 		o.Kind, o.Key, o.Value, o.Scan = Get, k, "", true
 		if base.OK {
@@ -34,10 +34,8 @@ func ScanRecords(base Op, cmd kvs.Command, items []kvs.Item) []Op {
 			o.Value = string(v)
 		}
 		out = append(out, o)
-		if k == hi { // hi may be math.MaxInt64
-			return out
-		}
 	}
+	return out
 }
 
 // partID names one part of a scan: its CmdId and key.

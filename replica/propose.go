@@ -82,14 +82,10 @@ func (c *Core) speculate(cmd kvs.Command) (kvs.Result, bool, wire.ReadDep) {
 	case kvs.OpGet, kvs.OpScan:
 		res := c.readOverLog(cmd)
 		pending := c.scratchEnts[:0]
-		lo, hi := cmd.KeyRange()
-		for k := lo; ; k++ {
+		for k := range cmd.Keys() {
 			c.scratchSlots = c.keys.uncommittedWrites(k, c.commitIndex, c.scratchSlots[:0])
 			for _, s := range c.scratchSlots {
 				pending = append(pending, c.entries.at(s))
-			}
-			if k == hi {
-				break
 			}
 		}
 		ok, dep := c.policy.ReadRule(pending)

@@ -43,32 +43,26 @@ func (w *witness) get(id wire.CmdID) (*witnessRecord, bool) {
 // conflictsStrong reports whether a kept strong record conflicts with c.
 // Weak records never cause a conflict (PROTOCOL.md 3.4 rule 5).
 func (w *witness) conflictsStrong(c kvs.Command) bool {
-	lo, hi := c.KeyRange()
-	for k := lo; ; k++ {
+	for k := range c.Keys() {
 		for _, r := range w.byKey[k] {
 			if r.Level == wire.Strong && r.Command.Conflicts(c) {
 				return true
 			}
 		}
-		if k == hi {
-			return false
-		}
 	}
+	return false
 }
 
 // writesOn returns the kept write records overlapping the range of c.
 func (w *witness) writesOn(c kvs.Command, out []*witnessRecord) []*witnessRecord {
-	lo, hi := c.KeyRange()
-	for k := lo; ; k++ {
+	for k := range c.Keys() {
 		for _, r := range w.byKey[k] {
 			if r.Command.IsWrite() {
 				out = append(out, r)
 			}
 		}
-		if k == hi {
-			return out
-		}
 	}
+	return out
 }
 
 // add stores a record, replacing any record kept for the same CmdID (at
@@ -83,12 +77,8 @@ func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	if rec.Command.Op == kvs.OpNoop {
 		return r
 	}
-	lo, hi := rec.Command.KeyRange()
-	for k := lo; ; k++ {
+	for k := range rec.Command.Keys() {
 		w.byKey[k] = append(w.byKey[k], r)
-		if k == hi {
-			break
-		}
 	}
 	if rec.Level == wire.Weak {
 		w.bySession[rec.Cmd.Client] = append(w.bySession[rec.Cmd.Client], r)
@@ -104,15 +94,11 @@ func (w *witness) remove(id wire.CmdID) {
 	}
 	delete(w.byCmd, id)
 	if r.Command.Op != kvs.OpNoop {
-		lo, hi := r.Command.KeyRange()
-		for k := lo; ; k++ {
+		for k := range r.Command.Keys() {
 			if l := removeRecord(w.byKey[k], r); len(l) == 0 {
 				delete(w.byKey, k)
 			} else {
 				w.byKey[k] = l
-			}
-			if k == hi {
-				break
 			}
 		}
 	}

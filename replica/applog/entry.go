@@ -130,11 +130,9 @@ func EntriesOf(slot kvs.Slot, session SessionID, seq wire.Seq, cmd kvs.Command, 
 	}
 	lo, hi := cmd.KeyRange()
 	out := make([]Entry, 0, uint64(hi)-uint64(lo)+1)
-	for k := lo; ; k++ {
+	for k := range cmd.Keys() {
 		v, _ := kvs.ItemOf(res.Items, k)
 		out = append(out, Entry{Slot: slot, Session: session, Seq: seq, Kind: Get, Key: k, Value: string(v), Scan: true})
-		if k == hi {
-			return out
-		}
 	}
+	return out
 }
