@@ -14,6 +14,7 @@ import (
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/applog"
 	"swiftpaxos/replica/wire"
 )
 
@@ -117,7 +118,7 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	id := wire.ClientID(uuid.New().ID())<<32 | wire.ClientID(uuid.New().ID())
 	sctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
-		o: o, log: o.Log.With(zap.String("session", fmt.Sprintf("%x", uint64(id)))),
+		o: o, log: o.Log.With(zap.String("session", string(applog.SessionOf(id)))),
 		start: time.Now(), invoke: make(chan invocation, o.Window), inbox: make(chan reply, 1024),
 		done: make(chan Result, o.Window), end: make(chan chan struct{}), ctx: sctx, cancel: cancel,
 		conns: make([]*batcher.Batcher[wire.Message], cfg.N()), waiters: make(map[wire.Seq]chan Result),

@@ -152,7 +152,7 @@ func (w *appliedLogWriter) write(buf []byte, batch []executedRecord) []byte {
 			buf = applog.AppendLine(buf, applog.Entry{Slot: r.slot, Kind: applog.Snapshot})
 			continue
 		}
-		session := applog.SessionID(fmt.Sprintf("%x", uint64(r.client)))
+		session := applog.SessionOf(r.client)
 		for _, le := range applog.EntriesOf(r.slot, session, r.seq, r.cmd, r.res) {
 			buf = applog.AppendLine(buf, le)
 		}

@@ -108,7 +108,7 @@ func (c *Cluster) complete(s *session, r client.Result) {
 }
 
 func (c *Cluster) recordExecuted(r int, e *wire.Entry, res kvs.Result) {
-	session := check.SessionID(fmt.Sprintf("%x", uint64(e.Cmd.Client)))
+	session := applog.SessionOf(e.Cmd.Client)
 	if ep, ok := c.byClient[e.Cmd.Client]; ok {
 		session = c.sessions[ep-c.o.N].name
 	}

@@ -13,12 +13,12 @@
 //	{"slot":3,"session":"S","seq":1,"op":"put","key":7,"value":"V"}
 //
 // op is "put", "get" or "noop" (a no-op needs only slot and op). session
-// names a client session as its history does (the client id in hex). The
-// log must list what was applied: an entry the apply step skipped as a
-// duplicate (section 6.7) is left out or recorded as a noop. A SCAN
-// applied at slot s is one line per key of its range, in increasing key
-// order, each a get with its key and returned value, all with slot s, the
-// SCAN's session and seq, and "scan":true:
+// names a client session as its history does ([SessionOf]: the client id
+// in hex). The log must list what was applied: an entry the apply step
+// skipped as a duplicate (section 6.7) is left out or recorded as a noop.
+// A SCAN applied at slot s is one line per key of its range, in
+// increasing key order, each a get with its key and returned value, all
+// with slot s, the SCAN's session and seq, and "scan":true:
 //
 //	{"slot":4,"session":"S","seq":2,"op":"get","key":8,"value":"","scan":true}
 //

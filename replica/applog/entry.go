@@ -2,6 +2,7 @@ package applog
 
 import (
 	"fmt"
+	"strconv"
 
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
@@ -11,6 +12,11 @@ import (
 // history (PROTOCOL.md section 1.5). It is an opaque string chosen by
 // whoever records it.
 type SessionID string
+
+// SessionOf names the session of client id as histories, applied logs and
+// the session's own log lines do: the id in lower-case hex, which the
+// replicas know as well as the client.
+func SessionOf(id wire.ClientID) SessionID { return SessionID(strconv.FormatUint(uint64(id), 16)) }
 
 // CmdID identifies one command: the CmdId (session, seq) of PROTOCOL.md
 // section 1.5.
