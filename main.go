@@ -23,8 +23,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"swiftpaxos/check"
 	"swiftpaxos/client"
-	"swiftpaxos/client/check"
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 	curpho "swiftpaxos/curp-ho"

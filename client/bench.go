@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"swiftpaxos/config"
+	"swiftpaxos/replica/applog"
 )
 
 // BenchOptions configures one benchmark client process.
@@ -124,7 +125,7 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 			Now: now, StartUnix: start.Unix(), Progress: &done, Log: o.Log,
 		}
 		if o.HistoryPath != "" {
-			hist[i] = &historyRecorder{session: SessionName(sessions[i].ID())}
+			hist[i] = &historyRecorder{session: applog.SessionOf(sessions[i].ID())}
 			lo.Record = hist[i].record
 		}
 		wg.Go(func() { stats[i], errs[i] = runThread(ctx, sessions[i], lo) })

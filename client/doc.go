@@ -10,7 +10,11 @@
 // path: SyncReply), weak reads with the cache merge and the read frontier
 // (4.6), and reports per operation whether it completed on the fast or the
 // slow path. Protocols plug in through Policy (where weak writes go, extra
-// fast-path conditions).
+// fast-path conditions). Its files: core.go (state, options, Step),
+// ops.go (an operation's lifecycle and retries), strong.go (the fast-path
+// tally and the slow path), weakread.go, cache.go (cache, frontier, parked
+// reads), failover.go, end.go (expiry and the end of a session) and
+// describe.go (diagnostics).
 //
 // Session (session.go) runs a Core on one goroutine with one connection
 // per replica. Its methods are safe for concurrent use. Operations that

@@ -3,16 +3,10 @@ package client
 import (
 	"fmt"
 
-	"swiftpaxos/client/check"
+	"swiftpaxos/check"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
-
-// SessionName is how a session appears in histories and applied logs: its
-// client id in hex, which replicas know too.
-func SessionName(id wire.ClientID) check.SessionID {
-	return check.SessionID(fmt.Sprintf("%x", uint64(id)))
-}
 
 // historyRecorder collects one benchmark thread's history (check mode). A
 // SCAN is recorded as one get per key of its range (check.ScanRecords,

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/client/check"
+	"swiftpaxos/check"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"swiftpaxos/client/check"
+	"swiftpaxos/check"
 	"swiftpaxos/config"
 )
 

@@ -30,16 +30,12 @@ func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
 		return
 	}
 	cmd := p.Op.Command
-	lo, hi := cmd.KeyRange()
-	for k := lo; ; k++ {
+	for k := range cmd.Keys() {
 		if e, ok := s.cache[k]; ok && e.pending && e.src <= m.WeakApplied {
 			// The replica applied the pending own write: its state is at
 			// least as new, and may hold newer writes the session already
 			// saw through other keys (CC-VIS, docs/DECISIONS.md 10).
 			s.settleFromReplica(k, e, cmd, m)
-		}
-		if k == hi {
-			break
 		}
 	}
 	s.finishWeakRead(p, m)
@@ -74,20 +70,16 @@ func (s *Core) finishWeakRead(p *Pending, m *wire.WeakReadReply) {
 		return // completed meanwhile, through an answer parked earlier
 	}
 	cmd := p.Op.Command
-	lo, hi := cmd.KeyRange()
 	if !s.o.Mutation.IgnoreCache {
-		for k := lo; ; k++ {
+		for k := range cmd.Keys() {
 			if e, ok := s.cache[k]; ok && e.ambiguous() {
 				s.parked[k] = append(s.parked[k], parkedRead{p, m})
 				return
 			}
-			if k == hi {
-				break
-			}
 		}
 	}
 	r := Result{Path: PathWeak}
-	for k := lo; ; k++ {
+	for k := range cmd.Keys() {
 		v, ver, tentative := s.mergeRead(k, cmd, m)
 		if cmd.Op == kvs.OpScan {
 			if ver > 0 || len(v) > 0 {
@@ -98,9 +90,6 @@ func (s *Core) finishWeakRead(p *Pending, m *wire.WeakReadReply) {
 		}
 		r.Version = max(r.Version, ver)
 		s.raiseFrontier(ver, tentative)
-		if k == hi {
-			break
-		}
 	}
 	s.Complete(p, r)
 }

@@ -4,6 +4,8 @@ import (
 	"net"
 	"strconv"
 	"time"
+
+	"swiftpaxos/replica/quorum"
 )
 
 // BaseReplicaPort is the port replica i listens on, plus i, unless its host
@@ -81,18 +83,18 @@ func (c *Config) Override(f func(*Params)) {
 func (c *Config) N() int { return len(c.Replicas) }
 
 // F is the number of replica crashes tolerated.
-func (c *Config) F() int { return (c.N() - 1) / 2 }
+func (c *Config) F() int { return quorum.F(c.N()) }
 
 // Majority is M = f+1 (PROTOCOL.md 1.7).
-func (c *Config) Majority() int { return c.F() + 1 }
+func (c *Config) Majority() int { return quorum.Majority(c.N()) }
 
 // SuperQuorum is the fast-path quorum Q = f + ceil(f/2) + 1, counting the
 // leader (PROTOCOL.md 1.7).
-func (c *Config) SuperQuorum() int { return c.F() + (c.F()+1)/2 + 1 }
+func (c *Config) SuperQuorum() int { return quorum.Super(c.N()) }
 
 // RecoveryThreshold is R = ceil(f/2) + 1: a recovering leader replays a
-// witnessed request held by at least R of the M responders (PROTOCOL.md 1.7).
-func (c *Config) RecoveryThreshold() int { return (c.F()+1)/2 + 1 }
+// witnessed request kept by at least R of the M responders (PROTOCOL.md 1.7).
+func (c *Config) RecoveryThreshold() int { return quorum.Recovery(c.N()) }
 
 // Replica returns the host of replica i; i must be in [0, N()).
 func (c *Config) Replica(i int) Host { return c.Replicas[i] }

@@ -25,12 +25,12 @@ type clientPolicy struct {
 	writeSet []pendingWrite // in Seq order
 	// tainted is the strong read that completed through a ONE(w) fast path
 	// on a foreign weak write and is not known committed yet; while it is
-	// set, new operations are held back (PROTOCOL.md 5.7).
+	// set, new operations are deferred (PROTOCOL.md 5.7).
 	tainted      wire.CmdID
 	taintedDep   wire.CmdID  // the foreign weak write the tainted read saw
 	taintedIn    wire.Ballot // the ballot the tainted read completed in
 	taintedSince int64
-	held         []*client.Pending
+	deferred     []*client.Pending // in Seq order
 }
 
 // NewClientPolicy returns a CURP-HO client policy for one session.
@@ -137,7 +137,7 @@ func (c *clientPolicy) Handle(s *client.Core, from wire.ReplicaID, m wire.Messag
 	case *wire.NewView:
 		// A later view whose start is committed has committed every write
 		// the tainted read could have seen and recovery could find; the
-		// write it saw was held by a super-quorum, so it is one of them.
+		// write it saw was kept by a super-quorum, so it is one of them.
 		if m.Committed && !c.tainted.IsZero() && m.Ballot > c.taintedIn {
 			c.untaint(s)
 		}
@@ -191,7 +191,7 @@ func (c *clientPolicy) StrongCompleted(s *client.Core, p *client.Pending, r clie
 	}
 }
 
-// Abandon drops the write set and the held operations of an expired
+// Abandon drops the write set and the deferred operations of an expired
 // session; the writes of the set that completed are lost.
 func (c *clientPolicy) Abandon(s *client.Core) []wire.Seq {
 	var lost []wire.Seq
@@ -200,19 +200,19 @@ func (c *clientPolicy) Abandon(s *client.Core) []wire.Seq {
 			lost = append(lost, w.seq)
 		}
 	}
-	c.writeSet, c.held = nil, nil
+	c.writeSet, c.deferred = nil, nil
 	c.tainted, c.taintedDep = wire.CmdID{}, wire.CmdID{}
 	return lost
 }
 
-// Defer holds writes back while the session is tainted, and everything
-// after a held operation so that held writes keep their session order.
+// Defer defers writes while the session is tainted, and everything after
+// a deferred operation so that deferred writes keep their session order.
 func (c *clientPolicy) Defer(s *client.Core, p *client.Pending) bool {
-	if len(c.held) == 0 && (c.tainted.IsZero() || !p.Op.Command.IsWrite()) {
+	if len(c.deferred) == 0 && (c.tainted.IsZero() || !p.Op.Command.IsWrite()) {
 		return false
 	}
 	p.SetDeferred(true)
-	c.held = append(c.held, p)
+	c.deferred = append(c.deferred, p)
 	return true
 }
 
@@ -230,7 +230,7 @@ func (c *clientPolicy) Tick(s *client.Core, retry time.Duration) {
 	if !c.tainted.IsZero() && now-c.taintedSince >= int64(retry) {
 		// Any replica that applied either command answers. The read may
 		// have died with its leader (reads are never replayed), but the
-		// write it saw was held by a super-quorum and is recovered.
+		// write it saw was kept by a super-quorum and is recovered.
 		c.taintedSince = now
 		s.Broadcast(s.Leader(), &wire.Sync{Cmd: c.tainted})
 		s.Broadcast(s.Leader(), &wire.Sync{Cmd: c.taintedDep})
@@ -243,9 +243,9 @@ func (c *clientPolicy) untaint(s *client.Core) {
 }
 
 func (c *clientPolicy) release(s *client.Core) {
-	held := c.held
-	c.held = nil
-	for _, p := range held {
+	deferred := c.deferred
+	c.deferred = nil
+	for _, p := range deferred {
 		p.SetDeferred(false)
 		s.Dispatch(p)
 	}
@@ -256,5 +256,5 @@ func (c *clientPolicy) String() string {
 	for i, w := range c.writeSet {
 		seqs[i] = w.seq
 	}
-	return fmt.Sprintf("writeSet=%v tainted=%v held=%d", seqs, c.tainted, len(c.held))
+	return fmt.Sprintf("writeSet=%v tainted=%v deferred=%d", seqs, c.tainted, len(c.deferred))
 }

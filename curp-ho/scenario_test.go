@@ -7,14 +7,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	curpho "swiftpaxos/curp-ho"
-	"swiftpaxos/replica/sim"
 	"swiftpaxos/replica/wire"
+	"swiftpaxos/sim"
 )
 
 // Directed scenarios for the fast-path conditions of PROTOCOL.md 5.8. Five
 // replicas; replica 0 leads. A weak write of a session bound to replica 1
 // reaches only the leader and replica 1, and the leader's Accepts are lost,
-// so the write is held by two replicas and committed nowhere. Then the
+// so the write is kept by two replicas and committed nowhere. Then the
 // leader, replica 1 and the writing client crash: the write can only be
 // lost, which is allowed only if no completed operation relied on it
 // (PROTOCOL.md 6.8).

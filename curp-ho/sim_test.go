@@ -6,7 +6,7 @@ import (
 	"swiftpaxos/client"
 	curpho "swiftpaxos/curp-ho"
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/sim"
+	"swiftpaxos/sim"
 )
 
 func protocol(m curpho.Mutation) sim.Protocol {

@@ -75,5 +75,5 @@ func (clientPolicy) Tick(*client.Core, time.Duration) {}
 // lost with the session.
 func (clientPolicy) Abandon(*client.Core) []wire.Seq { return nil }
 
-// Defer never holds an operation back.
+// Defer never defers an operation.
 func (clientPolicy) Defer(*client.Core, *client.Pending) bool { return false }

@@ -7,7 +7,7 @@ import (
 	"swiftpaxos/client"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/sim"
+	"swiftpaxos/sim"
 )
 
 var protocol = sim.Protocol{Name: curpht.Name, Replica: curpht.NewReplicaPolicy, Client: curpht.NewClientPolicy}

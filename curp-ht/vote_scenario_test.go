@@ -6,14 +6,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/client/check"
+	"swiftpaxos/check"
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/sim"
 	"swiftpaxos/replica/wire"
+	"swiftpaxos/sim"
 )
 
 // TestScenarioVoteRule: PROTOCOL.md 6.2. Five replicas. A weak write
-// (acknowledged once committed, and never held by witnesses in CURP-HT)
+// (acknowledged once committed, and never kept by witnesses in CURP-HT)
 // reaches only replicas 1 and 2 besides the leader, which commits, applies
 // and acknowledges it; nobody else learns that it committed. The leader
 // crashes and replica 3, whose log lacks the write, stands for election.

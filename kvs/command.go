@@ -3,6 +3,7 @@ package kvs
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 )
 
@@ -94,6 +95,20 @@ func (c Command) KeyRange() (lo, hi Key) {
 		return c.Key, c.Key + Key(n)
 	}
 	return 1, 0
+}
+
+// Keys yields the keys of KeyRange in increasing order, none for a
+// command that touches no key. It stops at hi without overflowing when hi
+// is math.MaxInt64.
+func (c Command) Keys() iter.Seq[Key] {
+	return func(yield func(Key) bool) {
+		lo, hi := c.KeyRange()
+		if lo > hi {
+			return
+		}
+		for k := lo; yield(k) && k != hi; k++ {
+		}
+	}
 }
 
 // Conflicts reports whether c and other conflict (PROTOCOL.md section 1.3):

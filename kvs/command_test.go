@@ -58,6 +58,21 @@ func TestKeyRange(t *testing.T) {
 			lo, hi := tt.c.KeyRange()
 			assert.Equal(t, tt.lo, lo, "lo")
 			assert.Equal(t, tt.hi, hi, "hi")
+			// Keys walks the same range, stopping at MaxInt64.
+			var keys []Key
+			for k := range tt.c.Keys() {
+				keys = append(keys, k)
+				if k == tt.lo && len(keys) > 1 {
+					t.Fatal("Keys wrapped around")
+				}
+			}
+			if tt.lo > tt.hi {
+				assert.Empty(t, keys)
+				return
+			}
+			assert.Len(t, keys, int(uint64(tt.hi-tt.lo)+1))
+			assert.Equal(t, tt.lo, keys[0])
+			assert.Equal(t, tt.hi, keys[len(keys)-1])
 		})
 	}
 }

@@ -50,9 +50,11 @@
 //
 // # Memory
 //
-// Apply copies the value of a PUT, so the caller may reuse or overwrite the
-// buffer the command was decoded from (the codec does not copy values). That
-// costs one allocation per non-empty PUT. Values returned in a [Result] or by
+// Apply copies the value of a PUT, so the store never shares memory with
+// the command it was given and the caller may reuse or overwrite that
+// value. (The wire codec already copies each value out of the frame it
+// decodes; the store does not rely on it.) That costs one allocation per
+// non-empty PUT. Values returned in a [Result] or by
 // [Store.Get] for single keys share memory with the store and must be treated
 // as read-only; their capacity equals their length, so appending to them
 // never writes into the store. A SCAN's Items slice is freshly allocated; the

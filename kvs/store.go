@@ -165,17 +165,11 @@ func (s *Store) ReadOver(c Command, over Overlay) Result {
 		v, ver := s.lookup(c.Key, over)
 		return Result{Value: v, Version: ver}
 	case OpScan:
-		lo, hi := c.KeyRange()
 		var r Result
-		// A SCAN's range is never empty. The loop breaks at hi instead of
-		// testing k <= hi because hi may be math.MaxInt64.
-		for k := lo; ; k++ {
+		for k := range c.Keys() {
 			if v, ver := s.lookup(k, over); ver > 0 {
 				r.Items = append(r.Items, Item{Key: k, Value: v, Version: ver})
 				r.Version = max(r.Version, ver)
-			}
-			if k == hi {
-				break
 			}
 		}
 		return r

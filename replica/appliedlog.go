@@ -11,8 +11,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"swiftpaxos/client/check"
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/applog"
 	"swiftpaxos/replica/wire"
 )
 
@@ -43,7 +43,7 @@ type executedRecord struct {
 // appliedLogWriter streams one process lifetime's applied log to a file
 // of its own: it refuses a file that exists, so that a restarted replica
 // never overwrites its previous lifetime's log (the checker reads each
-// file as a log, client/check/doc.go). record and snapshot are called by
+// file as a log, check/doc.go). record and snapshot are called by
 // the event loop; Close once the loop has stopped.
 type appliedLogWriter struct {
 	path string
@@ -91,8 +91,8 @@ func (w *appliedLogWriter) record(e *wire.Entry, res kvs.Result) {
 }
 
 // snapshot queues the marker of a snapshot installed in place of the
-// slots up to slot (client/check/doc.go, "Logs of killed and restarted
-// replicas"). It must be called before any entry above slot executes.
+// slots up to slot (replica/applog/doc.go, "Snapshot markers"). It must
+// be called before any entry above slot executes.
 func (w *appliedLogWriter) snapshot(slot kvs.Slot) {
 	w.add(executedRecord{slot: slot, snapshot: true})
 }
@@ -149,12 +149,12 @@ func (w *appliedLogWriter) write(buf []byte, batch []executedRecord) []byte {
 	for i := range batch {
 		r := &batch[i]
 		if r.snapshot {
-			buf = check.AppendLogLine(buf, check.LogEntry{Slot: r.slot, Kind: check.Snapshot})
+			buf = applog.AppendLine(buf, applog.Entry{Slot: r.slot, Kind: applog.Snapshot})
 			continue
 		}
-		session := check.SessionID(fmt.Sprintf("%x", uint64(r.client)))
-		for _, le := range check.LogEntriesOf(r.slot, session, r.seq, r.cmd, r.res) {
-			buf = check.AppendLogLine(buf, le)
+		session := applog.SessionOf(r.client)
+		for _, le := range applog.EntriesOf(r.slot, session, r.seq, r.cmd, r.res) {
+			buf = applog.AppendLine(buf, le)
 		}
 	}
 	if _, err := w.f.Write(buf); err != nil {

@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,9 +20,6 @@ import (
 
 // maxFrame bounds one frame read from the network.
 const maxFrame = 16 << 20
-
-// redialEvery is the retry period for a lost peer connection.
-const redialEvery = 100 * time.Millisecond
 
 // acceptBackoffMax bounds the pause after a failed Accept (out of file
 // descriptors, say): the replica waits and tries again rather than exit.
@@ -264,75 +260,6 @@ func (s *server) post(ctx context.Context, in inbound) bool {
 	}
 }
 
-// dial keeps an outgoing connection to peer p, redialling when it breaks.
-func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
-	peer := s.cfg.Replica(int(p))
-	addr := peer.Addr()
-	t := time.NewTimer(0)
-	defer t.Stop()
-	var lastErr string // a failing handshake is logged when its reason changes
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-		conn, err := s.dialPeer(ctx, addr, peer.Alias)
-		if err != nil {
-			if msg := err.Error(); msg != lastErr && ctx.Err() == nil && !errors.Is(err, errDial) {
-				s.log.Warn("cannot connect to peer", zap.Int32("peer", int32(p)), zap.String("addr", addr), zap.Error(err))
-				lastErr = msg
-			}
-			t.Reset(redialEvery)
-			continue
-		}
-		lastErr = ""
-		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(peer.Alias), s.log)
-		if b.Send(&wire.Hello{Kind: wire.PeerReplica, Replica: s.id, Alias: s.o.Alias}) != nil || !s.post(ctx, inbound{fromReplica: p, peer: b}) {
-			b.Close()
-			t.Reset(redialEvery)
-			continue
-		}
-		s.log.Info("connected to peer", zap.Int32("peer", int32(p)), zap.String("addr", addr))
-		// The peer never writes on this connection; a read returns when
-		// it breaks (or, with TLS, when the peer refuses the certificate).
-		go func() { _, _ = io.Copy(io.Discard, conn); b.Close() }()
-		select {
-		case <-ctx.Done():
-			b.Close()
-			return nil
-		case <-b.Done():
-		}
-		s.post(ctx, inbound{fromReplica: p, peer: b, closed: true})
-		t.Reset(redialEvery)
-	}
-}
-
-// errDial marks a TCP connect failure: a peer that is down is the normal
-// case at start-up and not worth a log line every 100 ms.
-var errDial = errors.New("dial")
-
-// dialPeer connects to the replica alias at addr, over TLS when it is on,
-// checking that the server's certificate names that replica.
-func (s *server) dialPeer(ctx context.Context, addr, alias string) (net.Conn, error) {
-	d := net.Dialer{Timeout: time.Second}
-	raw, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errDial, err)
-	}
-	setKeepAlive(raw)
-	if s.tls == nil {
-		return raw, nil
-	}
-	hctx, cancel := context.WithTimeout(ctx, s.cfg.HandshakeTimeout)
-	defer cancel()
-	conn, err := s.tls.Client(hctx, raw, certs.Identity{Role: certs.Replica, Alias: alias})
-	if err != nil {
-		return nil, fmt.Errorf("TLS handshake: %w", err)
-	}
-	return conn, nil
-}
-
 // optsTo returns the batcher options of a connection to the process alias:
 // the emulated one-way delay of the configuration's latency model
 // (networkDelay, latencyFile, co-location; PROTOCOL.md 7.3) is added on
@@ -350,69 +277,5 @@ func setKeepAlive(conn net.Conn) {
 		_ = tc.SetKeepAlive(true)
 		_ = tc.SetKeepAlivePeriod(time.Second)
 		_ = tc.SetNoDelay(true)
-	}
-}
-
-// clientConn is what the idle sweep knows of a client connection.
-type clientConn struct {
-	b      *batcher.Batcher[wire.Message]
-	remote string
-	frames atomic.Uint64 // frames read, counted by the reader
-	idle   atomic.Bool   // closed by the sweep, not by the peer
-
-	// owned by the sweep
-	last       uint64 // frames read plus messages written at the last sweep
-	quietSince time.Time
-}
-
-// idleConns is the registry of client connections the sweep looks at.
-type idleConns struct {
-	mu    sync.Mutex
-	conns map[*clientConn]struct{}
-}
-
-func (s *server) track(b *batcher.Batcher[wire.Message], remote net.Addr) *clientConn {
-	cc := &clientConn{b: b, remote: remote.String(), quietSince: time.Now()}
-	s.idle.mu.Lock()
-	s.idle.conns[cc] = struct{}{}
-	s.idle.mu.Unlock()
-	return cc
-}
-
-func (s *server) untrack(cc *clientConn) {
-	s.idle.mu.Lock()
-	delete(s.idle.conns, cc)
-	s.idle.mu.Unlock()
-}
-
-// sweepIdle closes client connections on which nothing was read or
-// written for clientIdleTimeoutMs. It looks every quarter of that time, so
-// a connection is closed between one and one and a quarter timeouts after
-// its last frame. Counting frames instead of taking the time of each one
-// keeps the cost off the reader's path.
-func (s *server) sweepIdle(ctx context.Context) error {
-	idle := s.cfg.ClientIdleTimeout
-	t := time.NewTicker(max(idle/4, time.Millisecond))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case now := <-t.C:
-			s.idle.mu.Lock()
-			for cc := range s.idle.conns {
-				seen := cc.frames.Load() + cc.b.Stats().Messages
-				if seen != cc.last {
-					cc.last, cc.quietSince = seen, now
-					continue
-				}
-				if now.Sub(cc.quietSince) >= idle && !cc.idle.Swap(true) {
-					s.counters.IdleClosed.Add(1)
-					s.log.Debug("client connection closed: idle", zap.String("remote", cc.remote), zap.Duration("idle", now.Sub(cc.quietSince)))
-					go cc.b.Close() // Close waits for the writer; the sweep does not
-				}
-			}
-			s.idle.mu.Unlock()
-		}
 	}
 }

@@ -77,9 +77,9 @@ type Core struct {
 	xfer map[wire.ReplicaID]*transfer
 	inst *installing
 
-	held      map[wire.CmdID][]heldRequest
-	heldOrder []wire.CmdID
-	reads     []waitingRead
+	barred      map[wire.CmdID][]barredRequest
+	barredOrder []wire.CmdID
+	reads       []waitingRead
 
 	// ending holds the sessions whose end this leader appended and has
 	// not applied yet; idleScan is when it last looked for idle ones
@@ -128,7 +128,7 @@ func New(o Options) (*Core, error) {
 		wit:       newWitness(),
 		match:     make([]kvs.Slot, o.N),
 		sent:      make([]kvs.Slot, o.N),
-		held:      make(map[wire.CmdID][]heldRequest),
+		barred:    make(map[wire.CmdID][]barredRequest),
 		ending:    make(map[wire.ClientID]kvs.Slot),
 		xfer:      make(map[wire.ReplicaID]*transfer),
 		learner:   make([]bool, o.N),
@@ -266,7 +266,7 @@ func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) error {
 	return err
 }
 
-// Tick runs the timers: heartbeats, expiry of held requests and weak
+// Tick runs the timers: heartbeats, expiry of barred requests and weak
 // reads, and the flush of stale witness records.
 func (c *Core) Tick() {
 	now := c.o.Now()
@@ -277,7 +277,7 @@ func (c *Core) Tick() {
 			c.sendCollect()
 		}
 	}
-	c.expireHeld(now)
+	c.expireBarred(now)
 	c.expireReads(now)
 	c.flushStaleRecords(now)
 	c.expireIdle(now)
@@ -337,13 +337,13 @@ func (c *Core) LastSlot() kvs.Slot { return c.entries.last() }
 
 // Describe summarises the replica's state for diagnostics.
 func (c *Core) Describe() string {
-	s := fmt.Sprintf("%s b=%d leader=%d last=%d commit=%d applied=%d held=%d voted=%d view=%d@b%d reads=%d", c.role, c.ballot, c.leader,
+	s := fmt.Sprintf("%s b=%d leader=%d last=%d commit=%d applied=%d records=%d voted=%d view=%d@b%d reads=%d", c.role, c.ballot, c.leader,
 		c.entries.last(), c.commitIndex, c.appliedIndex, len(c.wit.byCmd), c.el.votedFor, c.viewStart, c.viewBallot, len(c.reads))
 	if c.role == Leader {
 		s += fmt.Sprintf(" recovering=%v match=%v sent=%v", c.rec != nil, c.match, c.sent)
-		for _, d := range c.heldOrder {
+		for _, d := range c.barredOrder {
 			_, inLog := c.cmdIndex[d]
-			s += fmt.Sprintf(" [waiting for %v: %d requests; in log %v, applied %v, held record %v]", d, len(c.held[d]), inLog, c.sessions.wasApplied(d), c.wit.byCmd[d] != nil)
+			s += fmt.Sprintf(" [waiting for %v: %d requests; in log %v, applied %v, witness record %v]", d, len(c.barred[d]), inLog, c.sessions.wasApplied(d), c.wit.byCmd[d] != nil)
 		}
 	}
 	return s

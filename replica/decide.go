@@ -28,8 +28,8 @@ func (c *Core) flushStaleRecords(now int64) {
 	age := int64(c.o.WitnessSyncAge)
 	var stale []wire.Record
 	for _, r := range c.wit.byCmd {
-		if now-r.created >= age {
-			r.created = now
+		if now-r.lastFlushed >= age {
+			r.lastFlushed = now
 			rec := r.Record
 			rec.Age = uint64(now - r.born)
 			stale = append(stale, rec)
@@ -101,11 +101,11 @@ func (c *Core) recordDep(r *wire.Record) (wire.CmdID, bool) {
 	return c.policy.StrongDep(&wire.Propose{Cmd: r.Cmd, Command: r.Command, WeakDep: r.CausalDep})
 }
 
-// appendRefusal decides id for good: it never executes. Requests held for
-// it are re-run and, depending on a refused command, refused in turn.
+// appendRefusal decides id for good: it never executes. Requests barred
+// on it are re-run and, depending on a refused command, refused in turn.
 func (c *Core) appendRefusal(id wire.CmdID, level wire.Level, dep wire.Seq) {
 	c.appendEntry(wire.Entry{Ballot: c.ballot, Cmd: id, Command: kvs.Command{Op: kvs.OpNoop}, Level: level, CausalDep: dep})
-	c.releaseHeld(id)
+	c.releaseBarred(id)
 }
 
 // refused reports whether id's slot holds the leader's refusal of it.

@@ -11,11 +11,12 @@
 // StepReplica, Tick and Apply, reads time from an injected clock, and
 // keeps every output until the driver takes it with Ready (ready.go),
 // once per batch of inputs. It spawns no goroutine and is not safe for
-// concurrent use. The server (server.go, conn.go) owns one Core on one
-// event-loop goroutine; one reader goroutine per connection decodes frames
-// and hands them to the loop in arrival order, and one batcher per
-// connection encodes and writes. The simulator in replica/sim drives the
-// same Core over a simulated network.
+// concurrent use. The server (server.go; conn.go for incoming
+// connections, dial.go for outgoing ones, idle.go for the idle sweep) owns
+// one Core on one event-loop goroutine; one reader goroutine per
+// connection decodes frames and hands them to the loop in arrival order,
+// and one batcher per connection encodes and writes. The simulator in
+// sim/ drives the same Core over a simulated network.
 //
 // Protocols plug in through Policy: curp-ht and curp-ho implement only
 // what they change (weak-write paths, the CURP-HO barrier, witness
@@ -33,6 +34,15 @@
 //   - Witness records are keyed and removed by CmdID, never counted.
 //   - The leader's speculative result and Ok are computed over the log
 //     prefix, before the new entry is appended (PROTOCOL.md 3.5).
+//
+// # Requests at the leader
+//
+// propose.go takes a strong request (witness record and ack at a
+// follower; slot, speculative result and Ok at the leader); weakchain.go
+// appends a session's weak writes in causal order; barrier.go bars a
+// request until its session dependency has a slot; sync.go answers the
+// slow path's Sync; decide.go flushes stale witness records to the leader
+// (WitnessSync) and decides them.
 //
 // # Failures
 //

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/quorum"
 	"swiftpaxos/replica/wire"
 )
 
@@ -144,7 +145,7 @@ func (c *Core) onPreVoteReply(from wire.ReplicaID, m *wire.PreVoteReply) error {
 		return nil
 	}
 	c.el.preVotes[m.Replica] = true
-	if count(c.el.preVotes) >= c.o.N/2+1 {
+	if count(c.el.preVotes) >= quorum.Majority(c.o.N) {
 		c.startElection()
 	}
 	return nil
@@ -189,7 +190,7 @@ func (c *Core) onRequestVoteReply(from wire.ReplicaID, m *wire.RequestVoteReply)
 		return nil
 	}
 	c.el.votes[m.Replica] = true
-	if count(c.el.votes) >= c.o.N/2+1 {
+	if count(c.el.votes) >= quorum.Majority(c.o.N) {
 		c.becomeLeader()
 	}
 	return nil
@@ -222,10 +223,10 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 		c.log.Info("stepping down", zap.Uint32("ballot", uint32(b)))
 	}
 	if c.role != Follower {
-		clear(c.held)
+		clear(c.barred)
 		clear(c.ending)
-		clear(c.heldOrder)
-		c.heldOrder = c.heldOrder[:0]
+		clear(c.barredOrder)
+		c.barredOrder = c.barredOrder[:0]
 		c.rec = nil
 	}
 	c.role = Follower

@@ -21,8 +21,7 @@ func (ix keyIndex) add(s kvs.Slot, c kvs.Command) {
 	if c.Op == kvs.OpNoop {
 		return
 	}
-	lo, hi := c.KeyRange()
-	for k := lo; ; k++ {
+	for k := range c.Keys() {
 		st := ix[k]
 		if st == nil {
 			st = &keyState{}
@@ -33,9 +32,6 @@ func (ix keyIndex) add(s kvs.Slot, c kvs.Command) {
 		} else {
 			st.lastRead = s
 		}
-		if k == hi {
-			return
-		}
 	}
 }
 
@@ -44,8 +40,7 @@ func (ix keyIndex) applied(s kvs.Slot, c kvs.Command) {
 	if c.Op == kvs.OpNoop {
 		return
 	}
-	lo, hi := c.KeyRange()
-	for k := lo; ; k++ {
+	for k := range c.Keys() {
 		if st := ix[k]; st != nil {
 			if len(st.writes) > 0 && st.writes[0] == s {
 				st.writes[0] = 0
@@ -57,9 +52,6 @@ func (ix keyIndex) applied(s kvs.Slot, c kvs.Command) {
 			if len(st.writes) == 0 && st.lastRead == 0 {
 				delete(ix, k)
 			}
-		}
-		if k == hi {
-			return
 		}
 	}
 }

@@ -52,7 +52,7 @@ type Options struct {
 	SessionIdle time.Duration
 	// ReadWait bounds how long a weak read waits for the read frontier.
 	ReadWait time.Duration
-	// BarrierWait bounds how long the leader holds a request whose causal
+	// BarrierWait bounds how long the leader bars a request whose causal
 	// predecessor has no slot yet (PROTOCOL.md 5.4).
 	BarrierWait time.Duration
 	// MaxBatch caps the entries of one Accept.

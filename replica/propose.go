@@ -5,24 +5,6 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// WeakWrite is a weak write handed to the leader by a protocol policy.
-type WeakWrite struct {
-	From      wire.ClientID
-	Cmd       wire.CmdID
-	Command   kvs.Command
-	CausalDep wire.Seq
-	AckUpTo   wire.Seq
-}
-
-// heldRequest is a request the leader holds until the command it depends
-// on has a slot (PROTOCOL.md 4.5 step 2, 5.4).
-type heldRequest struct {
-	since  int64
-	from   wire.ClientID
-	strong *wire.Propose
-	weak   *WeakWrite
-}
-
 func (c *Core) onPropose(from wire.ClientID, p *wire.Propose) {
 	id := p.Cmd
 	c.sessions.noteAck(id.Client, p.AckUpTo)
@@ -48,7 +30,7 @@ func (c *Core) onPropose(from wire.ClientID, p *wire.Propose) {
 			return
 		}
 		if !c.HasSlot(dep) {
-			c.hold(dep, heldRequest{from: from, strong: p})
+			c.bar(dep, barredRequest{from: from, strong: p})
 			return
 		}
 	}
@@ -62,7 +44,7 @@ func (c *Core) witnessStrong(from wire.ClientID, p *wire.Propose) {
 		return // a learner is no witness (PROTOCOL.md 6.10)
 	}
 	ack := &wire.RecordAck{Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd}
-	if r, held := c.wit.get(p.Cmd); held {
+	if r, kept := c.wit.get(p.Cmd); kept {
 		// The ack carries the ballot the record was accepted in: a fast
 		// path counts acceptances of one ballot (PROTOCOL.md 1.7, 6.4).
 		ack.Ok, ack.Ballot = r.Accepted, r.Ballot
@@ -87,7 +69,7 @@ func (c *Core) appendStrong(from wire.ClientID, p *wire.Propose) {
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd, Ok: ok,
 		Result: res.Value, Version: res.Version, Items: res.Items, Slot: s, ReadDep: dep,
 	})
-	c.releaseHeld(p.Cmd)
+	c.releaseBarred(p.Cmd)
 }
 
 // speculate computes a command's result over the log prefix and the
@@ -100,14 +82,10 @@ func (c *Core) speculate(cmd kvs.Command) (kvs.Result, bool, wire.ReadDep) {
 	case kvs.OpGet, kvs.OpScan:
 		res := c.readOverLog(cmd)
 		pending := c.scratchEnts[:0]
-		lo, hi := cmd.KeyRange()
-		for k := lo; ; k++ {
+		for k := range cmd.Keys() {
 			c.scratchSlots = c.keys.uncommittedWrites(k, c.commitIndex, c.scratchSlots[:0])
 			for _, s := range c.scratchSlots {
 				pending = append(pending, c.entries.at(s))
-			}
-			if k == hi {
-				break
 			}
 		}
 		ok, dep := c.policy.ReadRule(pending)
@@ -136,28 +114,6 @@ func (c *Core) unappliedWrite(k kvs.Key) (kvs.Value, kvs.Slot, bool) {
 	return nil, 0, false
 }
 
-// ProposeWeak hands a weak write to the leader: it is appended once the
-// session's previous weak write has a slot (the causal chain, PROTOCOL.md
-// 4.5 step 2 and 5.4). Duplicates are dropped; the policy answers them.
-func (c *Core) ProposeWeak(w WeakWrite) {
-	if c.role != Leader || c.sessions.ignorable(w.Cmd) || c.HasSlot(w.Cmd) {
-		return
-	}
-	if w.CausalDep > 0 {
-		dep := wire.CmdID{Client: w.Cmd.Client, Seq: w.CausalDep}
-		if c.refused(dep) {
-			c.appendRefusal(w.Cmd, wire.Weak, w.CausalDep)
-			return
-		}
-		if !c.HasSlot(dep) {
-			c.hold(dep, heldRequest{from: w.From, weak: &w})
-			return
-		}
-	}
-	c.appendEntry(wire.Entry{Ballot: c.ballot, Cmd: w.Cmd, Command: w.Command, Level: wire.Weak, CausalDep: w.CausalDep, AckUpTo: w.AckUpTo})
-	c.releaseHeld(w.Cmd)
-}
-
 // HasSlot reports whether id is in the log or was applied.
 func (c *Core) HasSlot(id wire.CmdID) bool {
 	if _, ok := c.cmdIndex[id]; ok {
@@ -182,76 +138,4 @@ func (c *Core) appendEntry(e wire.Entry) kvs.Slot {
 	c.keys.add(s, e.Command)
 	c.match[c.o.ID] = s
 	return s
-}
-
-func (c *Core) hold(dep wire.CmdID, h heldRequest) {
-	h.since = c.o.Now()
-	if _, ok := c.held[dep]; !ok {
-		c.heldOrder = append(c.heldOrder, dep)
-	}
-	c.held[dep] = append(c.held[dep], h)
-}
-
-// releaseHeld re-runs, in arrival order, the requests that waited for id.
-func (c *Core) releaseHeld(id wire.CmdID) {
-	hs, ok := c.held[id]
-	if !ok {
-		return
-	}
-	delete(c.held, id)
-	for _, h := range hs {
-		if h.strong != nil {
-			c.onPropose(h.from, h.strong)
-		} else {
-			c.ProposeWeak(*h.weak)
-		}
-	}
-}
-
-// expireHeld answers strong requests held too long with a retry and drops
-// weak ones; the client re-sends its unconfirmed weak writes in order
-// (PROTOCOL.md 5.4).
-func (c *Core) expireHeld(now int64) {
-	keep := c.heldOrder[:0]
-	for _, dep := range c.heldOrder {
-		hs, ok := c.held[dep]
-		if !ok {
-			continue
-		}
-		if now-hs[0].since < int64(c.o.BarrierWait) {
-			keep = append(keep, dep)
-			continue
-		}
-		delete(c.held, dep)
-		for _, h := range hs {
-			if h.strong != nil {
-				c.out.toClient(h.from, &wire.LeaderReply{Replica: c.o.ID, Ballot: c.ballot, Cmd: h.strong.Cmd, Retry: true})
-			}
-		}
-	}
-	clear(c.heldOrder[len(keep):])
-	c.heldOrder = keep
-}
-
-// onSync answers with the stored result of an applied command. A command
-// applied so long ago that its result is forgotten (below its session's
-// floor, so its own client completed it) is answered with slot 0 and no
-// result: that still tells a tainted CURP-HO session that it is committed.
-func (c *Core) onSync(from wire.ClientID, m *wire.Sync) {
-	if a, ok := c.sessions.appliedResult(m.Cmd); ok {
-		c.sendSyncReply(from, m.Cmd, a)
-	} else if c.sessions.wasApplied(m.Cmd) {
-		c.sendSyncReply(from, m.Cmd, applied{})
-	}
-}
-
-func (c *Core) sendSyncReply(to wire.ClientID, id wire.CmdID, a applied) {
-	var wcs wire.Seq
-	if s := c.sessions.peek(id.Client); s != nil {
-		wcs = s.weakCommittedSeq
-	}
-	c.out.toClient(to, &wire.SyncReply{
-		Replica: c.o.ID, Ballot: c.ballot, Cmd: id, Refused: a.refused,
-		Result: a.result.Value, Version: a.result.Version, Items: a.result.Items, Slot: a.slot, WeakCommittedSeq: wcs,
-	})
 }

@@ -74,7 +74,7 @@ func TestInvalidClientRequestsDropped(t *testing.T) {
 			tc := newTestCoreWith(t, id, 3, BasePolicy{})
 			c, out := tc.Core, tc.out
 			c.StepClient(7, m)
-			require.Zero(t, c.HeldRecords(), "%T at replica %d", m, id)
+			require.Zero(t, c.RecordCount(), "%T at replica %d", m, id)
 			require.Zero(t, c.LastSlot(), "%T at replica %d", m, id)
 			require.Empty(t, out.take(), "%T at replica %d", m, id)
 		}

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/quorum"
 	"swiftpaxos/replica/wire"
 )
 
@@ -109,7 +110,7 @@ func (c *Core) maybeFinishRecovery() {
 			n++
 		}
 	}
-	if n < c.o.N/2+1 {
+	if n < quorum.Majority(c.o.N) {
 		return
 	}
 	replay := c.selectReplays()
@@ -128,16 +129,15 @@ func (c *Core) maybeFinishRecovery() {
 }
 
 // selectReplays applies the replay rule of PROTOCOL.md 6.4: a strong write
-// held as accepted in one ballot by at least R of the majority, a weak
-// write held by at least R (any ballot), and, as best effort, a weak write
+// kept as accepted in one ballot by at least R of the majority, a weak
+// write kept by at least R (any ballot), and, as best effort, a weak write
 // whose causal chain is complete. Commands already in the log or applied
 // are skipped. The order is replayOrder's.
 func (c *Core) selectReplays() []wire.Record {
 	if c.o.Mutation.NoWitnessReplay {
 		return nil
 	}
-	f := (c.o.N - 1) / 2
-	threshold := (f+1)/2 + 1
+	threshold := quorum.Recovery(c.o.N)
 	type strongKey struct {
 		id wire.CmdID
 		b  wire.Ballot

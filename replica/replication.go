@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/quorum"
 	"swiftpaxos/replica/wire"
 )
 
@@ -107,7 +108,7 @@ func (c *Core) advanceCommit() {
 		}
 	}
 	c.scratchMatch = m
-	majority := c.o.N/2 + 1
+	majority := quorum.Majority(c.o.N)
 	if len(m) < majority {
 		return
 	}

@@ -7,13 +7,13 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// witnessRecord is a witness record plus the instant it was created (or
-// last handed to the leader), used to flush records of commands that never
-// commit (PROTOCOL.md 3.4 rule 4).
+// witnessRecord is a witness record plus the instant it was last flushed
+// to the leader (its creation until the first flush), used to flush
+// records of commands that never commit (PROTOCOL.md 3.4 rule 4).
 type witnessRecord struct {
 	wire.Record
-	created int64
-	born    int64 // when the record was created; created moves on each flush
+	lastFlushed int64
+	born        int64 // when the record was created
 }
 
 // witness is a replica's record store (PROTOCOL.md sections 1.6, 3.4, 5.3).
@@ -40,55 +40,45 @@ func (w *witness) get(id wire.CmdID) (*witnessRecord, bool) {
 	return r, ok
 }
 
-// conflictsStrong reports whether a held strong record conflicts with c.
+// conflictsStrong reports whether a kept strong record conflicts with c.
 // Weak records never cause a conflict (PROTOCOL.md 3.4 rule 5).
 func (w *witness) conflictsStrong(c kvs.Command) bool {
-	lo, hi := c.KeyRange()
-	for k := lo; ; k++ {
+	for k := range c.Keys() {
 		for _, r := range w.byKey[k] {
 			if r.Level == wire.Strong && r.Command.Conflicts(c) {
 				return true
 			}
 		}
-		if k == hi {
-			return false
-		}
 	}
+	return false
 }
 
-// writesOn returns the held write records overlapping the range of c.
+// writesOn returns the kept write records overlapping the range of c.
 func (w *witness) writesOn(c kvs.Command, out []*witnessRecord) []*witnessRecord {
-	lo, hi := c.KeyRange()
-	for k := lo; ; k++ {
+	for k := range c.Keys() {
 		for _, r := range w.byKey[k] {
 			if r.Command.IsWrite() {
 				out = append(out, r)
 			}
 		}
-		if k == hi {
-			return out
-		}
 	}
+	return out
 }
 
-// add stores a record, replacing any record held for the same CmdID (at
+// add stores a record, replacing any record kept for the same CmdID (at
 // most one record per CmdID, PROTOCOL.md 3.4 rule 6): a leader that appends
 // a command it holds as a record of an older ballot keeps only its own.
 func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	w.remove(rec.Cmd)
 	w.arrival++
 	rec.Arrival = w.arrival
-	r := &witnessRecord{Record: rec, created: now, born: now}
+	r := &witnessRecord{Record: rec, lastFlushed: now, born: now}
 	w.byCmd[rec.Cmd] = r
 	if rec.Command.Op == kvs.OpNoop {
 		return r
 	}
-	lo, hi := rec.Command.KeyRange()
-	for k := lo; ; k++ {
+	for k := range rec.Command.Keys() {
 		w.byKey[k] = append(w.byKey[k], r)
-		if k == hi {
-			break
-		}
 	}
 	if rec.Level == wire.Weak {
 		w.bySession[rec.Cmd.Client] = append(w.bySession[rec.Cmd.Client], r)
@@ -96,7 +86,7 @@ func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	return r
 }
 
-// remove deletes the record of id, if held.
+// remove deletes the record of id, if kept.
 func (w *witness) remove(id wire.CmdID) {
 	r, ok := w.byCmd[id]
 	if !ok {
@@ -104,15 +94,11 @@ func (w *witness) remove(id wire.CmdID) {
 	}
 	delete(w.byCmd, id)
 	if r.Command.Op != kvs.OpNoop {
-		lo, hi := r.Command.KeyRange()
-		for k := lo; ; k++ {
+		for k := range r.Command.Keys() {
 			if l := removeRecord(w.byKey[k], r); len(l) == 0 {
 				delete(w.byKey, k)
 			} else {
 				w.byKey[k] = l
-			}
-			if k == hi {
-				break
 			}
 		}
 	}
@@ -135,7 +121,7 @@ func (w *witness) removeOlderThan(b wire.Ballot) {
 	}
 }
 
-// sessionWeak returns the CmdIDs of the session's held weak records.
+// sessionWeak returns the CmdIDs of the session's kept weak records.
 func (w *witness) sessionWeak(c wire.ClientID) []wire.CmdID {
 	l := w.bySession[c]
 	if len(l) == 0 {
@@ -169,7 +155,7 @@ func (w *witness) check() error {
 	for k, l := range w.byKey {
 		for _, r := range l {
 			if w.byCmd[r.Cmd] != r {
-				return fmt.Errorf("key %d lists a record of %v that is not the one held for it", k, r.Cmd)
+				return fmt.Errorf("key %d lists a record of %v that is not the one kept for it", k, r.Cmd)
 			}
 			if lo, hi := r.Command.KeyRange(); k < lo || k > hi {
 				return fmt.Errorf("key %d lists a record of %v outside its range", k, r.Cmd)
@@ -190,7 +176,7 @@ func (w *witness) check() error {
 	for c, l := range w.bySession {
 		for _, r := range l {
 			if w.byCmd[r.Cmd] != r || r.Cmd.Client != c || r.Level != wire.Weak {
-				return fmt.Errorf("session %d lists a record of %v that is not its held weak record", c, r.Cmd)
+				return fmt.Errorf("session %d lists a record of %v that is not its kept weak record", c, r.Cmd)
 			}
 			n++
 		}
@@ -202,7 +188,7 @@ func (w *witness) check() error {
 		}
 	}
 	if n != weak {
-		return fmt.Errorf("sessions list %d weak records, %d are held", n, weak)
+		return fmt.Errorf("sessions list %d weak records, %d are kept", n, weak)
 	}
 	return nil
 }

@@ -16,16 +16,16 @@ func (c *Core) Admit(id wire.CmdID, ackUpTo wire.Seq) bool {
 	return !c.sessions.ignorable(id) && !c.sessions.wasApplied(id)
 }
 
-// RecordWeak keeps a CURP-HO weak-write witness record unless id is held
-// already (PROTOCOL.md 5.3). Weak records never make a witness reject.
+// RecordWeak keeps a CURP-HO weak-write witness record unless one is kept
+// for id already (PROTOCOL.md 5.3). Weak records never make a witness reject.
 func (c *Core) RecordWeak(id wire.CmdID, cmd kvs.Command, causalDep wire.Seq) {
-	if _, held := c.wit.get(id); held || !c.member {
+	if _, kept := c.wit.get(id); kept || !c.member {
 		return
 	}
 	c.wit.add(wire.Record{Cmd: id, Command: cmd, Level: wire.Weak, Accepted: true, Ballot: c.ballot, CausalDep: causalDep}, c.o.Now())
 }
 
-// SessionWeak lists the session's held weak records (CURP-HO CausalDeps).
+// SessionWeak lists the session's kept weak records (CURP-HO CausalDeps).
 func (c *Core) SessionWeak(client wire.ClientID) []wire.CmdID { return c.wit.sessionWeak(client) }
 
 // WeakCommittedSeq is the largest Seq of the session's weak writes applied
@@ -37,7 +37,7 @@ func (c *Core) WeakCommittedSeq(client wire.ClientID) wire.Seq {
 	return 0
 }
 
-// ReadDep classifies the held write records overlapping a read (PROTOCOL.md
+// ReadDep classifies the kept write records overlapping a read (PROTOCOL.md
 // 5.5 item 3): none, exactly one weak write, or anything else.
 func (c *Core) ReadDep(cmd kvs.Command) wire.ReadDep {
 	var buf [2]*witnessRecord
@@ -72,11 +72,11 @@ func (c *Core) vouchesChain(r *witnessRecord) bool {
 // listed that nothing can remove); tests and the simulator call it.
 func (c *Core) CheckWitness() error { return c.wit.check() }
 
-// HeldRecords is the number of witness records held.
-func (c *Core) HeldRecords() int { return len(c.wit.byCmd) }
+// RecordCount is the number of witness records kept.
+func (c *Core) RecordCount() int { return len(c.wit.byCmd) }
 
-// Held lists the held witness records in arrival order, for diagnostics.
-func (c *Core) Held() []wire.Record {
+// Records lists the kept witness records in arrival order, for diagnostics.
+func (c *Core) Records() []wire.Record {
 	out := make([]wire.Record, 0, len(c.wit.byCmd))
 	for _, r := range c.wit.byCmd {
 		out = append(out, r.Record)

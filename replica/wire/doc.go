@@ -1,9 +1,10 @@
 // Package wire owns the messages that replicas and clients exchange and their
 // binary encoding: the typed identifiers (ids.go), the message structs
-// (messages.go, one per message of PROTOCOL.md sections 3.8, 4.2, 5.2 and 6),
-// and the codec that turns them into frames and back (encode.go, decode.go,
-// reader.go). It does no networking beyond reading frames from an io.Reader
-// and knows nothing about protocol state.
+// (messages.go, messages_client.go, messages_peer.go: one per message of
+// PROTOCOL.md sections 3.8, 4.2, 5.2 and 6), and the codec that turns them
+// into frames and back (encode.go, decode.go, decoder.go, reader.go). It
+// does no networking beyond reading frames from an io.Reader and knows
+// nothing about protocol state.
 //
 // PROTOCOL.md section 3.8 leaves the encoding to the implementation. This
 // comment is the specification of the one used here.

@@ -1,5 +1,5 @@
 // Command soak runs every simulation configuration of the suite
-// (replica/sim Configs) for both protocols, with seeds counted up from a
+// (sim Configs) for both protocols, with seeds counted up from a
 // random base, for a given time, and reports every failing seed with the
 // command that replays it. scripts/soak.sh is its front end; it is not part
 // of CI. A run fails when it does not finish and settle, or when the

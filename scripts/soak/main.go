@@ -17,7 +17,7 @@ import (
 
 	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
-	"swiftpaxos/replica/sim"
+	"swiftpaxos/sim"
 )
 
 func main() {

@@ -1,0 +1,218 @@
+package client
+
+import (
+	"slices"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// The session's cache and read frontier (PROTOCOL.md 4.4-4.6): values the
+// session wrote or read with the slots of their sources, the frontier that
+// stands for evicted and superseded entries, and the weak reads parked while
+// an entry is ambiguous.
+
+// cacheEntry is a value the session wrote or read, with the slot of its
+// source write (PROTOCOL.md 4.4). Pending entries are the session's own
+// writes whose slot is not known yet (CURP-HO).
+type cacheEntry struct {
+	value   kvs.Value
+	version kvs.Slot
+	pending bool
+	src     wire.Seq // own write that created a pending entry
+	// A pending entry may also know a settled value that completed while
+	// it was pending (an own strong write or a strong read that was
+	// concurrent with the pending write). Which of the two is newer is
+	// known only when the pending write settles; until then weak reads of
+	// the key wait (PROTOCOL.md 2.2: concurrent operations of a session
+	// may be ordered either way across a failover).
+	alt        kvs.Value
+	altVersion kvs.Slot
+	// tentative: the version is a slot a leader assigned but had not
+	// committed when its fast-path reply came; recovery may move it.
+	tentative bool
+}
+
+// ambiguous reports whether the entry's newest value is not known yet.
+func (e cacheEntry) ambiguous() bool { return e.pending && e.altVersion > 0 }
+
+// parkedRead is a weak read reply waiting for an ambiguous entry to settle.
+type parkedRead struct {
+	p     *Pending
+	reply *wire.WeakReadReply
+}
+
+// maxCache bounds the cache; past it the frontier is raised so that every
+// settled entry becomes redundant (PROTOCOL.md 4.6, eviction).
+const maxCache = 1 << 14
+
+// setCache stores a value the session read: it replaces only an older
+// settled entry, never a pending own write.
+func (s *Core) setCache(k kvs.Key, e cacheEntry) {
+	old, ok := s.cache[k]
+	switch {
+	case ok && old.pending:
+		s.keepAlt(k, old, e.value, e.version)
+	case ok && old.version >= e.version:
+	default:
+		s.put(k, e)
+	}
+}
+
+// keepAlt remembers a settled value under a pending entry.
+func (s *Core) keepAlt(k kvs.Key, e cacheEntry, v kvs.Value, version kvs.Slot) {
+	if version > e.altVersion {
+		e.alt, e.altVersion = v, version
+		s.cache[k] = e
+	}
+}
+
+// setOwn stores the settled value of the session's own write seq: it
+// replaces an older settled entry or a pending own write issued before
+// seq. Pipelined writes complete out of order, so an earlier write's
+// acknowledgement must not hide a later one (PROTOCOL.md 10.5).
+func (s *Core) setOwn(k kvs.Key, v kvs.Value, slot kvs.Slot, seq wire.Seq) {
+	old, ok := s.cache[k]
+	switch {
+	case ok && old.pending && old.src > seq:
+		s.keepAlt(k, old, v, slot)
+	case ok && !old.pending && old.version >= slot:
+	default:
+		s.put(k, cacheEntry{value: v, version: slot})
+	}
+}
+
+func (s *Core) put(k kvs.Key, e cacheEntry) {
+	if _, ok := s.cache[k]; !ok && len(s.cache) >= maxCache {
+		s.evict()
+	}
+	s.cache[k] = e
+	s.releaseParked(k)
+}
+
+// releaseParked completes the weak reads of k that waited for its entry to
+// stop being ambiguous.
+func (s *Core) releaseParked(k kvs.Key) {
+	parked := s.parked[k]
+	if len(parked) == 0 || s.cache[k].ambiguous() {
+		return
+	}
+	delete(s.parked, k)
+	for _, pr := range parked {
+		// Only the answer to the read's latest attempt counts, and only
+		// while the read is pending.
+		if s.Lookup(pr.reply.Cmd) != pr.p || pr.reply.Attempt != uint32(pr.p.attempts) {
+			continue
+		}
+		if pr.reply.Ballot < s.ballot {
+			// The session learnt a new ballot while the answer waited, and
+			// dropped the tentative entries that covered what the old
+			// view's state may lack: ask again (as onWeakReadReply does).
+			s.resend(pr.p)
+			continue
+		}
+		s.finishWeakRead(pr.p, pr.reply)
+	}
+}
+
+// SetPendingCache records the session's own weak write whose slot is not
+// known yet (CURP-HO); it is the session's newest write to k.
+func (s *Core) SetPendingCache(k kvs.Key, v kvs.Value, src wire.Seq) {
+	s.put(k, cacheEntry{value: v, pending: true, src: src})
+}
+
+// AwaitsSlot reports whether the cache still holds the own write src of k
+// as pending: only its slot can settle it.
+func (s *Core) AwaitsSlot(k kvs.Key, src wire.Seq) bool {
+	e, ok := s.cache[k]
+	return ok && e.pending && e.src == src
+}
+
+// SettleCache gives an own write its slot, if the cache still holds it.
+// The newer of the write and the entry's alternative stays; slot 0 (the
+// leader no longer knows it) keeps the alternative only if there is one.
+func (s *Core) SettleCache(k kvs.Key, src wire.Seq, slot kvs.Slot) {
+	e, ok := s.cache[k]
+	if !ok || !e.pending || e.src != src {
+		return
+	}
+	switch {
+	case e.altVersion > slot:
+		// An alternative may come from a fast path: keep it tentative.
+		s.cache[k] = cacheEntry{value: e.alt, version: e.altVersion, tentative: true}
+	case slot > 0:
+		s.cache[k] = cacheEntry{value: e.value, version: slot}
+	default:
+		delete(s.cache, k)
+		s.raiseFrontier(e.altVersion, true)
+	}
+	s.releaseParked(k)
+}
+
+// SetCache records the settled own write seq (CURP-HT weak write).
+func (s *Core) SetCache(k kvs.Key, v kvs.Value, slot kvs.Slot, seq wire.Seq) {
+	s.setOwn(k, v, slot, seq)
+}
+
+// markTentative flags the entry of k if it still holds version slot.
+func (s *Core) markTentative(k kvs.Key, slot kvs.Slot) {
+	if e, ok := s.cache[k]; ok && !e.pending && e.version == slot {
+		e.tentative = true
+		s.cache[k] = e
+	}
+}
+
+// dropSettled forgets the tentative cache entries (and the alternatives of
+// pending ones) when the session learns a new ballot: their versions are
+// slots of the old leader's log that recovery may have moved. Committed
+// versions stay, and so do own pending writes; reads carry readBallot
+// until the new view's start is known, so replicas answer from state that
+// includes every replayed write.
+func (s *Core) dropSettled() {
+	s.tentFrontier = 0
+	var released []kvs.Key
+	for k, e := range s.cache {
+		switch {
+		case !e.pending && e.tentative:
+			delete(s.cache, k)
+		case e.altVersion > 0:
+			e.alt, e.altVersion = nil, 0
+			s.cache[k] = e
+			released = append(released, k)
+		}
+	}
+	// Parked reads complete in key order: the session's outputs must not
+	// depend on map order.
+	slices.Sort(released)
+	for _, k := range released {
+		s.releaseParked(k)
+	}
+}
+
+// raiseFrontier notes that the session read (or cached) version v.
+func (s *Core) raiseFrontier(v kvs.Slot, tentative bool) {
+	if tentative {
+		s.tentFrontier = max(s.tentFrontier, v)
+	} else {
+		s.frontier = max(s.frontier, v)
+	}
+}
+
+// readFrontier is the minimum slot a weak read asks for.
+func (s *Core) readFrontier() kvs.Slot { return max(s.frontier, s.tentFrontier) }
+
+// evict raises the frontier to the newest settled version in the cache and
+// drops every settled entry: a replica that has applied the frontier holds
+// each of them or something newer (PROTOCOL.md 4.6).
+func (s *Core) evict() {
+	for _, e := range s.cache {
+		if !e.pending {
+			s.raiseFrontier(e.version, e.tentative)
+		}
+	}
+	for k, e := range s.cache {
+		if !e.pending {
+			delete(s.cache, k)
+		}
+	}
+}

@@ -1,0 +1,29 @@
+package replica
+
+import "swiftpaxos/replica/wire"
+
+// Sync (PROTOCOL.md 3.6): the slow path's answer, the stored result of an
+// applied command.
+
+// onSync answers with the stored result of an applied command. A command
+// applied so long ago that its result is forgotten (below its session's
+// floor, so its own client completed it) is answered with slot 0 and no
+// result: that still tells a tainted CURP-HO session that it is committed.
+func (c *Core) onSync(from wire.ClientID, m *wire.Sync) {
+	if a, ok := c.sessions.appliedResult(m.Cmd); ok {
+		c.sendSyncReply(from, m.Cmd, a)
+	} else if c.sessions.wasApplied(m.Cmd) {
+		c.sendSyncReply(from, m.Cmd, applied{})
+	}
+}
+
+func (c *Core) sendSyncReply(to wire.ClientID, id wire.CmdID, a applied) {
+	var wcs wire.Seq
+	if s := c.sessions.peek(id.Client); s != nil {
+		wcs = s.weakCommittedSeq
+	}
+	c.out.toClient(to, &wire.SyncReply{
+		Replica: c.o.ID, Ballot: c.ballot, Cmd: id, Refused: a.refused,
+		Result: a.result.Value, Version: a.result.Version, Items: a.result.Items, Slot: a.slot, WeakCommittedSeq: wcs,
+	})
+}

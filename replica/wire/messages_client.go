@@ -1,0 +1,153 @@
+package wire
+
+import "swiftpaxos/kvs"
+
+// Messages between a client session and the replicas: requests, the
+// replies to them and redirects (PROTOCOL.md 3.8, 4.2, 5.2).
+
+// Propose carries a strong operation, client to every replica (section 3.8).
+type Propose struct {
+	Cmd     CmdID
+	Command kvs.Command
+	AckUpTo Seq
+	WeakDep Seq // CURP-HO: Seq of the session's latest earlier weak write
+}
+
+// LeaderReply is the leader's speculative reply (section 3.5).
+type LeaderReply struct {
+	Replica ReplicaID
+	Ballot  Ballot
+	Cmd     CmdID
+	Ok      bool
+	Retry   bool // CURP-HO barrier timed out: re-send weak writes, then re-propose
+	Result  kvs.Value
+	Version kvs.Slot
+	Slot    kvs.Slot
+	ReadDep ReadDep
+	// Items is a SCAN's result in per-key form (kvs.Result.Items).
+	Items []kvs.Item
+}
+
+// RecordAck is a witness's admission answer (sections 3.8, 5.5).
+type RecordAck struct {
+	Replica         ReplicaID
+	Ballot          Ballot
+	Cmd             CmdID
+	Ok              bool
+	CausalDeps      []CmdID
+	DepCommittedSeq Seq
+	ReadDep         ReadDep
+}
+
+// SyncReply is the result of actual execution (section 3.3).
+type SyncReply struct {
+	Replica          ReplicaID
+	Ballot           Ballot
+	Cmd              CmdID
+	Result           kvs.Value
+	Version          kvs.Slot
+	Slot             kvs.Slot
+	WeakCommittedSeq Seq
+	// Items is a SCAN's result in per-key form (kvs.Result.Items).
+	Items []kvs.Item
+	// Refused: the leader refused the command for good (its session's
+	// causal chain is broken); it never executed and never will.
+	Refused bool
+}
+
+// Sync asks for the result of an applied command (section 3.7).
+type Sync struct {
+	Cmd CmdID
+}
+
+// NotLeader redirects a client to the leader it should use.
+type NotLeader struct {
+	Ballot Ballot
+	Leader ReplicaID
+	Cmd    CmdID
+}
+
+// WeakPropose is a CURP-HT weak write, client to leader (section 4.2).
+type WeakPropose struct {
+	Cmd       CmdID
+	Command   kvs.Command
+	CausalDep Seq
+	AckUpTo   Seq
+}
+
+// WeakReply acknowledges a CURP-HT weak write (section 4.2).
+type WeakReply struct {
+	Replica   ReplicaID
+	Ballot    Ballot
+	Cmd       CmdID
+	Slot      kvs.Slot
+	Committed bool
+	// Refused: the leader refused the write for good; it never executes.
+	Refused bool
+}
+
+// SlotOf pairs a command with its slot in a WeakCommit.
+type SlotOf struct {
+	Cmd  CmdID
+	Slot kvs.Slot
+	// Refused: the leader refused the write for good; it never executes.
+	Refused bool
+}
+
+// WeakCommit tells a client that some of its weak writes committed (section 5.2).
+type WeakCommit struct {
+	Ballot  Ballot
+	Commits []SlotOf
+}
+
+// WeakRead is a weak GET or SCAN to one replica (section 4.2).
+type WeakRead struct {
+	Cmd     CmdID
+	Command kvs.Command
+	MinSlot kvs.Slot
+	Ballot  Ballot
+	// Attempt numbers the session's sends of this read; the reply echoes
+	// it, so that an answer to an earlier attempt is never taken for the
+	// current one (PROTOCOL.md 6.5).
+	Attempt uint32
+}
+
+// WeakReadReply answers a WeakRead from applied state (section 4.2).
+type WeakReadReply struct {
+	Replica      ReplicaID
+	Ballot       Ballot
+	Cmd          CmdID
+	Attempt      uint32 // the request's Attempt
+	Retry        bool   // the replica could not reach MinSlot in time
+	Result       kvs.Value
+	Version      kvs.Slot
+	AppliedIndex kvs.Slot
+	// WeakApplied is the largest Seq of the session's weak writes applied
+	// here; by the causal chain every earlier one is applied too, so the
+	// answer is at least as new as each of them (docs/DECISIONS.md 10).
+	WeakApplied Seq
+	// Items is a SCAN's result in per-key form (kvs.Result.Items).
+	Items []kvs.Item
+}
+
+// CausalPropose is a CURP-HO weak write, client to every replica (section 5.2).
+type CausalPropose struct {
+	Cmd       CmdID
+	Command   kvs.Command
+	CausalDep Seq
+	Bound     ReplicaID
+	AckUpTo   Seq
+}
+
+// CausalReply is the bound replica's acknowledgement of a weak write.
+type CausalReply struct {
+	Replica ReplicaID
+	Ballot  Ballot
+	Cmd     CmdID
+}
+
+// EndSession tells the replicas that a client closed its session cleanly:
+// the leader ends it through the log (PROTOCOL.md 6.10).
+type EndSession struct {
+	Client ClientID
+}

@@ -1,0 +1,167 @@
+package sim
+
+import (
+	"time"
+)
+
+// Config is one named simulation configuration of the suite. CI runs
+// CISeeds seeds of it per cluster size (TestSuite in each protocol's
+// package); the soak (scripts/soak.sh) runs it from a random seed base for
+// as long as it is given. Make builds the options of one run.
+type Config struct {
+	Name    string
+	Sizes   []int
+	CISeeds int
+	Make    func(seed uint64, n int, p Protocol) Options
+}
+
+// Configs is the simulation suite of a protocol: the same configurations
+// for both, with the workload mix tuned to what each protocol's weak
+// operations exercise.
+func Configs(protocol string) []Config {
+	ho := protocol == "curpho"
+	mix := func(o *Options) {
+		if ho {
+			o.Workload.WeakWrites, o.Workload.Writes = 60, 30
+		}
+	}
+	return []Config{
+		{Name: "core", Sizes: []int{3, 5}, CISeeds: 300, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			return o
+		}},
+		{Name: "failover", Sizes: []int{3, 5}, CISeeds: 400, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			o.Faults = FailoverMix(n)
+			return o
+		}},
+		// Weak writes followed by strong operations of the same session on
+		// other keys, and reads of hot keys, across a leader crash.
+		{Name: "leader-crash", Sizes: []int{5}, CISeeds: 200, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			o.Sessions = 6
+			o.Workload = Workload{Ops: 80, Pendings: 4, Keys: 8, WeakRatio: 50, WeakWrites: 70, Writes: 50, ScanRatio: 10, ScanCount: 3}
+			o.Faults = Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 4 * time.Millisecond,
+				Crashes: 1, CrashWithin: 100 * time.Millisecond, CrashLeader: true}
+			return o
+		}},
+		{Name: "harsh", Sizes: []int{5}, CISeeds: 150, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			o.Sessions = 6
+			o.Workload = Workload{Ops: 60, Pendings: 3, Keys: 4, WeakRatio: 50, WeakWrites: 80, Writes: 50, ScanRatio: 20, ScanCount: 2}
+			o.Faults = HarshMix()
+			return o
+		}},
+		// The harsh mix with client crashes and execution lag: sessions die
+		// with weak writes kept by few witnesses, and their records must
+		// still be decided (PROTOCOL.md 3.4 rule 6).
+		{Name: "harsh-clients", Sizes: []int{5}, CISeeds: 100, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			o.Sessions = 8
+			o.Workload = Workload{Ops: 80, Pendings: 3, Keys: 6, WeakRatio: 50, WeakWrites: 80, Writes: 50, ScanRatio: 20, ScanCount: 2}
+			o.Faults = HarshMix()
+			o.Faults.CrashClientToo = true
+			o.Faults.ClientCrashes = 2
+			o.Faults.ApplyLag = 2 * time.Millisecond
+			return o
+		}},
+		// More sessions, keys and operations than the others, so that
+		// anomalies across keys and long chains show.
+		{Name: "many", Sizes: []int{3, 5}, CISeeds: 40, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			wide(&o, 8, 200, 4, 20)
+			o.Faults = FaultMix
+			o.Faults.ClientCrashes = 2
+			return o
+		}},
+		// Repeated partitions that isolate the leader for longer than the
+		// election timeout: views change again and again under load.
+		{Name: "partitions", Sizes: []int{3, 5}, CISeeds: 40, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			wide(&o, 6, 150, 3, 10)
+			o.Faults = FaultMix
+			o.Faults.PartitionEvery, o.Faults.PartitionFor = 2*time.Second, 3*time.Second
+			o.Faults.PartitionLeader = true
+			return o
+		}},
+		// Partitions longer than the refusal age (docs/DECISIONS.md 15),
+		// with weak writes lost on their way to witnesses: live sessions
+		// keep talking to the leader, so none of their records may be
+		// refused, however long a replica is cut off.
+		{Name: "long-partitions", Sizes: []int{3, 5}, CISeeds: 6, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			wide(&o, 6, 180, 3, 10)
+			o.Workload.Think = time.Second // about 30 s per session
+			o.Faults = FaultMix
+			o.Faults.PartitionEvery, o.Faults.PartitionFor = time.Second, 25*time.Second
+			o.Faults.DropWeakProb = 0.3
+			return o
+		}},
+		// Replicas crash and come back empty (PROTOCOL.md 6.10), with
+		// frequent snapshots and a short log tail, so that restarted and
+		// lagging replicas catch up by state transfer in most runs.
+		{Name: "restarts", Sizes: []int{3, 5}, CISeeds: 30, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			wide(&o, 6, 120, 3, 10)
+			o.Faults = FailoverMix(n)
+			o.Faults.CrashWithin = 600 * time.Millisecond
+			o.Faults.RestartAfter = 300 * time.Millisecond
+			o.SnapshotEvery, o.LogRetain = 40, 10
+			return o
+		}},
+		// Sessions end in the middle of the run: the leader expires those
+		// idle longer than SessionIdle (some think times are longer),
+		// through the log and across view changes; a late request of an
+		// expired session must never execute (PROTOCOL.md 6.10).
+		{Name: "expiry", Sizes: []int{3, 5}, CISeeds: 30, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			wide(&o, 8, 40, 2, 6)
+			o.Workload.Think = 600 * time.Millisecond
+			o.SessionIdle = 590 * time.Millisecond
+			o.Faults = FailoverMix(n)
+			o.Faults.CrashWithin = 3 * time.Second
+			o.Faults.RestartAfter = time.Second
+			o.SnapshotEvery, o.LogRetain = 20, 5
+			return o
+		}},
+		// Everything at once: up to f crashes, client crashes, execution
+		// lag, dropped weak writes and leader partitions, on many keys.
+		{Name: "chaos", Sizes: []int{3, 5}, CISeeds: 40, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			wide(&o, 10, 150, 3, 30)
+			o.Faults = FailoverMix(n)
+			o.Faults.CrashWithin = time.Second
+			o.Faults.ClientCrashes = 3
+			o.Faults.DropWeakProb = 0.3
+			o.Faults.PartitionEvery, o.Faults.PartitionFor = 2*time.Second, 2500*time.Millisecond
+			o.Faults.PartitionLeader = true
+			return o
+		}},
+	}
+}
+
+// wide sets a larger workload with the protocol's mix: more sessions,
+// operations and keys, and SCANs of up to six keys.
+func wide(o *Options, sessions, ops, pendings, keys int) {
+	o.Sessions = sessions
+	w := &o.Workload
+	w.Ops, w.Pendings, w.Keys, w.ScanRatio, w.ScanCount = ops, pendings, keys, 20, 5
+}
+
+// base is the core workload: four sessions colliding on three hot keys,
+// one read in five a SCAN of up to four keys.
+func base(seed uint64, n int, p Protocol) Options {
+	return Options{
+		Seed: seed, N: n, Sessions: 4, Protocol: p, Faults: FaultMix,
+		Workload: Workload{Ops: 60, Pendings: 3, Keys: 3, WeakRatio: 50, WeakWrites: 50, Writes: 50,
+			ScanRatio: 20, ScanCount: 3},
+	}
+}

@@ -1,0 +1,110 @@
+package sim
+
+import "fmt"
+
+// Faults drawn from the seed: partitions that isolate a replica and heal,
+// crashes of replicas (the leader, when asked) and of client sessions, and
+// restarts of crashed replicas.
+
+const (
+	faultPartition = iota
+	faultHeal
+	faultCrash
+	faultCrashClient
+	faultRestart
+)
+
+func (c *Cluster) fault(kind int) {
+	f := c.o.Faults
+	switch kind {
+	case faultPartition:
+		if c.isolated < 0 {
+			c.isolated = c.rng.IntN(c.o.N)
+			if f.PartitionLeader {
+				for i, r := range c.replicas {
+					if r.IsLeader() && !c.dead[i] {
+						c.isolated = i
+					}
+				}
+			}
+			for i := range c.links {
+				c.links[c.isolated][i].epoch++
+				c.links[i][c.isolated].epoch++
+			}
+			c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(f.PartitionFor)), kind: evFault, idx: faultHeal})
+		}
+		c.schedule(&event{at: c.now + 1 + c.rng.Int64N(2*int64(f.PartitionEvery)), kind: evFault, idx: faultPartition})
+	case faultHeal:
+		c.heal()
+	case faultCrash:
+		victim := c.rng.IntN(c.o.N)
+		if c.o.Faults.CrashLeader {
+			for i, r := range c.replicas {
+				if r.IsLeader() && !c.dead[i] {
+					victim = i
+				}
+			}
+		}
+		c.crash(victim)
+		if d := c.o.Faults.RestartAfter; d > 0 {
+			c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(d)), kind: evFault, idx: faultRestart, peer: victim})
+		}
+		if c.o.Faults.CrashClientToo {
+			c.sessions[c.rng.IntN(len(c.sessions))].dead = true
+		}
+	case faultCrashClient:
+		var live []*session
+		for _, s := range c.sessions {
+			if !s.dead {
+				live = append(live, s)
+			}
+		}
+		if len(live) > 1 {
+			live[c.rng.IntN(len(live))].dead = true
+		}
+	}
+}
+
+func (c *Cluster) heal() { c.isolated = -1 }
+
+// restart brings crashed replica r back, empty (PROTOCOL.md 6.10): its
+// connections were broken, its sessions learn it is reachable again.
+func (c *Cluster) restart(r int) {
+	if !c.dead[r] {
+		return
+	}
+	c.dead[r] = false
+	c.lifetime[r]++
+	c.Restarts++
+	for i := range c.links {
+		c.links[r][i].epoch++
+		c.links[i][r].epoch++
+	}
+	if err := c.startReplica(r); err != nil {
+		panic(fmt.Sprintf("sim: restarting replica %d: %v", r, err))
+	}
+	c.schedule(&event{at: c.now + 1, kind: evTickReplica, idx: r})
+	if c.deferred[r] {
+		c.schedule(&event{at: c.now + 1, kind: evApply, idx: r})
+	}
+	for i, s := range c.sessions {
+		if !s.dead {
+			c.schedule(&event{at: c.now + int64(c.o.Faults.MaxDelay), kind: evReplicaUp, idx: i, peer: r})
+		}
+	}
+}
+
+// crash stops replica r for good. Its sessions' connections break, as a
+// dead process's TCP connections do: each live session learns it after a
+// network delay (PROTOCOL.md 6.6: a broken connection tells a client).
+func (c *Cluster) crash(r int) {
+	if c.dead[r] {
+		return
+	}
+	c.dead[r] = true
+	for i, s := range c.sessions {
+		if !s.dead {
+			c.schedule(&event{at: c.now + int64(c.o.Faults.MaxDelay), kind: evReplicaDown, idx: i, peer: r})
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"swiftpaxos/client"
+	"swiftpaxos/replica"
+	"swiftpaxos/replica/quorum"
+	"swiftpaxos/replica/wire"
+)
+
+// Protocol builds the policies of one protocol.
+type Protocol struct {
+	Name    string
+	Replica func() replica.Policy
+	Client  func() client.Policy
+}
+
+// Faults is the fault mix of a run. All draws come from the run's seed.
+type Faults struct {
+	// MinDelay and MaxDelay bound the one-way delay of a message; the
+	// delay is drawn per message, so connections reorder among themselves.
+	MinDelay, MaxDelay time.Duration
+	// LongDelayProb is the chance that a message is delayed by up to
+	// LongDelay instead (FIFO on its connection still holds).
+	LongDelayProb float64
+	LongDelay     time.Duration
+	// DropProb is the chance that a send breaks its connection: the
+	// message and everything in flight on that connection are lost, and
+	// the next send reconnects.
+	DropProb float64
+	// DropWeakProb is the chance that a CURP-HO weak write (CausalPropose)
+	// from a client to a replica other than its bound one breaks the
+	// connection: it leaves weak writes kept by few witnesses, the case
+	// the causal-deps and ReadDep checks of PROTOCOL.md 5.8 exist for.
+	DropWeakProb float64
+	// PartitionEvery is the mean time between partitions that isolate one
+	// replica from everybody; each lasts up to PartitionFor. 0: none.
+	PartitionEvery time.Duration
+	PartitionFor   time.Duration
+	// PartitionLeader makes every partition isolate the replica that
+	// currently believes it leads, instead of a random one.
+	PartitionLeader bool
+	// Crashes is how many replicas crash (crash-stop, any of them, the
+	// leader included), at random instants within CrashWithin of the
+	// start. At most f: a run with more is rejected.
+	Crashes     int
+	CrashWithin time.Duration
+	// CrashLeader makes every crash hit the replica that currently
+	// believes it leads (the hardest case for recovery).
+	CrashLeader bool
+	// CrashClientToo makes every replica crash also crash a random client
+	// session: the case where an acknowledged CURP-HO weak write may be
+	// lost (PROTOCOL.md 6.8), so that nobody else may have observed it.
+	CrashClientToo bool
+	// RestartAfter, when positive, brings every crashed replica back,
+	// empty, within that long of its crash (PROTOCOL.md 6.10): it must
+	// rejoin before it votes or witnesses again.
+	RestartAfter time.Duration
+	// ClientCrashes is how many client sessions crash on their own, at
+	// random instants within CrashWithin (or the first second).
+	ClientCrashes int
+	// ApplyLag, when positive, makes about half of the replicas execute
+	// on their own schedule: a few committed entries at a time, at random
+	// instants up to ApplyLag apart.
+	ApplyLag time.Duration
+}
+
+// Workload is what every session runs: a closed loop keeping up to
+// Pendings operations in flight until Ops operations completed.
+type Workload struct {
+	Ops      int
+	Pendings int
+	// Keys is the number of (hot) keys, drawn uniformly.
+	Keys int
+	// Percentages, as in the benchmark (PROTOCOL.md 8.2).
+	WeakRatio, WeakWrites, Writes int
+	// Think, when positive, is the most a session waits (uniformly drawn)
+	// after a completion before it invokes its next operation: a run then
+	// lasts long enough in virtual time for long faults to matter.
+	Think time.Duration
+	// ScanRatio is the share (%) of reads, weak and strong, issued as a
+	// SCAN of 1..ScanCount+1 keys (0: none).
+	ScanRatio, ScanCount int
+}
+
+// Options describes a run.
+type Options struct {
+	Seed     uint64
+	N        int
+	Sessions int
+	Protocol Protocol
+	Faults   Faults
+	Workload Workload
+	// Tick is the timer period of replicas and sessions.
+	Tick time.Duration
+	// RetryAfter is the sessions' retry timeout.
+	RetryAfter time.Duration
+	// SnapshotEvery and LogRetain are the replicas' snapshot period and
+	// retained log tail (0: small values, 50 and 20, so that compaction,
+	// and state transfer to lagging replicas, happen in most runs).
+	SnapshotEvery, LogRetain int
+	// SessionIdle is the replicas' session idle time (0: their default);
+	// a configuration sets it below the sessions' think time to expire
+	// sessions in the middle of a run.
+	SessionIdle time.Duration
+	// ReadWait bounds how long a replica parks a weak read (0: the
+	// replica's default); scripted scenarios raise it to keep a read
+	// parked across a view change.
+	ReadWait time.Duration
+	// Deadline bounds the virtual duration of the run; a run that has not
+	// finished and settled by then failed to make progress.
+	Deadline time.Duration
+	// Trace, when set, sees every message delivered (for debugging a
+	// failing seed): the instant, the endpoints (replicas 0..N-1, then
+	// sessions) and the message.
+	Trace func(now time.Duration, from, to int, m wire.Message)
+	// Mutation is passed to every replica, ClientMutation to every
+	// session (tests of the checker only).
+	Mutation       replica.Mutation
+	ClientMutation client.Mutation
+}
+
+func (o Options) withDefaults() Options {
+	if o.Tick == 0 {
+		o.Tick = 5 * time.Millisecond
+	}
+	if o.RetryAfter == 0 {
+		o.RetryAfter = 300 * time.Millisecond
+	}
+	if o.Deadline == 0 {
+		o.Deadline = 10 * time.Minute
+	}
+	if o.SnapshotEvery == 0 {
+		o.SnapshotEvery = 50
+	}
+	if o.LogRetain == 0 {
+		o.LogRetain = 20
+	}
+	if o.Workload.Pendings == 0 {
+		o.Workload.Pendings = 1
+	}
+	if o.Workload.Keys == 0 {
+		o.Workload.Keys = 3
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	var errs []error
+	if o.N < 3 || o.N%2 == 0 {
+		errs = append(errs, fmt.Errorf("n=%d: must be odd and at least 3", o.N))
+	}
+	if o.Sessions < 1 {
+		errs = append(errs, fmt.Errorf("sessions=%d: need at least one", o.Sessions))
+	}
+	if o.Protocol.Replica == nil || o.Protocol.Client == nil {
+		errs = append(errs, errors.New("protocol policies missing"))
+	}
+	if o.Faults.Crashes > quorum.F(o.N) {
+		errs = append(errs, fmt.Errorf("%d crashes: at most f=%d", o.Faults.Crashes, quorum.F(o.N)))
+	}
+	if o.Faults.ClientCrashes >= o.Sessions {
+		errs = append(errs, fmt.Errorf("%d client crashes: at least one of the %d sessions must survive", o.Faults.ClientCrashes, o.Sessions))
+	}
+	if o.Faults.Crashes > 0 && o.Faults.CrashWithin <= 0 {
+		errs = append(errs, errors.New("crashes need a positive CrashWithin"))
+	}
+	if o.Faults.MaxDelay < o.Faults.MinDelay {
+		errs = append(errs, errors.New("MaxDelay below MinDelay"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,61 @@
+package sim_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/check"
+	"swiftpaxos/replica"
+	"swiftpaxos/replica/wire"
+	"swiftpaxos/sim"
+)
+
+// TestScenarioRestartedReplicaDoesNotVoteEarly: PROTOCOL.md 6.10. Three
+// replicas. A strong write is committed by replicas 0 and 1 while replica
+// 2 lags (the leader's entries do not reach it). Replica 1 crashes and
+// comes back empty, and the leader is cut off. Replica 1 must not vote
+// before it has caught up with a leader: otherwise replica 2, whose log
+// lacks the committed write, wins the election with its vote and the
+// write is gone. Correct: no leader until the partition heals, then the
+// write is still there. With the mutation (a restarted replica votes at
+// once), the checker must see the lost write.
+func TestScenarioRestartedReplicaDoesNotVoteEarly(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    replica.Mutation
+	}{{"rejoin rule", replica.Mutation{}}, {"votes early", replica.Mutation{EarlyMember: true}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := sim.NewScript(sim.Options{Seed: 1, N: 3, Sessions: 2, Protocol: protocols[0], Mutation: tc.m,
+				Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
+			require.NoError(t, err)
+			require.NoError(t, s.Run(20*time.Millisecond))
+			drops(t, s, acceptFrom(0, 2))
+			s.Put(0, wire.Strong, 1)
+			runUntil(t, s, "replica 1 applies the write", func() bool { _, ok := s.AppliedSlot(1, 0, 1); return ok }, time.Second)
+			s.Crash(1)
+			s.Restart(1)
+			isolate0 := func(from, to int, m wire.Message) bool { return from == 0 || to == 0 }
+			drops(t, s, acceptFrom(0, 2), isolate0)
+			require.NoError(t, s.Run(5*time.Second))
+			s.Drop(nil)
+			require.NoError(t, s.Run(5*time.Second))
+			s.Get(1, wire.Strong, 1)
+			runUntil(t, s, "a strong read completes", func() bool { ok, _ := s.Done(1, 1); return ok }, 10*time.Second)
+			rep := s.Check()
+			if tc.m == (replica.Mutation{}) {
+				require.True(t, rep.OK(), "%v", rep)
+				_, wrote := s.Done(0, 1)
+				_, read := s.Done(1, 1)
+				require.Equal(t, wrote, read)
+				return
+			}
+			caught := false
+			for _, v := range rep.Violations {
+				caught = caught || v.Rule == check.RuleDurability || v.Rule == check.RuleLogAgreement || v.Rule == check.RuleLinearizability
+			}
+			require.True(t, caught, "the lost write is caught: %v", rep)
+		})
+	}
+}

@@ -1,0 +1,377 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"swiftpaxos/check"
+	"swiftpaxos/client"
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica"
+	"swiftpaxos/replica/wire"
+)
+
+// link is one direction of a connection between two endpoints.
+type link struct {
+	from, to int
+	epoch    uint64 // bumped when the connection breaks
+	last     int64  // delivery instant of the latest message: FIFO
+}
+
+// session is one simulated client session.
+type session struct {
+	idx     int
+	name    check.SessionID
+	core    *client.Core
+	issued  int
+	done    int
+	hist    map[wire.Seq]int // Seq -> index in the history
+	invokes int              // scheduled invokes not yet run
+	dead    bool             // the client crashed
+	// lost: the session was told that acknowledged writes of it were
+	// refused (docs/DECISIONS.md 15); like a crash, it exempts its weak
+	// writes from the durability rule, and the run reports it.
+	lost bool
+	// ending: the session finished its operations and asked the cluster
+	// to end it; expired: the leader ended it for being idle.
+	ending, expired bool
+}
+
+// Cluster is one simulated run.
+type Cluster struct {
+	o        Options
+	rng      *rand.Rand
+	now      int64
+	seq      uint64
+	q        eventQueue
+	links    [][]*link // [from][to]; endpoints: replicas 0..n-1, then sessions
+	replicas []*replica.Core
+	sessions []*session
+	byClient map[wire.ClientID]int // endpoint of a client id
+	isolated int                   // isolated replica, -1 if none
+	deferred []bool                // replicas whose execution lags
+	dead     []bool                // crashed replicas
+	filter   func(from, to int, m wire.Message) bool
+	healAt   int64
+
+	history []check.Op
+	// segments are the applied logs, one per replica lifetime (a snapshot
+	// installed midway is a marker line); current is each replica's open
+	// segment.
+	segments []segment
+	current  []int
+	segs     []int // segments opened, by replica
+	lifetime []int // restarts so far, by replica
+	// Stats; Rejected counts messages a replica rejected as invalid
+	// (only a mutated run may have any).
+	Fast, Slow, Messages, Dropped, Rejected int
+	// Restarts, Installs and Rejoins count replicas brought back empty,
+	// snapshots installed by state transfer, and restarted replicas that
+	// became members again.
+	Restarts, Installs, Rejoins int
+	// Ended counts sessions whose clean end the cluster confirmed;
+	// IdleExpired the sessions the leader ended for being idle.
+	Ended, IdleExpired int
+}
+
+// Result is what a run produced.
+type Result struct {
+	History  []check.Op
+	Logs     map[string][]check.LogEntry
+	Report   check.Report
+	Fast     int
+	Slow     int
+	Messages int
+	Virtual  time.Duration
+	// Ballot is the highest ballot any replica reached; Crashed lists the
+	// replicas that crashed.
+	Ballot  wire.Ballot
+	Crashed []int
+	// Restarts, Installs, Rejoins, Ended and IdleExpired as counted by
+	// the Cluster.
+	Restarts, Installs, Rejoins, Ended, IdleExpired int
+	// Expired is how many live sessions were told that acknowledged
+	// writes of theirs were refused (docs/DECISIONS.md 15).
+	Expired int
+}
+
+// Run executes one simulated run and checks it.
+func Run(o Options) (*Result, error) {
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, fmt.Errorf("sim options: %w", err)
+	}
+	c, err := newCluster(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.run(); err != nil {
+		return nil, fmt.Errorf("seed %d: %w", o.Seed, err)
+	}
+	logs := c.logs()
+	crashedSessions := make(map[check.SessionID]bool)
+	lost := 0
+	for _, s := range c.sessions {
+		if s.dead || s.lost {
+			crashedSessions[s.name] = true
+		}
+		if s.lost {
+			lost++
+		}
+	}
+	rep := check.Check(c.history, logs, check.Options{Crashed: crashedSessions})
+	var ballot wire.Ballot
+	var crashed []int
+	for i, r := range c.replicas {
+		ballot = max(ballot, r.Ballot())
+		if c.dead[i] {
+			crashed = append(crashed, i)
+		}
+	}
+	return &Result{
+		Ballot: ballot, Crashed: crashed, Expired: lost,
+		Restarts: c.Restarts, Installs: c.Installs, Rejoins: c.Rejoins, Ended: c.Ended, IdleExpired: c.IdleExpired,
+		History: c.history, Logs: logs, Report: rep,
+		Fast: c.Fast, Slow: c.Slow, Messages: c.Messages,
+		Virtual: time.Duration(c.now),
+	}, nil
+}
+
+func newCluster(o Options) (*Cluster, error) {
+	c := &Cluster{
+		o:        o,
+		rng:      rand.New(rand.NewPCG(o.Seed, 0x5eed)),
+		byClient: make(map[wire.ClientID]int),
+		isolated: -1,
+		current:  make([]int, o.N),
+		segs:     make([]int, o.N),
+		lifetime: make([]int, o.N),
+		dead:     make([]bool, o.N),
+	}
+	total := o.N + o.Sessions
+	c.links = make([][]*link, total)
+	for i := range total {
+		c.links[i] = make([]*link, total)
+		for j := range total {
+			c.links[i][j] = &link{from: i, to: j}
+		}
+	}
+	for i := range o.N {
+		// Some replicas execute on their own schedule, lagging behind
+		// commitment (as behind a separate apply goroutine).
+		c.deferred = append(c.deferred, o.Faults.ApplyLag > 0 && c.rng.IntN(2) == 0)
+		c.replicas = append(c.replicas, nil)
+		if err := c.startReplica(i); err != nil {
+			return nil, err
+		}
+	}
+	for i := range o.Sessions {
+		s := &session{idx: i, name: check.SessionID(fmt.Sprintf("s%d", i)), hist: make(map[wire.Seq]int)}
+		id := wire.ClientID(c.rng.Uint64() | 1)
+		ep := o.N + i
+		c.byClient[id] = ep
+		core, err := client.NewCore(client.Options{
+			ID: id, N: o.N, Leader: 0, Nearest: wire.ReplicaID(i % o.N),
+			Policy: o.Protocol.Client(),
+			Lost:   func(wire.Seq) { s.lost = true },
+			Ended: func(expired bool) {
+				if !expired {
+					c.Ended++
+				}
+			},
+			Now:        c.clock,
+			RetryAfter: o.RetryAfter,
+			Mutation:   o.ClientMutation,
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.core = core
+		c.sessions = append(c.sessions, s)
+	}
+	return c, nil
+}
+
+func (c *Cluster) clock() int64 { return c.now }
+
+func (c *Cluster) schedule(e *event) {
+	c.seq++
+	e.seq = c.seq
+	c.q.push(e)
+}
+
+// drain sends what replica i produced since it was last drained. The
+// simulator drains after every step, so each input's outputs leave at
+// once; the TCP server drains once per batch of inputs instead, which
+// only merges Accepts (replica.Ready).
+func (c *Cluster) drain(i int) {
+	rd := c.replicas[i].Ready()
+	for _, e := range rd.Messages {
+		c.deliverFrom(i, e)
+	}
+	for _, e := range rd.AfterSync {
+		c.deliverFrom(i, e)
+	}
+}
+
+// drainSession sends what session i produced and records what completed.
+func (c *Cluster) drainSession(i int) {
+	s := c.sessions[i]
+	rd := s.core.Ready()
+	for _, e := range rd.Messages {
+		c.send(c.o.N+i, int(e.To), e.Msg)
+	}
+	for _, r := range rd.Completed {
+		c.complete(s, r)
+	}
+}
+
+func (c *Cluster) deliverFrom(i int, e replica.Envelope) {
+	if !e.ToClient {
+		c.send(i, int(e.To), e.Msg)
+		return
+	}
+	if ep, ok := c.byClient[e.Client]; ok {
+		c.send(i, ep, e.Msg)
+	}
+}
+
+// send encodes m and schedules its delivery on the (from, to) connection.
+func (c *Cluster) send(from, to int, m wire.Message) {
+	l := c.links[from][to]
+	c.Messages++
+	if c.cut(from, to) {
+		l.epoch++
+		c.Dropped++
+		return
+	}
+	f := c.o.Faults
+	if c.filter != nil && c.filter(from, to, m) {
+		l.epoch++
+		c.Dropped++
+		return
+	}
+	if cp, ok := m.(*wire.CausalPropose); ok && f.DropWeakProb > 0 && from >= c.o.N && wire.ReplicaID(to) != cp.Bound &&
+		c.rng.Float64() < f.DropWeakProb {
+		l.epoch++
+		c.Dropped++
+		return
+	}
+	if f.DropProb > 0 && c.rng.Float64() < f.DropProb {
+		l.epoch++
+		c.Dropped++
+		return
+	}
+	d := f.MinDelay
+	if f.MaxDelay > f.MinDelay {
+		d += time.Duration(c.rng.Int64N(int64(f.MaxDelay - f.MinDelay)))
+	}
+	if f.LongDelayProb > 0 && f.LongDelay > 0 && c.rng.Float64() < f.LongDelayProb {
+		d = time.Duration(c.rng.Int64N(int64(f.LongDelay)))
+	}
+	at := max(c.now+int64(d), l.last)
+	l.last = at
+	c.schedule(&event{at: at, kind: evDeliver, link: l, epoch: l.epoch, frame: wire.AppendFrame(nil, m)})
+}
+
+// cut reports whether a partition or a crash separates two endpoints.
+func (c *Cluster) cut(a, b int) bool {
+	if a < c.o.N && c.dead[a] || b < c.o.N && c.dead[b] {
+		return true
+	}
+	if a >= c.o.N && c.sessions[a-c.o.N].dead || b >= c.o.N && c.sessions[b-c.o.N].dead {
+		return true
+	}
+	return c.isolated >= 0 && (a == c.isolated) != (b == c.isolated)
+}
+
+func (c *Cluster) deliver(e *event) error {
+	l := e.link
+	if e.epoch != l.epoch || c.cut(l.from, l.to) {
+		c.Dropped++
+		return nil
+	}
+	m, err := wire.Decode(wire.MsgType(e.frame[4]), e.frame[5:])
+	if err != nil {
+		return fmt.Errorf("decoding a frame from %d to %d: %w", l.from, l.to, err)
+	}
+	n := c.o.N
+	if c.o.Trace != nil {
+		c.o.Trace(time.Duration(c.now), l.from, l.to, m)
+	}
+	switch {
+	case l.to < n && l.from < n:
+		// Simulated replicas are correct: a message one of them rejects
+		// as invalid is a bug in the sender or in the check. A run with
+		// a deliberate mutation lets the checker judge what follows.
+		if err := c.replicas[l.to].StepReplica(wire.ReplicaID(l.from), m); err != nil {
+			if c.o.Mutation == (replica.Mutation{}) {
+				return fmt.Errorf("replica %d rejected %T from replica %d: %w", l.to, m, l.from, err)
+			}
+			c.Rejected++
+		}
+		c.drain(l.to)
+	case l.to < n:
+		c.replicas[l.to].StepClient(c.sessions[l.from-n].core.ID(), m)
+		c.drain(l.to)
+	default:
+		c.sessions[l.to-n].core.Step(wire.ReplicaID(l.from), m)
+		c.drainSession(l.to - n)
+	}
+	return nil
+}
+
+// segment is one stretch of a replica's applied log.
+type segment struct {
+	name    string
+	entries []check.LogEntry
+}
+
+// startReplica starts replica i, empty, in a new lifetime.
+func (c *Cluster) startReplica(i int) error {
+	o := c.o
+	c.newSegment(i)
+	core, err := replica.New(replica.Options{
+		ID: wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
+		Now:           c.clock,
+		Rand:          rand.New(rand.NewPCG(o.Seed, uint64(i)|uint64(c.lifetime[i])<<32)),
+		Mutation:      o.Mutation,
+		ReadWait:      o.ReadWait,
+		SnapshotEvery: o.SnapshotEvery, LogRetain: o.LogRetain,
+		SessionIdle: o.SessionIdle,
+		DeferApply:  c.deferred[i],
+		Executed:    func(e *wire.Entry, res kvs.Result) { c.recordExecuted(i, e, res) },
+		Installed:   func(slot kvs.Slot) { c.Installs++; c.recordSnapshot(i, slot) },
+		Rejoined:    func(kvs.Slot) { c.Rejoins++ },
+	})
+	if err != nil {
+		return err
+	}
+	c.replicas[i] = core
+	return nil
+}
+
+// newSegment opens a new applied-log segment for replica i: "replicaI"
+// first, then "replicaI.K" for its K-th later one.
+func (c *Cluster) newSegment(i int) {
+	name := fmt.Sprintf("replica%d", i)
+	if k := c.segs[i]; k > 0 {
+		name = fmt.Sprintf("replica%d.%d", i, k)
+	}
+	c.segs[i]++
+	c.current[i] = len(c.segments)
+	c.segments = append(c.segments, segment{name: name})
+}
+
+// logs returns the applied-log segments by name, for the checker.
+func (c *Cluster) logs() map[string][]check.LogEntry {
+	out := make(map[string][]check.LogEntry, len(c.segments))
+	for _, s := range c.segments {
+		if len(s.entries) > 0 || !strings.Contains(s.name, ".") {
+			out[s.name] = s.entries
+		}
+	}
+	return out
+}
