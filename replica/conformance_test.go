@@ -160,7 +160,7 @@ type coreState struct {
 
 func stateOf(c *Core) coreState {
 	s := coreState{Ballot: c.Ballot(), Role: c.role, Last: c.LastSlot(), Commit: c.CommitIndex(), Applied: c.AppliedIndex(),
-		Held: ids(c.Held()), Match: slices.Clone(c.match), Sent: slices.Clone(c.sent), Reads: len(c.reads)}
+		Held: ids(c.Records()), Match: slices.Clone(c.match), Sent: slices.Clone(c.sent), Reads: len(c.reads)}
 	for sl := c.entries.first(); sl <= c.LastSlot(); sl++ {
 		e := c.entries.at(sl)
 		s.Log = append(s.Log, fmt.Sprintf("%d:b%d:%v:%s", sl, e.Ballot, e.Cmd, e.Command))

@@ -93,7 +93,7 @@ func TestRequestsAtOrBelowAckUpToIgnored(t *testing.T) {
 		require.Len(t, msgsOf[*wire.RecordAck](c.out.take()), 1)
 		c.StepClient(7, &wire.Propose{Cmd: cmdID(7, 3), Command: putCmd(3, "c")})
 		require.Empty(t, c.out.take())
-		require.Equal(t, 1, c.HeldRecords())
+		require.Equal(t, 1, c.RecordCount())
 	})
 }
 

@@ -63,7 +63,7 @@ func TestWitnessAdmission(t *testing.T) {
 			c := newStepCore(t, 1, 3, nil)
 			require.True(t, witnessOk(t, c, 10, tc.held))
 			require.Equal(t, tc.ok, witnessOk(t, c, 11, tc.req))
-			require.Equal(t, 2, c.HeldRecords())
+			require.Equal(t, 2, c.RecordCount())
 		})
 	}
 }
@@ -79,12 +79,12 @@ func TestRejectedRecordBlocksToo(t *testing.T) {
 	require.False(t, witnessOk(t, c, 11, putCmd(1, "b")))
 
 	require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Entries: []wire.Entry{put(10, 1, 1, "a")}, LeaderCommit: 1}))
-	require.Equal(t, 1, c.HeldRecords(), "the applied command's record is gone")
+	require.Equal(t, 1, c.RecordCount(), "the applied command's record is gone")
 	require.False(t, witnessOk(t, c, 12, putCmd(1, "c")), "the rejected record of client 11 still blocks key 1")
 
 	require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, PrevSlot: 1,
 		Entries: []wire.Entry{put(11, 1, 1, "b"), put(12, 1, 1, "c")}, LeaderCommit: 3}))
-	require.Zero(t, c.HeldRecords())
+	require.Zero(t, c.RecordCount())
 	require.True(t, witnessOk(t, c, 13, putCmd(1, "d")))
 }
 
@@ -99,11 +99,11 @@ func TestWitnessDuplicateGetsTheHeldAnswer(t *testing.T) {
 	c := newStepCore(t, 1, 3, nil)
 	require.True(t, witnessOk(t, c, 10, putCmd(1, "a")))
 	require.False(t, witnessOk(t, c, 11, putCmd(1, "b")))
-	arrivals := c.Held()
+	arrivals := c.Records()
 
 	require.True(t, witnessOk(t, c, 10, putCmd(1, "a")))
 	require.False(t, witnessOk(t, c, 11, putCmd(1, "b")))
-	require.Equal(t, arrivals, c.Held(), "no record added or replaced")
+	require.Equal(t, arrivals, c.Records(), "no record added or replaced")
 
 	require.NoError(t, c.StepReplica(2, &wire.Accept{Ballot: 1, Leader: 2, PrevSlot: 7, PrevBallot: 1}))
 	require.Equal(t, wire.Ballot(1), c.Ballot())
@@ -116,9 +116,9 @@ func TestWitnessDuplicateGetsTheHeldAnswer(t *testing.T) {
 		Entries: []wire.Entry{putIn(1, 10, 1, 1, "a")}, LeaderCommit: 1}))
 	// Client 10's record goes with its execution, client 11's because an
 	// entry of ballot 1 is committed (6.3 step 6).
-	require.Zero(t, c.HeldRecords())
+	require.Zero(t, c.RecordCount())
 	require.Empty(t, msgsOf[*wire.RecordAck](propose(c, 10, putCmd(1, "a"))), "applied: no record, no acknowledgement")
-	require.Zero(t, c.HeldRecords())
+	require.Zero(t, c.RecordCount())
 }
 
 // TestWitnessRecordLeavesWhenApplied: PROTOCOL.md 3.4 rule 3 and 3.3.
@@ -133,12 +133,12 @@ func TestWitnessRecordLeavesWhenApplied(t *testing.T) {
 	require.True(t, witnessOk(t, c, 11, putCmd(2, "b")))
 
 	require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Entries: []wire.Entry{put(10, 1, 1, "a")}}))
-	require.Equal(t, 2, c.HeldRecords(), "in the log")
+	require.Equal(t, 2, c.RecordCount(), "in the log")
 	require.NoError(t, c.StepReplica(0, &wire.Commit{Ballot: 0, CommitIndex: 1}))
 	require.Equal(t, kvs.Slot(1), c.CommitIndex())
-	require.Equal(t, 2, c.HeldRecords(), "committed, not applied")
+	require.Equal(t, 2, c.RecordCount(), "committed, not applied")
 	c.Apply(-1)
-	require.Equal(t, []wire.CmdID{cmdID(11, 1)}, ids(c.Held()))
+	require.Equal(t, []wire.CmdID{cmdID(11, 1)}, ids(c.Records()))
 	require.NoError(t, c.CheckWitness())
 	require.True(t, witnessOk(t, c, 12, putCmd(1, "c")), "key 1 is free again")
 }
@@ -156,14 +156,14 @@ func TestWitnessPurgedWhenViewCommits(t *testing.T) {
 			require.True(t, witnessOk(t, c, 10, putCmd(1, "a")))
 			require.NoError(t, c.StepReplica(2, &wire.NewView{Ballot: 1, Leader: 2, ViewStart: 2}))
 			require.True(t, witnessOk(t, c, 11, putCmd(2, "b")))
-			require.Equal(t, 2, c.HeldRecords(), "the view start is not committed yet")
+			require.Equal(t, 2, c.RecordCount(), "the view start is not committed yet")
 
 			if how == "NewView" {
 				require.NoError(t, c.StepReplica(2, &wire.NewView{Ballot: 1, Leader: 2, ViewStart: 2, Committed: true}))
 			} else {
 				require.NoError(t, c.StepReplica(2, &wire.Accept{Ballot: 1, Leader: 2, Entries: []wire.Entry{noopIn(1)}, LeaderCommit: 1}))
 			}
-			require.Equal(t, []wire.CmdID{cmdID(11, 1)}, ids(c.Held()))
+			require.Equal(t, []wire.CmdID{cmdID(11, 1)}, ids(c.Records()))
 			require.NoError(t, c.CheckWitness())
 		})
 	}
@@ -194,13 +194,13 @@ func TestOneRecordPerCmdAtNewLeader(t *testing.T) {
 	c.win(t, 2)
 	c.finishRecovery(t, 2)
 	require.Equal(t, kvs.Slot(1), c.LastSlot(), "nothing replayed, the no-op appended")
-	require.Equal(t, 1, c.HeldRecords())
+	require.Equal(t, 1, c.RecordCount())
 
 	c.StepClient(7, p)
 	replies := msgsOf[*wire.LeaderReply](c.out.take())
 	require.Len(t, replies, 1)
 	require.Equal(t, kvs.Slot(2), replies[0].Slot)
-	held := c.Held()
+	held := c.Records()
 	require.Len(t, held, 1)
 	require.Equal(t, wire.Ballot(1), held[0].Ballot)
 	require.Equal(t, replies[0].Ok, held[0].Accepted)
@@ -208,7 +208,7 @@ func TestOneRecordPerCmdAtNewLeader(t *testing.T) {
 
 	c.ack(t, 2, 2)
 	require.Equal(t, kvs.Slot(2), c.AppliedIndex())
-	require.Zero(t, c.HeldRecords())
+	require.Zero(t, c.RecordCount())
 	require.NoError(t, c.CheckWitness(), "no record left listed under key 1")
 }
 
@@ -224,7 +224,7 @@ func TestLeaderRecordCarriesItsOk(t *testing.T) {
 		oks = append(oks, replies[0].Ok)
 	}
 	require.Equal(t, []bool{true, false}, oks, "slot 1 conflicts and is not committed")
-	held := c.Held()
+	held := c.Records()
 	require.Len(t, held, 2)
 	for i, r := range held {
 		require.Equal(t, oks[i], r.Accepted, "record of %v", r.Cmd)
@@ -237,5 +237,5 @@ func TestLeaderRecordCarriesItsOk(t *testing.T) {
 func TestNonMemberIsNoWitness(t *testing.T) {
 	c := newStepCore(t, 1, 3, func(o *Options) { o.StartAsMember = false })
 	require.Empty(t, msgsOf[*wire.RecordAck](propose(c, 10, putCmd(1, "a"))))
-	require.Zero(t, c.HeldRecords())
+	require.Zero(t, c.RecordCount())
 }
