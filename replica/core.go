@@ -3,6 +3,7 @@ package replica
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -75,6 +76,11 @@ type Core struct {
 	snap *snapshot
 	xfer map[wire.ReplicaID]*transfer
 	inst *installing
+
+	// snapTaken counts the snapshots taken here; snapLongest is the
+	// longest one took (reported in Size).
+	snapTaken   int
+	snapLongest time.Duration
 
 	held      map[wire.CmdID][]heldRequest
 	heldOrder []wire.CmdID
@@ -364,6 +370,11 @@ func (c *Core) Describe() string {
 // (the store) and EndedSessions (tombstones, docs/DECISIONS.md 23).
 type StateSize struct {
 	Keys, LiveSessions, EndedSessions, LogEntries, WitnessRecords int
+	// Snapshots is how many snapshots this replica took, and
+	// LongestSnapshot the longest any of them held the event loop (the
+	// capture and the compaction, on the core's clock).
+	Snapshots       int
+	LongestSnapshot time.Duration
 }
 
 // Size reports what the replica holds now.
@@ -372,5 +383,6 @@ func (c *Core) Size() StateSize {
 	return StateSize{
 		Keys: c.store.Keys(), LiveSessions: live, EndedSessions: len(c.sessions) - live,
 		LogEntries: int(c.entries.last() - c.entries.base), WitnessRecords: len(c.wit.byCmd),
+		Snapshots: c.snapTaken, LongestSnapshot: c.snapLongest,
 	}
 }
