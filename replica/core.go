@@ -3,6 +3,7 @@ package replica
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -76,6 +77,11 @@ type Core struct {
 	snap *snapshot
 	xfer map[wire.ReplicaID]*transfer
 	inst *installing
+
+	// snapTaken counts the snapshots taken here; snapLongest is the
+	// longest one took (reported in Size).
+	snapTaken   int
+	snapLongest time.Duration
 
 	barred      map[wire.CmdID][]barredRequest
 	barredOrder []wire.CmdID
@@ -354,6 +360,11 @@ func (c *Core) Describe() string {
 // (the store) and EndedSessions (tombstones, docs/DECISIONS.md 23).
 type StateSize struct {
 	Keys, LiveSessions, EndedSessions, LogEntries, WitnessRecords int
+	// Snapshots is how many snapshots this replica took, and
+	// LongestSnapshot the longest any of them held the event loop (the
+	// capture and the compaction, on the core's clock).
+	Snapshots       int
+	LongestSnapshot time.Duration
 }
 
 // Size reports what the replica holds now.
@@ -362,5 +373,6 @@ func (c *Core) Size() StateSize {
 	return StateSize{
 		Keys: c.store.Keys(), LiveSessions: live, EndedSessions: len(c.sessions) - live,
 		LogEntries: int(c.entries.last() - c.entries.base), WitnessRecords: len(c.wit.byCmd),
+		Snapshots: c.snapTaken, LongestSnapshot: c.snapLongest,
 	}
 }

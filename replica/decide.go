@@ -60,7 +60,7 @@ func (c *Core) decide(recs []wire.Record) {
 		if r.Cmd.IsZero() || c.sessions.ignorable(r.Cmd) || c.HasSlot(r.Cmd) {
 			continue // the outcome is in the log, or the client completed it
 		}
-		if _, ending := c.ending[r.Cmd.Client]; ending || c.sessions.endedAt(r.Cmd.Client) != 0 {
+		if c.sessionClosed(r.Cmd.Client) {
 			// The session is over: the command never executes, and the
 			// refusal is the outcome every witness waits for.
 			c.appendRefusal(r.Cmd, r.Level, r.CausalDep)

@@ -48,6 +48,28 @@ func (c *Core) endSession(client wire.ClientID) {
 	c.ending[client] = c.appendEntry(wire.Entry{Ballot: c.ballot, Cmd: wire.CmdID{Client: client}, Command: kvs.Command{Op: kvs.OpNoop}, Level: wire.Strong})
 }
 
+// sessionClosed reports whether the session has ended here or its end is
+// in the log: nothing more of it may be ordered as a command.
+func (c *Core) sessionClosed(client wire.ClientID) bool {
+	_, ending := c.ending[client]
+	return ending || c.sessions.endedAt(client) != 0
+}
+
+// noteLoggedEnds rebuilds, for a leader taking over, the sessions whose
+// end is in its log but not yet applied: the previous leader appended it,
+// so this one must refuse the sessions' records and drop their requests
+// as that leader would have. A command of such a session ordered after
+// the end would be skipped when applied, after the leader had reported it
+// committed: an acknowledged write lost without notice.
+func (c *Core) noteLoggedEnds() {
+	clear(c.ending)
+	for s := c.appliedIndex + 1; s <= c.entries.last(); s++ {
+		if e := c.entries.at(s); e.IsSessionEnd() {
+			c.ending[e.Cmd.Client] = s
+		}
+	}
+}
+
 // sessionOver reports whether requests of the client must not be served:
 // its session ended (the client is told so, by a replica that applied the
 // end) or this leader is ending it (the request is dropped: the client

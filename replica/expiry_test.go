@@ -141,3 +141,30 @@ func TestSnapshotKeepsEndedSessions(t *testing.T) {
 	require.Equal(t, wire.Seq(2), got.peek(3).floor)
 	require.Equal(t, 1, got.live())
 }
+
+// TestNewLeaderRefusesRecordsOfAnEndingSession: a leader that takes over
+// a log holding a session's end it has not applied must order nothing more
+// of that session: a weak write of it replayed from the witnesses is
+// refused (so its client learns it is lost), never appended as a command
+// that the apply step would then skip after the leader had reported it
+// committed (soak seed 179930833846444, curpho/expiry/n=5).
+func TestNewLeaderRefusesRecordsOfAnEndingSession(t *testing.T) {
+	c := newTestCoreWith(t, 1, 3, BasePolicy{})
+	const client = 9
+	end := wire.Entry{Cmd: wire.CmdID{Client: client}, Command: kvs.Command{Op: kvs.OpNoop}, Level: wire.Strong}
+	require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Entries: []wire.Entry{put(client, 1, 1, "a"), end}}))
+	require.Zero(t, c.AppliedIndex(), "nothing committed yet")
+
+	c.now = int64(c.o.ElectionTimeoutMax) + 1 // the leader has gone silent
+	c.Tick()
+	c.out.take()
+	require.NoError(t, c.StepReplica(2, &wire.PreVoteReply{Ballot: 0, PreBallot: 1, Replica: 2, Granted: true}))
+	require.NoError(t, c.StepReplica(2, &wire.RequestVoteReply{Ballot: 1, Replica: 2, Granted: true}))
+	require.True(t, c.IsLeader())
+
+	w := weakRecord(client, 2, 1, 0)
+	require.NoError(t, c.StepReplica(2, &wire.CollectReply{Ballot: 1, Replica: 2, Records: []wire.Record{w}}))
+	slot, _, refused := c.Outcome(w.Cmd)
+	require.NotZero(t, slot, "the replayed record has an outcome in the log")
+	require.True(t, refused, "its session's end is in the log before it: refused, not ordered")
+}

@@ -113,8 +113,15 @@ func (c *Core) maybeFinishRecovery() {
 	if n < quorum.Majority(c.o.N) {
 		return
 	}
+	c.noteLoggedEnds()
 	replay := c.selectReplays()
 	for _, r := range replay {
+		if c.sessionClosed(r.Cmd.Client) {
+			// The session ended before: the refusal is the outcome its
+			// client and the witnesses learn (docs/DECISIONS.md 23).
+			c.appendRefusal(r.Cmd, r.Level, r.CausalDep)
+			continue
+		}
 		c.appendEntry(wire.Entry{Ballot: c.ballot, Cmd: r.Cmd, Command: r.Command, Level: r.Level, CausalDep: r.CausalDep})
 	}
 	c.appendEntry(wire.Entry{Ballot: c.ballot, Command: kvs.Command{Op: kvs.OpNoop}, Level: wire.Strong})

@@ -84,6 +84,9 @@ type server struct {
 	counters *ConnCounters
 	open     atomic.Int64 // incoming connections open, for maxConns
 	idle     idleConns
+	// longestBatch is the longest the loop took over one drained batch of
+	// inputs, snapshots included (reported at exit).
+	longestBatch time.Duration
 }
 
 // Serve runs a replica until ctx is cancelled or a fatal error occurs.
@@ -207,6 +210,7 @@ func (s *server) loop(ctx context.Context) error {
 			s.core.Tick()
 			s.send(s.core.Ready())
 		case in := <-s.inbox:
+			start := time.Now()
 			s.handle(in)
 			// Drain what is already queued, then take the outputs once: one
 			// Accept per follower carries the entries of the whole batch.
@@ -220,6 +224,7 @@ func (s *server) loop(ctx context.Context) error {
 				break
 			}
 			s.send(s.core.Ready())
+			s.longestBatch = max(s.longestBatch, time.Since(start))
 		}
 	}
 }
@@ -326,6 +331,8 @@ func (s *server) logStats() {
 	s.log.Info("replica stopped", append([]zap.Field{
 		zap.Int("keys", size.Keys), zap.Int("sessions", size.LiveSessions), zap.Int("ended_sessions", size.EndedSessions),
 		zap.Int("log_entries", size.LogEntries), zap.Int("witness_records", size.WitnessRecords),
+		zap.Int("snapshots", size.Snapshots), zap.Float64("snapshot_longest_ms", float64(size.LongestSnapshot.Microseconds())/1000),
+		zap.Float64("batch_longest_ms", float64(s.longestBatch.Microseconds())/1000),
 		zap.Uint64("batches", s.stats.Batches), zap.Uint64("messages", s.stats.Messages),
 		zap.Uint64("bytes", s.stats.Bytes), zap.Float64("avg_batch", s.stats.AvgBatch()),
 		zap.Uint64("last_slot", uint64(s.core.LastSlot())), zap.Uint64("applied", uint64(s.core.AppliedIndex()))},

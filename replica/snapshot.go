@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"time"
 
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
@@ -31,6 +32,11 @@ func (c *Core) maybeSnapshot() {
 
 // takeSnapshot snapshots the applied state and compacts the log behind it.
 func (c *Core) takeSnapshot() {
+	start := c.o.Now()
+	defer func() {
+		c.snapTaken++
+		c.snapLongest = max(c.snapLongest, time.Duration(c.o.Now()-start))
+	}()
 	b, _ := c.entries.ballotAt(c.appliedIndex)
 	c.snap = &snapshot{lastSlot: c.appliedIndex, lastBallot: b, store: c.store.Snapshot(), sessions: c.sessions.states()}
 	if retain := kvs.Slot(c.o.LogRetain); c.snap.lastSlot > retain {
