@@ -54,11 +54,13 @@ func (l *raftLog) append(e wire.Entry) kvs.Slot {
 	return e.Slot
 }
 
-// truncate drops every entry from slot s on; s must be above base.
+// truncate drops every entry from slot s on; s must be above base. The
+// kept entries move to a new array rather than being overwritten in
+// place: Accepts this replica sent as a leader may still wait in a
+// batcher, referring to the old array's entries, which must not change
+// under the encoder. It happens only at a view change.
 func (l *raftLog) truncate(s kvs.Slot) {
-	i := int(s - l.base - 1)
-	clear(l.entries[i:]) // release values for the GC
-	l.entries = l.entries[:i]
+	l.entries = slices.Clone(l.entries[:s-l.base-1])
 }
 
 // compact forgets the entries up to slot s (at most last), keeping the
