@@ -61,7 +61,9 @@ func (s *Core) Invoke(op Op) wire.Seq {
 		p.CausalDep = s.lastWeakWrite
 		s.lastWeakWrite = p.Seq
 	default:
-		p.target = s.o.Policy.WeakReadTarget(s)
+		// Both protocols read at the nearest (CURP-HO: bound) replica
+		// (PROTOCOL.md 4.5, 5.7).
+		p.target = s.nearest
 	}
 	if !s.o.Policy.Defer(s, p) {
 		s.Dispatch(p)

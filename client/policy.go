@@ -15,8 +15,6 @@ type Policy interface {
 	// Handle handles a protocol-specific reply and reports whether it
 	// knew the message.
 	Handle(s *Core, from wire.ReplicaID, m wire.Message) bool
-	// WeakReadTarget is the replica weak reads go to.
-	WeakReadTarget(s *Core) wire.ReplicaID
 	// StrongWeakDep is the WeakDep of a new strong proposal (CURP-HO).
 	StrongWeakDep(s *Core) wire.Seq
 	// FastPathAck reports whether a witness ack, already checked for

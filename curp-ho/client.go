@@ -155,9 +155,6 @@ func (c *clientPolicy) OldestUnconfirmed() wire.Seq {
 	return c.writeSet[0].seq
 }
 
-// WeakReadTarget is the bound replica.
-func (c *clientPolicy) WeakReadTarget(s *client.Core) wire.ReplicaID { return s.Nearest() }
-
 // StrongWeakDep names the session's latest weak write for the barrier.
 func (c *clientPolicy) StrongWeakDep(s *client.Core) wire.Seq { return s.LastWeakWrite() }
 

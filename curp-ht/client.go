@@ -50,9 +50,6 @@ func (clientPolicy) Handle(s *client.Core, _ wire.ReplicaID, m wire.Message) boo
 	return true
 }
 
-// WeakReadTarget is the nearest replica.
-func (clientPolicy) WeakReadTarget(s *client.Core) wire.ReplicaID { return s.Nearest() }
-
 // StrongWeakDep: CURP-HT strong proposals carry no weak dependency; weak
 // writes are committed before they complete.
 func (clientPolicy) StrongWeakDep(*client.Core) wire.Seq { return 0 }

@@ -6,6 +6,5 @@
 //
 // The package holds only what CURP-HT does differently: the replica policy
 // (WeakPropose handling and the commit-time WeakReply) and the client
-// policy (where weak writes and reads go). Witnesses never see weak
-// operations.
+// policy (where weak writes go). Witnesses never see weak operations.
 package curpht
