@@ -9,5 +9,8 @@
 // fast path only when a super-quorum vouches for both (section 5.8).
 //
 // The package holds only what CURP-HO adds to the shared core: the replica
-// policy and the client policy (write set, bound replica, tainted rule).
+// policy (replica.go: the weak-write path, the barrier's dependency, the
+// leader's read rule, WeakCommit batches; witness.go: weak records by
+// session and the witness report's ReadDep) and the client policy
+// (client.go: write set, bound replica, tainted rule).
 package curpho

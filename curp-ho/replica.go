@@ -23,6 +23,7 @@ type Mutation struct {
 // replicaPolicy is the CURP-HO replica side.
 type replicaPolicy struct {
 	replica.BasePolicy
+	weakRecords
 	m Mutation
 	// commits batches WeakCommit notifications per client until Flush.
 	commits map[wire.ClientID][]wire.SlotOf
@@ -34,8 +35,16 @@ func NewReplicaPolicy() replica.Policy { return NewReplicaPolicyWith(Mutation{})
 
 // NewReplicaPolicyWith returns a replica policy with a deliberate mutation.
 func NewReplicaPolicyWith(m Mutation) replica.Policy {
-	return &replicaPolicy{m: m, commits: make(map[wire.ClientID][]wire.SlotOf)}
+	return &replicaPolicy{
+		weakRecords: weakRecords{bySession: make(map[wire.ClientID][]wire.Seq)},
+		m:           m,
+		commits:     make(map[wire.ClientID][]wire.SlotOf),
+	}
 }
+
+// The core finds the index by a type assertion; this keeps a changed
+// signature from silently turning it off.
+var _ replica.RecordIndex = (*replicaPolicy)(nil)
 
 // HandleClient records a weak write at every replica, acknowledges it at
 // the bound replica, and hands it to the leader's causal chain
@@ -46,7 +55,8 @@ func (p *replicaPolicy) HandleClient(c *replica.Core, from wire.ClientID, m wire
 		return false
 	}
 	if c.Admit(w.Cmd, w.AckUpTo) {
-		c.RecordWeak(w.Cmd, w.Command, w.CausalDep)
+		// Weak records never make a witness reject (PROTOCOL.md 5.3).
+		c.Keep(wire.Record{Cmd: w.Cmd, Command: w.Command, Level: wire.Weak, Accepted: true, CausalDep: w.CausalDep})
 		if c.IsLeader() {
 			c.ProposeWeak(replica.WeakWrite{From: from, Cmd: w.Cmd, Command: w.Command, CausalDep: w.CausalDep, AckUpTo: w.AckUpTo})
 		}
@@ -89,10 +99,10 @@ func (p *replicaPolicy) ReadRule(pending []*wire.Entry) (bool, wire.ReadDep) {
 // WitnessReport adds the session's pending weak writes and, for reads,
 // the read dependency (PROTOCOL.md 5.5).
 func (p *replicaPolicy) WitnessReport(c *replica.Core, pr *wire.Propose, ack *wire.RecordAck) {
-	ack.CausalDeps = c.SessionWeak(pr.Cmd.Client)
+	ack.CausalDeps = p.causalDeps(pr.Cmd.Client)
 	ack.DepCommittedSeq = c.WeakCommittedSeq(pr.Cmd.Client)
 	if pr.Command.IsRead() {
-		ack.ReadDep = c.ReadDep(pr.Command)
+		ack.ReadDep = readDep(c, pr.Command)
 	}
 }
 

@@ -121,6 +121,9 @@ func New(o Options) (*Core, error) {
 	if err := o.validate(); err != nil {
 		return nil, fmt.Errorf("replica options: %w", err)
 	}
+	// A policy that indexes witness records is told of every change
+	// (RecordIndex); the core looks once, here.
+	index, _ := o.Policy.(RecordIndex)
 	c := &Core{
 		o:         o,
 		log:       o.Log,
@@ -131,7 +134,7 @@ func New(o Options) (*Core, error) {
 		sessions:  make(sessionTable),
 		cmdIndex:  make(map[wire.CmdID]kvs.Slot),
 		keys:      make(keyIndex),
-		wit:       newWitness(),
+		wit:       newWitness(index),
 		match:     make([]kvs.Slot, o.N),
 		sent:      make([]kvs.Slot, o.N),
 		barred:    make(map[wire.CmdID][]barredRequest),

@@ -20,7 +20,10 @@
 //
 // Protocols plug in through Policy: curp-ht and curp-ho implement only
 // what they change (weak-write paths, the CURP-HO barrier, witness
-// reports, the leader's read rule).
+// reports, the leader's read rule). A protocol that keeps its own index
+// over the witness records (CURP-HO: weak records by session) implements
+// RecordIndex too and is told of every record kept and dropped; it reads
+// the records through Keep, Kept and KeptWrites (witness_api.go).
 //
 // # Invariants
 //

@@ -15,8 +15,10 @@ import (
 // Options configures a Core. Time and randomness are injected so that the
 // core is deterministic (ARCHITECTURE.md rule 2).
 type Options struct {
-	ID     wire.ReplicaID
-	N      int
+	ID wire.ReplicaID
+	N  int
+	// Policy is the protocol's; one per Core, as it may keep state of
+	// its own (CURP-HO's batched commits and index of weak records).
 	Policy Policy
 	Log    *zap.Logger
 	// Now returns the current instant in nanoseconds on a monotonic clock.

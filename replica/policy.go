@@ -28,6 +28,23 @@ type Policy interface {
 	Flush(c *Core)
 }
 
+// RecordIndex is a protocol's own index over the witness records (CURP-HO:
+// its weak-write records by session, PROTOCOL.md 5.3, 5.5). A Policy that
+// implements it is told of every record the witness keeps and of every
+// record it drops, whatever the reason (applied, replaced, decided,
+// purged by a view or a snapshot), so that the index lists exactly the
+// records kept; a protocol without one implements nothing. The core calls
+// it from its own goroutine, inside the step that changes the record.
+type RecordIndex interface {
+	// RecordKept is told of a record the witness now keeps.
+	RecordKept(r wire.Record)
+	// RecordDropped is told of a record the witness no longer keeps.
+	RecordDropped(r wire.Record)
+	// CheckRecords verifies the index against the records c keeps
+	// (Core.CheckWitness).
+	CheckRecords(c *Core) error
+}
+
 // BasePolicy implements the hooks with plain CURP behaviour; protocols
 // embed it and override what they change.
 type BasePolicy struct{}

@@ -20,18 +20,20 @@ type witnessRecord struct {
 // Records are keyed and removed by CmdID, never counted; each key has an
 // ordered list of the records that touch it. A SCAN record is listed under
 // every key of its range.
+// A protocol's own index over the records (index, nil if it keeps none)
+// is told of every record added and removed here.
 type witness struct {
-	byCmd     map[wire.CmdID]*witnessRecord
-	byKey     map[kvs.Key][]*witnessRecord
-	bySession map[wire.ClientID][]*witnessRecord // weak records only (CURP-HO)
-	arrival   uint64
+	byCmd   map[wire.CmdID]*witnessRecord
+	byKey   map[kvs.Key][]*witnessRecord
+	index   RecordIndex
+	arrival uint64
 }
 
-func newWitness() *witness {
+func newWitness(index RecordIndex) *witness {
 	return &witness{
-		byCmd:     make(map[wire.CmdID]*witnessRecord),
-		byKey:     make(map[kvs.Key][]*witnessRecord),
-		bySession: make(map[wire.ClientID][]*witnessRecord),
+		byCmd: make(map[wire.CmdID]*witnessRecord),
+		byKey: make(map[kvs.Key][]*witnessRecord),
+		index: index,
 	}
 }
 
@@ -53,12 +55,12 @@ func (w *witness) conflictsStrong(c kvs.Command) bool {
 	return false
 }
 
-// writesOn returns the kept write records overlapping the range of c.
-func (w *witness) writesOn(c kvs.Command, out []*witnessRecord) []*witnessRecord {
+// writesOn appends the kept write records overlapping the range of c.
+func (w *witness) writesOn(c kvs.Command, out []wire.Record) []wire.Record {
 	for k := range c.Keys() {
 		for _, r := range w.byKey[k] {
 			if r.Command.IsWrite() {
-				out = append(out, r)
+				out = append(out, r.Record)
 			}
 		}
 	}
@@ -74,14 +76,13 @@ func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	rec.Arrival = w.arrival
 	r := &witnessRecord{Record: rec, lastFlushed: now, born: now}
 	w.byCmd[rec.Cmd] = r
-	if rec.Command.Op == kvs.OpNoop {
-		return r
+	if rec.Command.Op != kvs.OpNoop {
+		for k := range rec.Command.Keys() {
+			w.byKey[k] = append(w.byKey[k], r)
+		}
 	}
-	for k := range rec.Command.Keys() {
-		w.byKey[k] = append(w.byKey[k], r)
-	}
-	if rec.Level == wire.Weak {
-		w.bySession[rec.Cmd.Client] = append(w.bySession[rec.Cmd.Client], r)
+	if w.index != nil {
+		w.index.RecordKept(r.Record)
 	}
 	return r
 }
@@ -102,12 +103,8 @@ func (w *witness) remove(id wire.CmdID) {
 			}
 		}
 	}
-	if r.Level == wire.Weak {
-		if l := removeRecord(w.bySession[id.Client], r); len(l) == 0 {
-			delete(w.bySession, id.Client)
-		} else {
-			w.bySession[id.Client] = l
-		}
+	if w.index != nil {
+		w.index.RecordDropped(r.Record)
 	}
 }
 
@@ -121,19 +118,6 @@ func (w *witness) removeOlderThan(b wire.Ballot) {
 	}
 }
 
-// sessionWeak returns the CmdIDs of the session's kept weak records.
-func (w *witness) sessionWeak(c wire.ClientID) []wire.CmdID {
-	l := w.bySession[c]
-	if len(l) == 0 {
-		return nil
-	}
-	ids := make([]wire.CmdID, len(l))
-	for i, r := range l {
-		ids[i] = r.Cmd
-	}
-	return ids
-}
-
 func removeRecord(l []*witnessRecord, r *witnessRecord) []*witnessRecord {
 	for i, x := range l {
 		if x == r {
@@ -145,11 +129,10 @@ func removeRecord(l []*witnessRecord, r *witnessRecord) []*witnessRecord {
 	return l
 }
 
-// check verifies the indexes agree: every record listed under a key or a
-// session is the one byCmd holds for its CmdID, and every record of byCmd
-// is listed exactly once under each key of its range (and under its
-// session, for weak records). A record listed but not in byCmd is a leak:
-// nothing removes it any more.
+// check verifies the indexes agree: every record listed under a key is
+// the one byCmd holds for its CmdID, and every record of byCmd is listed
+// exactly once under each key of its range. A record listed but not in
+// byCmd is a leak: nothing removes it any more.
 func (w *witness) check() error {
 	listed := make(map[*witnessRecord]int, len(w.byCmd))
 	for k, l := range w.byKey {
@@ -171,24 +154,6 @@ func (w *witness) check() error {
 		if want := uint64(hi-lo) + 1; uint64(listed[r]) != want {
 			return fmt.Errorf("the record of %v is listed under %d keys, not %d", id, listed[r], want)
 		}
-	}
-	n := 0
-	for c, l := range w.bySession {
-		for _, r := range l {
-			if w.byCmd[r.Cmd] != r || r.Cmd.Client != c || r.Level != wire.Weak {
-				return fmt.Errorf("session %d lists a record of %v that is not its kept weak record", c, r.Cmd)
-			}
-			n++
-		}
-	}
-	weak := 0
-	for _, r := range w.byCmd {
-		if r.Level == wire.Weak {
-			weak++
-		}
-	}
-	if n != weak {
-		return fmt.Errorf("sessions list %d weak records, %d are kept", n, weak)
 	}
 	return nil
 }

@@ -16,17 +16,33 @@ func (c *Core) Admit(id wire.CmdID, ackUpTo wire.Seq) bool {
 	return !c.sessions.ignorable(id) && !c.sessions.wasApplied(id)
 }
 
-// RecordWeak keeps a CURP-HO weak-write witness record unless one is kept
-// for id already (PROTOCOL.md 5.3). Weak records never make a witness reject.
-func (c *Core) RecordWeak(id wire.CmdID, cmd kvs.Command, causalDep wire.Seq) {
-	if _, kept := c.wit.get(id); kept || !c.member {
+// Keep keeps a witness record that a protocol creates itself (CURP-HO's
+// weak-write records, PROTOCOL.md 5.3), unless one is kept for its command
+// already or this replica is not a member (3.4 rule 2, 6.10). The record
+// gets this replica's ballot and its place in the arrival order, as the
+// core's own records do.
+func (c *Core) Keep(rec wire.Record) {
+	if _, kept := c.wit.get(rec.Cmd); kept || !c.member {
 		return
 	}
-	c.wit.add(wire.Record{Cmd: id, Command: cmd, Level: wire.Weak, Accepted: true, Ballot: c.ballot, CausalDep: causalDep}, c.o.Now())
+	rec.Ballot = c.ballot
+	c.wit.add(rec, c.o.Now())
 }
 
-// SessionWeak lists the session's kept weak records (CURP-HO CausalDeps).
-func (c *Core) SessionWeak(client wire.ClientID) []wire.CmdID { return c.wit.sessionWeak(client) }
+// Kept returns the witness record kept for id, if any.
+func (c *Core) Kept(id wire.CmdID) (wire.Record, bool) {
+	r, ok := c.wit.get(id)
+	if !ok {
+		return wire.Record{}, false
+	}
+	return r.Record, true
+}
+
+// KeptWrites appends to out the kept write records overlapping the key
+// range of cmd, key by key in arrival order.
+func (c *Core) KeptWrites(cmd kvs.Command, out []wire.Record) []wire.Record {
+	return c.wit.writesOn(cmd, out)
+}
 
 // WeakCommittedSeq is the largest Seq of the session's weak writes applied
 // here; by the causal chain every earlier weak write is applied too.
@@ -37,40 +53,18 @@ func (c *Core) WeakCommittedSeq(client wire.ClientID) wire.Seq {
 	return 0
 }
 
-// ReadDep classifies the kept write records overlapping a read (PROTOCOL.md
-// 5.5 item 3): none, exactly one weak write, or anything else.
-func (c *Core) ReadDep(cmd kvs.Command) wire.ReadDep {
-	var buf [2]*witnessRecord
-	ws := c.wit.writesOn(cmd, buf[:0])
-	switch {
-	case len(ws) == 0:
-		return wire.ReadDep{Kind: wire.DepNone}
-	case len(ws) == 1 && ws[0].Level == wire.Weak && c.vouchesChain(ws[0]):
-		return wire.ReadDep{Kind: wire.DepOne, Cmd: ws[0].Cmd}
+// CheckWitness verifies that the witness's indexes, and the policy's own
+// index over its records if it keeps one, agree (no record is listed that
+// nothing can remove); tests and the simulator call it.
+func (c *Core) CheckWitness() error {
+	if err := c.wit.check(); err != nil {
+		return err
 	}
-	return wire.ReadDep{Kind: wire.DepMulti}
-}
-
-// vouchesChain reports whether this witness holds, or has applied, every
-// weak write before r in its session's causal chain. Recovery replays a
-// weak write only with its chain (docs/DECISIONS.md 11), so a witness that
-// answers ONE(w) must be able to vouch for the chain too; otherwise a
-// strong read could return w and recovery drop it.
-func (c *Core) vouchesChain(r *witnessRecord) bool {
-	committed := c.WeakCommittedSeq(r.Cmd.Client)
-	for dep := r.CausalDep; dep > committed; {
-		p, ok := c.wit.get(wire.CmdID{Client: r.Cmd.Client, Seq: dep})
-		if !ok || p.Level != wire.Weak {
-			return false
-		}
-		dep = p.CausalDep
+	if c.wit.index != nil {
+		return c.wit.index.CheckRecords(c)
 	}
-	return true
+	return nil
 }
-
-// CheckWitness verifies that the witness's indexes agree (no record is
-// listed that nothing can remove); tests and the simulator call it.
-func (c *Core) CheckWitness() error { return c.wit.check() }
 
 // RecordCount is the number of witness records kept.
 func (c *Core) RecordCount() int { return len(c.wit.byCmd) }
