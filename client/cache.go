@@ -11,10 +11,17 @@ import (
 // session wrote or read with the slots of their sources, the frontier that
 // stands for evicted and superseded entries, and the weak reads parked while
 // an entry is ambiguous.
+//
+// Pending entries, their alternatives and the parked reads belong to the
+// cache, not to a protocol: the merge rule of 4.6, which every weak read
+// follows, lets a pending own write win, so every path that stores,
+// merges, evicts or drops an entry has to know about them. A protocol only
+// creates and settles them (SetPendingCache, SettleCache): CURP-HO for its
+// weak writes, as CURP-HT's early acknowledgement (4.8) would.
 
 // cacheEntry is a value the session wrote or read, with the slot of its
 // source write (PROTOCOL.md 4.4). Pending entries are the session's own
-// writes whose slot is not known yet (CURP-HO).
+// writes whose slot is not known yet.
 type cacheEntry struct {
 	value   kvs.Value
 	version kvs.Slot
@@ -116,7 +123,7 @@ func (s *Core) releaseParked(k kvs.Key) {
 }
 
 // SetPendingCache records the session's own weak write whose slot is not
-// known yet (CURP-HO); it is the session's newest write to k.
+// known yet; it is the session's newest write to k.
 func (s *Core) SetPendingCache(k kvs.Key, v kvs.Value, src wire.Seq) {
 	s.put(k, cacheEntry{value: v, pending: true, src: src})
 }
@@ -149,7 +156,8 @@ func (s *Core) SettleCache(k kvs.Key, src wire.Seq, slot kvs.Slot) {
 	s.releaseParked(k)
 }
 
-// SetCache records the settled own write seq (CURP-HT weak write).
+// SetCache records the settled own write seq (a weak write acknowledged
+// with its slot, as CURP-HT's are).
 func (s *Core) SetCache(k kvs.Key, v kvs.Value, slot kvs.Slot, seq wire.Seq) {
 	s.setOwn(k, v, slot, seq)
 }
