@@ -44,9 +44,12 @@ type Usage struct {
 }
 
 // Sent sums the process's links.
-func (u *Usage) Sent() Link {
+func (u *Usage) Sent() Link { return Total(u.Links) }
+
+// Total sums links (its To is empty).
+func Total(links []Link) Link {
 	var t Link
-	for _, l := range u.Links {
+	for _, l := range links {
 		t.Conns += l.Conns
 		t.Messages += l.Messages
 		t.Bytes += l.Bytes
