@@ -16,11 +16,19 @@
 // # What is counted
 //
 // Reads and writes are calls on the raw TCP connection, below TLS: each is
-// at least one read or write system call (one more when a read finds no
-// data and waits for the poller, which is not counted). Other system calls
-// (epoll_wait, futex, nanosleep, ...) are not counted here: perf stat over
-// the whole deployment counts those too. Messages and bytes are what the
+// at least one read or write system call. A Read that finds no data makes
+// one more, which returns EAGAIN before the reader waits for the poller;
+// the wrapper cannot see it. Usage.KernelIO therefore also records the
+// kernel's own count of the process's read and write system calls
+// (/proc/self/io), those included, file I/O too. Other system calls
+// (epoll_pwait, futex, nanosleep, ...) are in neither count: perf stat
+// over the whole deployment counts them. Messages and bytes are what the
 // batchers wrote, every frame included (Hellos, heartbeats, replies).
+//
+// CPU time is exact in total, but with tick-based CPU accounting (the
+// usual kernel configuration) its split into user and system time is
+// sampled at each timer tick, so over a short run the split is
+// approximate.
 //
 // # Cost on the hot path
 //

@@ -12,13 +12,16 @@ type PerOp struct {
 	SysUs  float64 `json:"sys_us"`
 	// Syscalls is Reads + Writes: the read and write calls on the
 	// connections, not every system call (see the package doc).
-	Syscalls   float64 `json:"syscalls"`
-	Reads      float64 `json:"reads"`
-	Writes     float64 `json:"writes"`
-	Msgs       float64 `json:"msgs"` // messages sent
-	Bytes      float64 `json:"bytes"`
-	Allocs     float64 `json:"allocs"`
-	AllocBytes float64 `json:"alloc_bytes"`
+	Syscalls float64 `json:"syscalls"`
+	Reads    float64 `json:"reads"`
+	Writes   float64 `json:"writes"`
+	// KernelSyscalls is every read and write system call by the kernel's
+	// count (Usage.KernelIO), absent unless every process had it.
+	KernelSyscalls *float64 `json:"kernel_syscalls,omitempty"`
+	Msgs           float64  `json:"msgs"` // messages sent
+	Bytes          float64  `json:"bytes"`
+	Allocs         float64  `json:"allocs"`
+	AllocBytes     float64  `json:"alloc_bytes"`
 }
 
 // ProcessCost is one process in a Section: its raw Usage and the same
@@ -55,6 +58,8 @@ func Merge(ops int64, us []Usage, missing []string) *Section {
 	s := &Section{Ops: ops, Missing: missing, Processes: make([]ProcessCost, 0, len(us))}
 	var total Usage
 	var sent Link
+	kernel := len(us) > 0
+	total.KernelIO = &IO{}
 	for _, u := range us {
 		p := u.Sent()
 		s.Processes = append(s.Processes, ProcessCost{Usage: u, PerOp: perOp(&u, p, ops), AvgBatch: p.AvgBatch})
@@ -62,6 +67,12 @@ func Merge(ops int64, us []Usage, missing []string) *Section {
 		total.SysUs += u.SysUs
 		total.Reads += u.Reads
 		total.Writes += u.Writes
+		if u.KernelIO == nil {
+			kernel = false
+		} else {
+			total.KernelIO.Reads += u.KernelIO.Reads
+			total.KernelIO.Writes += u.KernelIO.Writes
+		}
 		total.Allocs += u.Allocs
 		total.AllocBytes += u.AllocBytes
 		total.GCPauseTotalUs += u.GCPauseTotalUs
@@ -70,6 +81,9 @@ func Merge(ops int64, us []Usage, missing []string) *Section {
 		sent.Messages += p.Messages
 		sent.Bytes += p.Bytes
 		sent.Batches += p.Batches
+	}
+	if !kernel {
+		total.KernelIO = nil
 	}
 	s.PerOp = perOp(&total, sent, ops)
 	s.AvgBatch = ratio(sent.Messages, sent.Batches)
@@ -83,8 +97,14 @@ func perOp(u *Usage, sent Link, ops int64) PerOp {
 		return PerOp{}
 	}
 	n := float64(ops)
+	var kernel *float64
+	if u.KernelIO != nil {
+		k := float64(u.KernelIO.Reads+u.KernelIO.Writes) / n
+		kernel = &k
+	}
 	return PerOp{
-		CPUUs: float64(u.UserUs+u.SysUs) / n, UserUs: float64(u.UserUs) / n, SysUs: float64(u.SysUs) / n,
+		KernelSyscalls: kernel,
+		CPUUs:          float64(u.UserUs+u.SysUs) / n, UserUs: float64(u.UserUs) / n, SysUs: float64(u.SysUs) / n,
 		Syscalls: float64(u.Reads+u.Writes) / n, Reads: float64(u.Reads) / n, Writes: float64(u.Writes) / n,
 		Msgs: float64(sent.Messages) / n, Bytes: float64(sent.Bytes) / n,
 		Allocs: float64(u.Allocs) / n, AllocBytes: float64(u.AllocBytes) / n,
@@ -98,8 +118,12 @@ func (s *Section) Line() string {
 		b.WriteString("Cost per op: no completed operations")
 	} else {
 		p := s.PerOp
-		fmt.Fprintf(&b, "Cost per op: %.1f us CPU (user %.1f, sys %.1f), %.1f syscalls, %.1f msgs, %s, %.1f allocs; GC pause total %s, max %s",
-			p.CPUUs, p.UserUs, p.SysUs, p.Syscalls, p.Msgs, size(p.Bytes), p.Allocs, millis(s.GCPauseTotalMs), millis(s.GCPauseMaxMs))
+		fmt.Fprintf(&b, "Cost per op: %.1f us CPU (user %.1f, sys %.1f), %.1f syscalls", p.CPUUs, p.UserUs, p.SysUs, p.Syscalls)
+		if p.KernelSyscalls != nil {
+			fmt.Fprintf(&b, " (%.1f by the kernel's count)", *p.KernelSyscalls)
+		}
+		fmt.Fprintf(&b, ", %.1f msgs, %s, %.1f allocs; GC pause total %s, max %s",
+			p.Msgs, size(p.Bytes), p.Allocs, millis(s.GCPauseTotalMs), millis(s.GCPauseMaxMs))
 	}
 	if len(s.Missing) > 0 {
 		fmt.Fprintf(&b, " (without %s: no report)", strings.Join(s.Missing, ", "))

@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -21,6 +22,7 @@ func TestMergeSumsAndDividesByTheRunsOperations(t *testing.T) {
 		Allocs: 100_000, AllocBytes: 10_000_000, GCCycles: 2, GCPauseTotalUs: 1_000, GCPauseMaxUs: 1_200}
 
 	s := Merge(10_000, []Usage{replica, client}, []string{"replica2"})
+	assert.Nil(t, s.PerOp.KernelSyscalls, "only when every process has it")
 
 	assert.Equal(t, PerOp{CPUUs: 60, UserUs: 40, SysUs: 20, Syscalls: 4, Reads: 2.5, Writes: 1.5,
 		Msgs: 6, Bytes: 600, Allocs: 60, AllocBytes: 6000}, s.PerOp)
@@ -44,6 +46,18 @@ func TestMergeSumsAndDividesByTheRunsOperations(t *testing.T) {
 
 	assert.Equal(t, "Cost per op: 60.0 us CPU (user 40.0, sys 20.0), 4.0 syscalls, 6.0 msgs, 600 B, 60.0 allocs; "+
 		"GC pause total 4.0 ms, max 1.2 ms (without replica2: no report)", s.Line())
+}
+
+func TestMergeKernelCounts(t *testing.T) {
+	a := Usage{IO: IO{Reads: 10, Writes: 10}, KernelIO: &IO{Reads: 30, Writes: 12}}
+	b := Usage{KernelIO: &IO{Reads: 8}}
+	s := Merge(10, []Usage{a, b}, nil)
+	require.NotNil(t, s.PerOp.KernelSyscalls)
+	assert.InDelta(t, 5.0, *s.PerOp.KernelSyscalls, 1e-9)
+	assert.InDelta(t, 2.0, s.PerOp.Syscalls, 1e-9)
+	assert.InDelta(t, 4.2, *s.Processes[0].PerOp.KernelSyscalls, 1e-9)
+	assert.Contains(t, s.Line(), ", 2.0 syscalls (5.0 by the kernel's count), ")
+	assert.Nil(t, Merge(10, []Usage{a, {}}, nil).PerOp.KernelSyscalls)
 }
 
 func TestMergeWithoutOperations(t *testing.T) {
@@ -79,6 +93,10 @@ func TestTakeAndFile(t *testing.T) {
 	assert.GreaterOrEqual(t, u.GCPauseTotalUs, u.GCPauseMaxUs)
 	assert.Equal(t, []Link{{To: "replica1", Conns: 1, Messages: 3, Batches: 2, AvgBatch: 1.5}}, u.Links)
 	assert.Positive(t, u.WallS)
+	if _, err := os.Stat("/proc/self/io"); err == nil {
+		require.NotNil(t, u.KernelIO)
+		assert.GreaterOrEqual(t, u.KernelIO.Reads, uint64(1), "it read /proc/self/io")
+	}
 
 	path := filepath.Join(t.TempDir(), "cost-replica0.json")
 	require.NoError(t, WriteFile(path, u))

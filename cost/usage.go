@@ -27,8 +27,15 @@ type Usage struct {
 	// mode (getrusage, RUSAGE_SELF), in microseconds.
 	UserUs int64 `json:"user_us"`
 	SysUs  int64 `json:"sys_us"`
+	// IO counts the Read and Write calls on the process's connections.
 	IO
-	Links []Link `json:"links"`
+	// KernelIO is the kernel's count of all the process's read and write
+	// system calls: the calls above, plus a read that returned EAGAIN
+	// before the reader waited for the poller (about one per Read call
+	// that found no data), plus file I/O (logs, results). Absent where
+	// /proc/self/io is not available.
+	KernelIO *IO    `json:"kernel_io,omitempty"`
+	Links    []Link `json:"links"`
 	// Allocs and AllocBytes are the heap allocations of the whole
 	// lifetime (runtime.MemStats Mallocs and TotalAlloc: what go test
 	// -benchmem counts).
@@ -75,6 +82,7 @@ func Take(alias, role string, m *Meter) Usage {
 		u.IO = m.IO()
 		u.Links = m.Links()
 	}
+	u.KernelIO = kernelIO()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	u.Allocs, u.AllocBytes, u.GCCycles = ms.Mallocs, ms.TotalAlloc, ms.NumGC
