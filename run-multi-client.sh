@@ -116,7 +116,7 @@ while [ $# -gt 0 ]; do
 		threads=$2; shift 2 ;;
 	--check) check=1; extra+=(-check); shift ;;
 	--tls) tls=1; shift ;;
-	--loglevel) extra+=(-loglevel "${2:?--loglevel needs a level}"); shift 2 ;;
+	--loglevel) loglevel=${2:?--loglevel needs a level}; extra+=(-loglevel "$loglevel"); shift 2 ;;
 	--kill-leader-at | --kill-follower-at)
 		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-multi-client.sh: $1 needs seconds" >&2; exit 2; }
 		kill_at=$2; kill_which=${1#--kill-}; kill_which=${kill_which%-at}; shift 2 ;;
@@ -511,6 +511,28 @@ while read -r role alias addr; do
 		sleep 0.02
 	done
 done <<<"$hosts"
+
+# On this machine, also wait (at most 10 s) for every replica to be a
+# member of the cluster: a client request that reaches a replica still
+# asking its peers whether the cluster is new is not answered, and the
+# client sends it again only after retryMs, which made every run start
+# with two idle seconds. Across hosts the logs are remote, and above the
+# info level the lines are not logged; the port probe above is all there
+# is then.
+if [ "$multi" = 0 ] && [[ "${loglevel:-info}" =~ ^(debug|info)$ ]]; then
+	while read -r role alias addr; do
+		[ "$role" = replica ] || continue
+		for ((i = 0; ; i++)); do
+			grep -q -e 'cluster bootstrapped' -e 'rejoined as a full member' "$out/$alias.log" 2>/dev/null && break
+			if [ "$i" -ge 500 ]; then
+				echo "run-multi-client.sh: replica $alias did not join the cluster within 10 s; its log ($out/$alias.log) ends with:" >&2
+				show_tail "$alias" "$alias.log"
+				exit 1
+			fi
+			sleep 0.02
+		done
+	done <<<"$hosts"
+fi
 
 # --sample-rss: one background job reads every replica's VmRSS each
 # rss_every seconds until the launcher stops it.
