@@ -37,7 +37,7 @@ var protocols = map[string]struct {
 	curpho.Name: {curpho.NewReplicaPolicy, curpho.NewClientPolicy},
 }
 
-const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-log FILE] [-loglevel L]
+const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-log FILE] [-loglevel L] [-cost FILE]
        swiftpaxos -run check -history PATH
        swiftpaxos -run hosts -config FILE
        swiftpaxos -run summary -config FILE -results DIR
@@ -50,8 +50,9 @@ file's protocol. -run check checks a recorded history (a history*.jsonl
 file, or a directory of them with the replicas' log-*.jsonl); it prints
 one line per violation and exits 0 when OK, 1 on violations, 2 when the
 input cannot be read. -run hosts lists the processes of FILE, and -run summary
-merges the results of a run directory into summary.json and summary.txt
-(both used by run-multi-client.sh). -run certs creates a test CA and a
+merges the results of a run directory (results-*.json, and the replicas'
+cost-*.json written with -cost) into summary.json and summary.txt (both
+used by run-multi-client.sh). -run certs creates a test CA and a
 certificate for every process of FILE, and one for ad-hoc clients, in DIR
 (see config/certs); -tls DIR (or tls: DIR in FILE) turns mutual TLS on.
 
@@ -75,6 +76,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	resultsPath := fs.String("results", "", "client: write the raw results as JSON to this file; summary: the run's directory")
 	historyPath := fs.String("history", "", "client: record the history (JSON Lines) to this file; check: the history file or directory")
+	costPath := fs.String("cost", "", "server: when the replica stops, write what its process spent (CPU time, read/write calls, messages, allocations, GC pauses) as JSON to this file, for -run summary (a client puts the same in its -results)")
 	appliedLog := fs.String("appliedlog", "", "server: stream the executed commands (JSON Lines) to this new file as they execute (it must not exist: one file per process lifetime)")
 	threads := fs.Int("threads", 0, "client: sessions per process, overriding clientThreads")
 	checkMode := fs.Bool("check", false, "check mode: unique written values (as checkerMode: true)")
@@ -202,7 +204,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	switch *role {
 	case "server":
-		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog})
+		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath})
 	case "client":
 		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath})
 	}

@@ -69,7 +69,9 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
 
 Output in DIR: summary.txt, summary.json, per-process logs (ALIAS.log,
 both lifetimes of a restarted replica), client outputs (ALIAS.out,
-ALIAS.err), raw results (results-ALIAS.json), the kills and restarts
+ALIAS.err), raw results (results-ALIAS.json), what each replica spent
+(cost-ALIAS.json, cost-ALIAS.2.json after a restart: merged into the
+summary's cost with the clients' results), the kills and restarts
 (events.txt: UNIX_MS killed|restarted ALIAS), and with --check the
 histories and applied logs (log-ALIAS.jsonl, and log-ALIAS.2.jsonl for
 a restarted replica's second lifetime); with --proxy the proxy
@@ -114,7 +116,7 @@ while [ $# -gt 0 ]; do
 		threads=$2; shift 2 ;;
 	--check) check=1; extra+=(-check); shift ;;
 	--tls) tls=1; shift ;;
-	--loglevel) extra+=(-loglevel "${2:?--loglevel needs a level}"); shift 2 ;;
+	--loglevel) loglevel=${2:?--loglevel needs a level}; extra+=(-loglevel "$loglevel"); shift 2 ;;
 	--kill-leader-at | --kill-follower-at)
 		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-multi-client.sh: $1 needs seconds" >&2; exit 2; }
 		kill_at=$2; kill_which=${1#--kill-}; kill_which=${kill_which%-at}; shift 2 ;;
@@ -467,12 +469,14 @@ cfg_for() {
 	fi
 }
 
-# replica_args ALIAS LOG: the arguments of replica ALIAS, into rargs; LOG
-# is the file name of its applied log, new for every lifetime (the
-# replica refuses one that exists).
+# replica_args ALIAS LIFE: the arguments of replica ALIAS, into rargs;
+# LIFE is "" for its first lifetime and ".2" after a restart. Each
+# lifetime has its own applied log (the replica refuses one that exists)
+# and its own cost report, which the summary merges (cost-*.json).
 replica_args() {
-	rargs=(-run server -config "$(cfg_for "$1")" -alias "$1" -log "$pdir/$1.log" "${extra[@]}")
-	[ "$check" = 0 ] || rargs+=(-appliedlog "$pdir/$2")
+	rargs=(-run server -config "$(cfg_for "$1")" -alias "$1" -log "$pdir/$1.log"
+		-cost "$pdir/cost-$1$2.json" "${extra[@]}")
+	[ "$check" = 0 ] || rargs+=(-appliedlog "$pdir/log-$1$2.jsonl")
 }
 
 # event WHAT ALIAS: records a kill or restart in events.txt, with this
@@ -482,7 +486,7 @@ event() { echo "$(date +%s%3N) $1 $2" >>"$out/events.txt"; }
 start=$(date +%s.%N)
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
-	replica_args "$alias" "log-$alias.jsonl"
+	replica_args "$alias" ""
 	start replica "$alias" "${rargs[@]}"
 done <<<"$hosts"
 
@@ -507,6 +511,28 @@ while read -r role alias addr; do
 		sleep 0.02
 	done
 done <<<"$hosts"
+
+# On this machine, also wait (at most 10 s) for every replica to be a
+# member of the cluster: a client request that reaches a replica still
+# asking its peers whether the cluster is new is not answered, and the
+# client sends it again only after retryMs, which made every run start
+# with two idle seconds. Across hosts the logs are remote, and above the
+# info level the lines are not logged; the port probe above is all there
+# is then.
+if [ "$multi" = 0 ] && [[ "${loglevel:-info}" =~ ^(debug|info)$ ]]; then
+	while read -r role alias addr; do
+		[ "$role" = replica ] || continue
+		for ((i = 0; ; i++)); do
+			grep -q -e 'cluster bootstrapped' -e 'rejoined as a full member' "$out/$alias.log" 2>/dev/null && break
+			if [ "$i" -ge 500 ]; then
+				echo "run-multi-client.sh: replica $alias did not join the cluster within 10 s; its log ($out/$alias.log) ends with:" >&2
+				show_tail "$alias" "$alias.log"
+				exit 1
+			fi
+			sleep 0.02
+		done
+	done <<<"$hosts"
+fi
 
 # --sample-rss: one background job reads every replica's VmRSS each
 # rss_every seconds until the launcher stops it.
@@ -599,7 +625,7 @@ if [ -n "$restart_at" ]; then
 			fi
 			isleep 0.02
 		done
-		replica_args "$victim" "log-$victim.2.jsonl"
+		replica_args "$victim" .2
 		event restarted "$victim"
 		# A TERM while the process starts waits until its PID is known.
 		term=0

@@ -103,6 +103,9 @@ func New[M any](conn net.Conn, encode EncodeFunc[M], opts Options, log *zap.Logg
 	if err := opts.Validate(); err != nil {
 		b.log.Error("batcher: invalid options, not starting", zap.Error(err))
 		b.stop(err)
+		if b.opts.Stopped != nil {
+			b.opts.Stopped(Stats{})
+		}
 		close(b.done)
 		return b
 	}

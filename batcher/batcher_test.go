@@ -148,3 +148,46 @@ func TestStatsAvgBatch(t *testing.T) {
 	assert.Zero(t, Stats{}.AvgBatch())
 	assert.InDelta(t, 2.5, Stats{Batches: 4, Messages: 10}.AvgBatch(), 1e-9)
 }
+
+// Stopped reports the final counters exactly once, before Done, however
+// the batcher stops: Close, a failed write, or options it refused.
+func TestStoppedReportsFinalCounters(t *testing.T) {
+	record := func() (*[]Stats, func(Stats)) {
+		var got []Stats
+		return &got, func(s Stats) { got = append(got, s) }
+	}
+
+	t.Run("close", func(t *testing.T) {
+		cli, srv := pipePair(t)
+		r := startReader(srv)
+		got, hook := record()
+		b := newTestBatcher(t, cli, Options{Stopped: hook})
+		for i := range 10 {
+			require.NoError(t, b.Send(testMsg{Seq: uint32(i)}))
+		}
+		r.recv(t, 10)
+		require.NoError(t, b.Close())
+		require.Len(t, *got, 1, "reported by the time Close returns")
+		assert.Equal(t, b.Stats(), (*got)[0])
+		assert.EqualValues(t, 10, (*got)[0].Messages)
+		require.NoError(t, b.Close())
+		assert.Len(t, *got, 1, "once")
+	})
+	t.Run("failed write", func(t *testing.T) {
+		cli, srv := pipePair(t)
+		require.NoError(t, srv.Close())
+		got, hook := record()
+		b := newTestBatcher(t, cli, Options{Stopped: hook})
+		require.NoError(t, b.Send(testMsg{}))
+		<-b.Done()
+		require.Len(t, *got, 1, "reported before Done")
+		assert.EqualValues(t, 1, (*got)[0].Dropped)
+	})
+	t.Run("invalid options", func(t *testing.T) {
+		cli, _ := pipePair(t)
+		got, hook := record()
+		b := newTestBatcher(t, cli, Options{QueueLen: -1, Stopped: hook})
+		<-b.Done()
+		assert.Equal(t, []Stats{{}}, *got)
+	})
+}

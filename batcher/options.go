@@ -65,6 +65,13 @@ type Options struct {
 	// while it encodes a message). A replica sizes it with maxDescRoutines
 	// (PROTOCOL.md 9.2); nil means no bound.
 	Encoders *semaphore.Weighted
+
+	// Stopped, when set, is called exactly once when the batcher has
+	// stopped, with its final counters, before Done is closed: an owner
+	// that closes its batchers and then reads what they sent (a process's
+	// cost report) misses none. It runs on the writer goroutine (or in New
+	// when the options are invalid) and must not call the Batcher.
+	Stopped func(Stats)
 }
 
 // Validate reports every negative field; the message names the field and value.

@@ -269,5 +269,8 @@ func (w *writer[M]) exit() {
 	} else {
 		b.log.Warn("batcher: stopped, peer treated as down", zap.Error(reason), zap.Uint64("dropped", dropped))
 	}
+	if b.opts.Stopped != nil {
+		b.opts.Stopped(b.Stats())
+	}
 	close(b.done)
 }

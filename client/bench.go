@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"swiftpaxos/config"
+	"swiftpaxos/cost"
 	"swiftpaxos/replica/applog"
 )
 
@@ -79,8 +80,9 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 		return fmt.Errorf("benchmark %s: %w", o.Alias, err)
 	}
 
-	sessions, err := dialAll(ctx, cfg, o, threads, window)
-	defer func() {
+	meter := cost.NewMeter()
+	sessions, err := dialAll(ctx, cfg, o, threads, window, meter)
+	closeSessions := sync.OnceFunc(func() {
 		// Each Close waits for the cluster to confirm the session's end:
 		// at once, not one after the other.
 		var closing sync.WaitGroup
@@ -90,7 +92,8 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 			}
 		}
 		closing.Wait()
-	}()
+	})
+	defer closeSessions()
 	if err != nil {
 		return fmt.Errorf("client %s: cannot reach the cluster: %w", o.Alias, err)
 	}
@@ -142,6 +145,10 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 			stats[i].errors += n
 		}
 	}
+	// The process's cost is measured once its connections are closed, so
+	// that every batcher has reported what it sent.
+	closeSessions()
+	usage := cost.Take(o.Alias, cost.RoleClient, meter)
 
 	runErr := errors.Join(errs...)
 	res, err := processResults(stats, seeds, runErr)
@@ -151,6 +158,7 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 	res.Alias, res.Protocol, res.Threads, res.Pendings, res.Reqs = o.Alias, string(cfg.Protocol), threads, window, reqs
 	res.RunTimeS = cfg.RunTime.Seconds()
 	res.StartUnixMs = start.UnixMilli()
+	res.Cost = &usage
 	sum, err := MergeResults([]ProcessResults{res})
 	if err != nil {
 		return fmt.Errorf("benchmark %s: %w", o.Alias, err)
@@ -173,13 +181,13 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 
 // dialAll opens one session per thread, concurrently. On an error the
 // sessions already open are returned too, for the caller to close.
-func dialAll(ctx context.Context, cfg *config.Config, o BenchOptions, threads, window int) ([]*Session, error) {
+func dialAll(ctx context.Context, cfg *config.Config, o BenchOptions, threads, window int, meter *cost.Meter) ([]*Session, error) {
 	sessions := make([]*Session, threads)
 	g, gctx := errgroup.WithContext(ctx)
 	for i := range threads {
 		g.Go(func() error {
 			s, err := Dial(gctx, SessionOptions{Config: cfg, Alias: o.Alias, Policy: o.Policy(),
-				Log: o.Log.With(zap.Int("thread", i)), Window: window})
+				Log: o.Log.With(zap.Int("thread", i)), Window: window, Meter: meter})
 			if err != nil {
 				return fmt.Errorf("thread %d: %w", i, err)
 			}

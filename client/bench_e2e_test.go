@@ -16,6 +16,7 @@ import (
 
 	"swiftpaxos/client"
 	"swiftpaxos/config"
+	"swiftpaxos/cost"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/replica"
 )
@@ -53,8 +54,9 @@ protocol: curpht
 	return cfg
 }
 
-// startCluster runs the three replicas until the test ends.
-func startCluster(t *testing.T, cfg *config.Config) {
+// startCluster runs the three replicas until the test ends or stop is
+// called, each writing its cost report into costDir when it stops.
+func startCluster(t *testing.T, cfg *config.Config, costDir string) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -63,19 +65,22 @@ func startCluster(t *testing.T, cfg *config.Config) {
 		alias := fmt.Sprintf("replica%d", i)
 		wg.Go(func() {
 			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, Policy: curpht.NewReplicaPolicy,
-				Log: zaptest.NewLogger(t).Named(alias), Ready: func(net.Addr) { ready <- struct{}{} }})
-			if ctx.Err() == nil {
+				Log: zaptest.NewLogger(t).Named(alias), Ready: func(net.Addr) { ready <- struct{}{} },
+				CostPath: filepath.Join(costDir, "cost-"+alias+".json")})
+			if ctx.Err() == nil || err != nil {
 				t.Errorf("%s stopped: %v", alias, err)
 			}
 		})
 	}
-	t.Cleanup(func() {
+	stop = sync.OnceFunc(func() {
 		cancel()
 		wg.Wait()
 	})
+	t.Cleanup(stop)
 	for range cfg.N() {
 		<-ready
 	}
+	return stop
 }
 
 // TestRunBenchmarkLocalCluster runs the real driver against three CURP-HT
@@ -97,9 +102,10 @@ zipfSkew: 0.99
 commandSize: 32
 checkerMode: true
 `)
-	startCluster(t, cfg)
+	dir := t.TempDir()
+	stop := startCluster(t, cfg, dir)
 	var out, progress bytes.Buffer
-	path := filepath.Join(t.TempDir(), "results-client0.json")
+	path := filepath.Join(dir, "results-client0.json")
 	err := client.RunBenchmark(t.Context(), client.BenchOptions{Config: cfg, Alias: "client0", Policy: curpht.NewClientPolicy,
 		Log: zaptest.NewLogger(t), Out: &out, Progress: &progress, ResultsPath: path, Seed: 1})
 	require.NoError(t, err, "summary:\n%s", out.String())
@@ -123,6 +129,38 @@ checkerMode: true
 	assert.Equal(t, int64(600), timeline)
 	assert.Equal(t, r.Latency.StrongRead.Count()+r.Latency.StrongWrite.Count(), r.FastPath+r.SlowPath)
 	assert.Greater(t, r.ThroughputOps, 0.0)
+
+	// The cost report: the client's in its results, each replica's in its
+	// file once it stops, merged by the summary. The four processes share
+	// this test's process, so only the transport figures are their own.
+	require.NotNil(t, r.Cost)
+	assert.Equal(t, "client0", r.Cost.Alias)
+	require.Len(t, r.Cost.Links, 3, "one link per replica")
+	for i, l := range r.Cost.Links {
+		assert.Equal(t, fmt.Sprintf("replica%d", i), l.To)
+		assert.Equal(t, 2, l.Conns, "one connection per session")
+		assert.Positive(t, l.Messages)
+	}
+	assert.GreaterOrEqual(t, r.Cost.Writes, cost.Total(r.Cost.Links).Batches, "a write per batch")
+	assert.Positive(t, r.Cost.Reads)
+	stop()
+	var sum bytes.Buffer
+	rep, err := client.Summarize(dir, cfg, &sum)
+	require.NoError(t, err)
+	require.NotNil(t, rep.Cost)
+	assert.Empty(t, rep.Cost.Missing)
+	var aliases []string
+	for _, p := range rep.Cost.Processes {
+		aliases = append(aliases, p.Alias)
+		assert.Positive(t, p.Reads, p.Alias)
+		assert.Positive(t, p.Writes, p.Alias)
+		assert.Positive(t, p.PerOp.Msgs, p.Alias)
+	}
+	assert.Equal(t, []string{"replica0", "replica1", "replica2", "client0"}, aliases)
+	assert.Equal(t, int64(600), rep.Cost.Ops)
+	assert.Positive(t, rep.Cost.PerOp.CPUUs)
+	assert.Greater(t, rep.Cost.PerOp.Msgs, 3.0, "a strong write alone is a request, acknowledgements and replies")
+	assert.Contains(t, sum.String(), "Cost per op: ")
 }
 
 func TestRunBenchmarkErrors(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"swiftpaxos/cost"
 )
 
 // ProcessResults is what one benchmark client process measured. It is
@@ -53,6 +55,9 @@ type ProcessResults struct {
 	Complete bool            `json:"complete"`
 	Error    string          `json:"error,omitempty"`
 	Latency  ClassHistograms `json:"latency_us"`
+	// Cost is what the process spent, measured after its sessions
+	// closed (absent from results written before it existed).
+	Cost *cost.Usage `json:"cost,omitempty"`
 }
 
 // WriteResults writes r as one line of JSON to path (compact: the

@@ -12,6 +12,7 @@ import (
 
 	"swiftpaxos/check"
 	"swiftpaxos/config"
+	"swiftpaxos/cost"
 )
 
 // ClassJSON is one consistency class of summary.json: all its operations,
@@ -68,6 +69,9 @@ type RunSummary struct {
 	// the last restart and what followed (results_restart.go).
 	Events  []EventJSON  `json:"events,omitempty"`
 	Restart *RestartJSON `json:"restart,omitempty"`
+	// Cost is what the processes spent per operation (results_cost.go);
+	// absent when none reported.
+	Cost *cost.Section `json:"cost,omitempty"`
 }
 
 // OK reports whether the run is one whose numbers can be trusted: every
@@ -76,12 +80,12 @@ func (r *RunSummary) OK() bool {
 	return r.Complete && r.Errors == 0 && r.Timeouts == 0 && (!r.Check.Ran || r.Check.OK)
 }
 
-// Summarize merges dir/results-*.json into dir/summary.json and
-// dir/summary.txt (also written to out) and, when the run recorded
-// histories (dir/history-*.jsonl), checks them against the replicas'
-// applied logs (dir/log-*.jsonl, one per replica lifetime). The
-// launcher's kills and restarts (dir/events.txt) are placed on the
-// timeline, and a restart is followed in the replica's log
+// Summarize merges dir/results-*.json (and the replicas' dir/cost-*.json)
+// into dir/summary.json and dir/summary.txt (also written to out) and,
+// when the run recorded histories (dir/history-*.jsonl), checks them
+// against the replicas' applied logs (dir/log-*.jsonl, one per replica
+// lifetime). The launcher's kills and restarts (dir/events.txt) are
+// placed on the timeline, and a restart is followed in the replica's log
 // (results_restart.go). It returns the summary; the caller decides the
 // exit status with OK.
 func Summarize(dir string, cfg *config.Config, out io.Writer) (*RunSummary, error) {
@@ -139,12 +143,18 @@ func Summarize(dir string, cfg *config.Config, out io.Writer) (*RunSummary, erro
 	if rep.Check, err = checkRun(dir); err != nil {
 		return nil, err
 	}
+	if rep.Cost, err = costOf(dir, cfg, rs, rep.Ops); err != nil {
+		return nil, err
+	}
 
 	var txt strings.Builder
 	if err := sum.WriteText(&txt); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(&txt, "\nMerged throughput: %.1f ops/s (%d ops from the first process start to the last process end, %.3f s, %d processes)\n", rep.ThroughputOps, rep.Ops, rep.DurationS, rep.Clients)
+	if rep.Cost != nil {
+		fmt.Fprintln(&txt, rep.Cost.Line())
+	}
 	if rep.Restart != nil {
 		writeRestartText(&txt, rep.Restart, &sum)
 	}

@@ -13,6 +13,7 @@ import (
 	"swiftpaxos/batcher"
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
+	"swiftpaxos/cost"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/applog"
 	"swiftpaxos/replica/wire"
@@ -34,6 +35,10 @@ type SessionOptions struct {
 	// Alias; certs.GenericClient for a client that is not in the
 	// configuration.
 	TLSName string
+	// Meter, when set, counts the read and write calls on the session's
+	// connections and what its batchers sent, by replica: the process's
+	// cost report (nil: not counted).
+	Meter *cost.Meter
 
 	// onIdleClose, when set, is called (on the session's goroutine) when
 	// the session closes a connection it has not used (tests).

@@ -90,6 +90,7 @@ func (s *Session) open(ctx context.Context, r wire.ReplicaID, id wire.ClientID) 
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
+	conn = s.o.Meter.Wrap(conn)
 	if s.tls != nil {
 		hctx, cancel := context.WithTimeout(ctx, cfg.HandshakeTimeout)
 		conn, err = s.tls.Client(hctx, conn, certs.Identity{Role: certs.Replica, Alias: replica.Alias})
@@ -101,7 +102,8 @@ func (s *Session) open(ctx context.Context, r wire.ReplicaID, id wire.ClientID) 
 	// The emulated one-way delay to this replica (PROTOCOL.md 7.3); the
 	// replica delays its replies likewise.
 	delay := cfg.OneWayDelay(s.o.Alias, replica.Alias)
-	b := batcher.New[wire.Message](conn, wire.AppendFrame, batcher.Options{Delay: delay}, s.log)
+	opts := batcher.Options{Delay: delay, Stopped: s.o.Meter.Batches(replica.Alias)}
+	b := batcher.New[wire.Message](conn, wire.AppendFrame, opts, s.log)
 	if err := b.Send(&wire.Hello{Kind: wire.PeerClient, Client: id, Alias: s.o.Alias}); err != nil {
 		b.Close()
 		return nil, nil, fmt.Errorf("replica%d at %s: %w", r, addr, err)

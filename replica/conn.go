@@ -15,6 +15,7 @@ import (
 
 	"swiftpaxos/batcher"
 	"swiftpaxos/config/certs"
+	"swiftpaxos/cost"
 	"swiftpaxos/replica/wire"
 )
 
@@ -103,12 +104,13 @@ func (s *server) accept(ctx context.Context, ln net.Listener) error {
 // serveConn authenticates an incoming connection (TLS handshake, Hello,
 // and with TLS the Hello against the certificate), then reads every frame,
 // handing each decoded message to the loop in arrival order.
-func (s *server) serveConn(ctx context.Context, raw net.Conn) {
+func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
+	setKeepAlive(tcp)
+	raw := s.meter.Wrap(tcp)
 	// Deferred calls run last first: the count drops before the
 	// connection closes, so a peer that sees the close can connect again.
 	defer raw.Close()
 	defer s.open.Add(-1)
-	setKeepAlive(raw)
 	remote := zap.Stringer("remote", raw.RemoteAddr())
 	conn, r, hello, ok := s.handshake(ctx, raw, remote)
 	if !ok {
@@ -119,7 +121,7 @@ func (s *server) serveConn(ctx context.Context, raw net.Conn) {
 	switch hello.Kind {
 	case wire.PeerClient:
 		in.isClient, in.fromClient = true, hello.Client
-		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(hello.Alias), s.log)
+		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(hello.Alias, cost.ToClients), s.log)
 		cc = s.track(b, raw.RemoteAddr())
 		defer func() {
 			s.untrack(cc)
@@ -264,8 +266,10 @@ func (s *server) post(ctx context.Context, in inbound) bool {
 // the emulated one-way delay of the configuration's latency model
 // (networkDelay, latencyFile, co-location; PROTOCOL.md 7.3) is added on
 // the sending side, one per-connection FIFO queue ordered by release time.
-func (s *server) optsTo(alias string) batcher.Options {
+// link is the destination the batcher's counters are reported under.
+func (s *server) optsTo(alias, link string) batcher.Options {
 	o := s.bopts
+	o.Stopped = s.meter.Batches(link)
 	if alias != "" {
 		o.Delay = s.cfg.OneWayDelay(s.o.Alias, alias)
 	}

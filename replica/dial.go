@@ -44,7 +44,7 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 			continue
 		}
 		lastErr = ""
-		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(peer.Alias), s.log)
+		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(peer.Alias, peer.Alias), s.log)
 		if b.Send(&wire.Hello{Kind: wire.PeerReplica, Replica: s.id, Alias: s.o.Alias}) != nil || !s.post(ctx, inbound{fromReplica: p, peer: b}) {
 			b.Close()
 			t.Reset(redialEvery)
@@ -78,6 +78,7 @@ func (s *server) dialPeer(ctx context.Context, addr, alias string) (net.Conn, er
 		return nil, fmt.Errorf("%w: %w", errDial, err)
 	}
 	setKeepAlive(raw)
+	raw = s.meter.Wrap(raw)
 	if s.tls == nil {
 		return raw, nil
 	}

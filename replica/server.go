@@ -16,6 +16,7 @@ import (
 	"swiftpaxos/batcher"
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
+	"swiftpaxos/cost"
 	"swiftpaxos/replica/wire"
 )
 
@@ -40,6 +41,12 @@ type ServerOptions struct {
 	// refused or closed; by default the replica keeps its own. Either way
 	// the counts are in the replica's last log line.
 	Counters *ConnCounters
+	// CostPath, when set, is where the replica writes, once it has
+	// stopped, what its process spent (cost.Usage as JSON: CPU time,
+	// read and write calls, messages per destination, allocations, GC
+	// pauses), for the run's summary to merge with the clients'. The
+	// figures are the whole process's, from its start.
+	CostPath string
 }
 
 // tickEvery is the period of the core's timers. It only drives failure
@@ -73,7 +80,9 @@ type server struct {
 	inbox   chan inbound
 	peers   []*batcher.Batcher[wire.Message]
 	clients map[wire.ClientID]*batcher.Batcher[wire.Message]
-	stats   batcher.Stats
+	// meter counts the transport's read and write calls and what the
+	// batchers sent (reported in the last log line and at CostPath).
+	meter   *cost.Meter
 	bopts   batcher.Options
 	applied *appliedLogWriter // check mode only
 	// rejectedFrom holds the addresses whose invalid messages were logged.
@@ -136,6 +145,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		tls:      material,
 		applied:  applied,
 		counters: o.Counters,
+		meter:    cost.NewMeter(),
 		idle:     idleConns{conns: map[*clientConn]struct{}{}},
 	}
 	if s.counters == nil {
@@ -191,6 +201,9 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	if applied != nil {
 		werr = applied.Close() // a lost applied log fails even a clean stop
 	}
+	if o.CostPath != "" {
+		werr = errors.Join(werr, cost.WriteFile(o.CostPath, cost.Take(o.Alias, cost.RoleReplica, s.meter)))
+	}
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return werr
 	}
@@ -236,7 +249,6 @@ func (s *server) handle(in inbound) {
 			if s.clients[in.fromClient] == in.peer {
 				delete(s.clients, in.fromClient)
 			}
-			s.addStats(in.peer)
 			return
 		}
 		if old := s.clients[in.fromClient]; old != nil && old != in.peer {
@@ -248,7 +260,6 @@ func (s *server) handle(in inbound) {
 			if s.peers[in.fromReplica] == in.peer {
 				s.peers[in.fromReplica] = nil
 			}
-			s.addStats(in.peer)
 			return
 		}
 		s.peers[in.fromReplica] = in.peer
@@ -306,35 +317,30 @@ func (s *server) sendOne(e Envelope) {
 	}
 }
 
-func (s *server) addStats(b *batcher.Batcher[wire.Message]) {
-	st := b.Stats()
-	s.stats.Batches += st.Batches
-	s.stats.Messages += st.Messages
-	s.stats.Bytes += st.Bytes
-}
-
+// closeAll closes the connections the loop knows; each batcher adds its
+// counters to the meter as it stops.
 func (s *server) closeAll() {
 	for _, b := range s.peers {
 		if b != nil {
 			b.Close()
-			s.addStats(b)
 		}
 	}
 	for _, b := range s.clients {
 		b.Close()
-		s.addStats(b)
 	}
 }
 
 func (s *server) logStats() {
 	size := s.core.Size()
+	sent, calls := cost.Total(s.meter.Links()), s.meter.IO()
 	s.log.Info("replica stopped", append([]zap.Field{
 		zap.Int("keys", size.Keys), zap.Int("sessions", size.LiveSessions), zap.Int("ended_sessions", size.EndedSessions),
 		zap.Int("log_entries", size.LogEntries), zap.Int("witness_records", size.WitnessRecords),
 		zap.Int("snapshots", size.Snapshots), zap.Float64("snapshot_longest_ms", float64(size.LongestSnapshot.Microseconds())/1000),
 		zap.Float64("batch_longest_ms", float64(s.longestBatch.Microseconds())/1000),
-		zap.Uint64("batches", s.stats.Batches), zap.Uint64("messages", s.stats.Messages),
-		zap.Uint64("bytes", s.stats.Bytes), zap.Float64("avg_batch", s.stats.AvgBatch()),
+		zap.Uint64("batches", sent.Batches), zap.Uint64("messages", sent.Messages),
+		zap.Uint64("bytes", sent.Bytes), zap.Float64("avg_batch", sent.AvgBatch),
+		zap.Uint64("reads", calls.Reads), zap.Uint64("writes", calls.Writes),
 		zap.Uint64("last_slot", uint64(s.core.LastSlot())), zap.Uint64("applied", uint64(s.core.AppliedIndex()))},
 		s.counters.fields()...)...)
 }
