@@ -15,7 +15,7 @@ import (
 )
 
 // The two drivers of a Core, the TCP server (server.go) and the simulator
-// (replica/sim), must drive it through the same narrow surface, so that
+// (sim/), must drive it through the same narrow surface, so that
 // what the simulator establishes about the core (safety under faults,
 // checked histories) holds for the server too (docs/ARCHITECTURE.md,
 // "Deterministic cores"). They differ in one respect only: the server
