@@ -123,41 +123,19 @@ func New[M any](conn net.Conn, encode EncodeFunc[M], opts Options, log *zap.Logg
 // blocks for at most Options.EnqueueTimeout; if it is still full the batcher
 // stops and Send returns an error wrapping ErrQueueFull. Once the batcher has
 // stopped, Send returns an error wrapping ErrClosed.
-func (b *Batcher[M]) Send(m M) error {
-	it := b.item(m)
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	select {
-	case <-b.quit:
-		return b.closedErr()
-	default:
-	}
-	select {
-	case b.queue <- it:
-		return nil
-	default:
-	}
-	// Queue full: block, but not for ever (PROTOCOL.md section 10 item 10).
-	t := time.NewTimer(b.opts.EnqueueTimeout)
-	defer t.Stop()
-	select {
-	case b.queue <- it:
-		return nil
-	case <-b.quit:
-		return b.closedErr()
-	case <-t.C:
-		err := fmt.Errorf("batcher: send to %s: queue of %d messages still full after %v: %w",
-			b.remote, b.opts.QueueLen, b.opts.EnqueueTimeout, ErrQueueFull)
-		b.stop(err)
-		return err
-	}
-}
+func (b *Batcher[M]) Send(m M) error { return b.enqueue(m, b.opts.EnqueueTimeout) }
 
 // TrySend is Send without the wait, for an event loop that must never
 // block on one slow peer: if the queue is full the batcher stops at once
 // and TrySend returns an error wrapping ErrQueueFull.
-func (b *Batcher[M]) TrySend(m M) error {
-	it := b.item(m)
+func (b *Batcher[M]) TrySend(m M) error { return b.enqueue(m, 0) }
+
+// enqueue queues m, waiting at most wait for room.
+func (b *Batcher[M]) enqueue(m M, wait time.Duration) error {
+	it := item[M]{m: m}
+	if b.opts.Delay > 0 {
+		it.release = b.now() + int64(b.opts.Delay)
+	}
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	select {
@@ -170,17 +148,23 @@ func (b *Batcher[M]) TrySend(m M) error {
 		return nil
 	default:
 	}
-	err := fmt.Errorf("batcher: send to %s: queue of %d messages full: %w", b.remote, b.opts.QueueLen, ErrQueueFull)
+	if wait > 0 {
+		// Queue full: block, but not for ever (PROTOCOL.md section 10
+		// item 10).
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case b.queue <- it:
+			return nil
+		case <-b.quit:
+			return b.closedErr()
+		case <-t.C:
+		}
+	}
+	err := fmt.Errorf("batcher: send to %s: queue of %d messages still full after %v: %w",
+		b.remote, b.opts.QueueLen, wait, ErrQueueFull)
 	b.stop(err)
 	return err
-}
-
-func (b *Batcher[M]) item(m M) item[M] {
-	it := item[M]{m: m}
-	if b.opts.Delay > 0 {
-		it.release = b.now() + int64(b.opts.Delay)
-	}
-	return it
 }
 
 // Close stops the writer, closes the connection and waits for the writer to

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -65,22 +64,10 @@ type ProcessResults struct {
 // renamed over path).
 func WriteResults(path string, r *ProcessResults) error {
 	b, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("results %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("results %s: %w", path, err)
-	}
-	_, err = tmp.Write(append(b, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = cost.WriteAtomic(path, append(b, '\n'))
 	}
 	if err != nil {
-		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("results %s: %w", path, err)
 	}
 	return nil

@@ -117,18 +117,29 @@ func histogramMaxUs(name string) int64 {
 	return 0
 }
 
-// WriteFile writes u to path as JSON, atomically (a temporary file renamed
-// over path), for the summary to read (ReadFile).
+// WriteFile writes u to path as JSON, atomically, for the summary to
+// read (ReadFile).
 func WriteFile(path string, u Usage) error {
 	b, err := json.MarshalIndent(u, "", "  ")
+	if err == nil {
+		err = WriteAtomic(path, append(b, '\n'))
+	}
 	if err != nil {
 		return fmt.Errorf("cost %s: %w", path, err)
 	}
+	return nil
+}
+
+// WriteAtomic writes data to a temporary file next to path and renames it
+// over path, so that a reader finds the whole file or none: the
+// processes' reports (this package's, and the clients' results files)
+// are read by the summary after the processes exit, some of them killed.
+func WriteAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("cost %s: %w", path, err)
+		return err
 	}
-	_, err = tmp.Write(append(b, '\n'))
+	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -137,9 +148,8 @@ func WriteFile(path string, u Usage) error {
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("cost %s: %w", path, err)
 	}
-	return nil
+	return err
 }
 
 // ReadFile reads a file written by WriteFile.
