@@ -1,8 +1,6 @@
 package check
 
 import (
-	"fmt"
-
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/applog"
 	"swiftpaxos/replica/wire"
@@ -32,46 +30,16 @@ const (
 	Snapshot = applog.Snapshot
 )
 
-// Level is the consistency level of a recorded operation.
-type Level uint8
+// Level is the consistency level of a recorded operation: the wire's,
+// written "strong" or "weak".
+type Level = wire.Level
 
 const (
 	// Strong operations are linearizable (PROTOCOL.md section 2.3).
-	Strong Level = 1
+	Strong = wire.Strong
 	// Weak operations are causally consistent.
-	Weak Level = 2
+	Weak = wire.Weak
 )
-
-func (l Level) String() string {
-	switch l {
-	case Strong:
-		return "strong"
-	case Weak:
-		return "weak"
-	}
-	return fmt.Sprintf("Level(%d)", uint8(l))
-}
-
-// MarshalText encodes l as "strong" or "weak".
-func (l Level) MarshalText() ([]byte, error) {
-	if l != Strong && l != Weak {
-		return nil, fmt.Errorf("invalid level %d", uint8(l))
-	}
-	return []byte(l.String()), nil
-}
-
-// UnmarshalText accepts exactly "strong" or "weak".
-func (l *Level) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "strong":
-		*l = Strong
-	case "weak":
-		*l = Weak
-	default:
-		return fmt.Errorf("level %q is neither \"strong\" nor \"weak\"", b)
-	}
-	return nil
-}
 
 // Op is one record of a history: one invoked operation (PROTOCOL.md section
 // 2.1). The JSON field names are the on-disk format.

@@ -50,6 +50,28 @@ func (l Level) String() string {
 	return fmt.Sprintf("Level(%d)", uint8(l))
 }
 
+// MarshalText encodes l as "strong" or "weak" (the checker's history
+// format).
+func (l Level) MarshalText() ([]byte, error) {
+	if l != Strong && l != Weak {
+		return nil, fmt.Errorf("invalid level %d", uint8(l))
+	}
+	return []byte(l.String()), nil
+}
+
+// UnmarshalText accepts exactly "strong" or "weak".
+func (l *Level) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "strong":
+		*l = Strong
+	case "weak":
+		*l = Weak
+	default:
+		return fmt.Errorf("level %q is neither \"strong\" nor \"weak\"", b)
+	}
+	return nil
+}
+
 // ReadDepKind tags a ReadDep (PROTOCOL.md section 5.2).
 type ReadDepKind uint8
 
