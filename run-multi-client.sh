@@ -45,6 +45,9 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            with go run ./scripts/plot -memory DIR (not with
                            --hosts)
   --loglevel LEVEL         log level of every process (debug, info, warn, error)
+  --profile                each process writes a CPU profile of its whole
+                           run to DIR/ALIAS.cpu.pprof (go tool pprof
+                           bin/swiftpaxos DIR/replica0.cpu.pprof)
   --hosts                  run every process on the host its address names,
                            over SSH (see "Multi-host mode" below)
   --proxy                  route every replica-replica and client-replica
@@ -97,6 +100,7 @@ out=""
 extra=()
 check=0
 tls=0
+profile=0
 kill_at=""
 restart_at=""
 restart_down=1
@@ -116,6 +120,7 @@ while [ $# -gt 0 ]; do
 		threads=$2; shift 2 ;;
 	--check) check=1; extra+=(-check); shift ;;
 	--tls) tls=1; shift ;;
+	--profile) profile=1; shift ;;
 	--loglevel) loglevel=${2:?--loglevel needs a level}; extra+=(-loglevel "$loglevel"); shift 2 ;;
 	--kill-leader-at | --kill-follower-at)
 		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-multi-client.sh: $1 needs seconds" >&2; exit 2; }
@@ -477,6 +482,7 @@ replica_args() {
 	rargs=(-run server -config "$(cfg_for "$1")" -alias "$1" -log "$pdir/$1.log"
 		-cost "$pdir/cost-$1$2.json" "${extra[@]}")
 	[ "$check" = 0 ] || rargs+=(-appliedlog "$pdir/log-$1$2.jsonl")
+	[ "${profile:-0}" = 0 ] || rargs+=(-cpuprofile "$pdir/$1$2.cpu.pprof")
 }
 
 # event WHAT ALIAS: records a kill or restart in events.txt, with this
@@ -558,6 +564,7 @@ clients=()
 while read -r role alias addr; do
 	[ "$role" = client ] || continue
 	args=(-run client -config "$(cfg_for "$alias")" -alias "$alias" -log "$pdir/$alias.log" -results "$pdir/results-$alias.json" "${extra[@]}")
+	[ "${profile:-0}" = 0 ] || args+=(-cpuprofile "$pdir/$alias.cpu.pprof")
 	[ -z "${threads:-}" ] || args+=(-threads "$threads")
 	[ "$check" = 0 ] || args+=(-history "$pdir/history-$alias.jsonl")
 	start client "$alias" "${args[@]}"
