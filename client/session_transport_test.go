@@ -23,8 +23,6 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// startCounted runs the first n replicas of cfg until the test ends and
-// returns their transport counters.
 // startCounted runs the first n replicas of cfg until the test ends. With
 // fewer than all, they start as members of a brand-new cluster at once: a
 // new cluster otherwise waits for every replica to bootstrap
