@@ -42,7 +42,7 @@ const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-
        swiftpaxos -run kv [-config FILE] [-alias CLIENT] [-level strong|weak] [-v] [-timeout D] [COMMAND]
        swiftpaxos -run check -history PATH
        swiftpaxos -run hosts -config FILE
-       swiftpaxos -run summary -config FILE -results DIR
+       swiftpaxos -run summary -config FILE -results DIR [-interrupted]
        swiftpaxos -run certs -config FILE -out DIR
 
 Runs one process of a swiftpaxos deployment described by FILE (see
@@ -103,6 +103,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	outDir := fs.String("out", "", "certs: the directory to create the certificates in")
 	kvLevel := fs.String("level", "strong", "kv: the level of a command that names none: strong or weak")
 	verbose := fs.Bool("v", false, "kv: print the path, the replica that answered and the latency of each operation (on stderr)")
+	interrupted := fs.Bool("interrupted", false, "summary: the run was stopped before its end (the launcher's Ctrl-C): say so in the summary")
 	timeout := fs.Duration("timeout", 0, "kv: how long to wait for connecting and for each operation (default: the configuration's replyTimeout)")
 	// The flag package reports a bad flag in one line; the usage goes to
 	// stdout on -h, and is only pointed to otherwise.
@@ -180,10 +181,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		printHosts(stdout, cfg)
 		return 0
 	case "summary":
-		return summarize(*resultsPath, cfg, stdout, stderr)
+		return summarize(*resultsPath, cfg, client.SummaryOptions{Interrupted: *interrupted}, stdout, stderr)
 	}
 	if *threads > 0 {
 		cfg.Override(func(p *config.Params) { p.ClientThreads = *threads })
+		if _, ok := cfg.For(*alias).RunOps(len(cfg.Clients)); !ok {
+			return usageError(stderr, "-threads %d with reqs: %d and %d client processes is more operations than a run can count (2^63-1)",
+				*threads, cfg.For(*alias).Reqs, len(cfg.Clients))
+		}
 	}
 	if *checkMode {
 		cfg.Override(func(p *config.Params) { p.CheckerMode = true })
@@ -251,19 +256,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // summarize merges a run's results (and checks its histories) for
 // run-multi-client.sh; the exit status says whether the run can be trusted.
-func summarize(dir string, cfg *config.Config, stdout, stderr io.Writer) int {
+func summarize(dir string, cfg *config.Config, o client.SummaryOptions, stdout, stderr io.Writer) int {
 	if dir == "" {
-		fmt.Fprintln(stderr, "swiftpaxos: -run summary needs -results DIR")
-		return exitUsage
+		return usageError(stderr, "-run summary needs -results DIR")
 	}
-	sum, err := client.Summarize(dir, cfg, stdout)
+	sum, err := client.Summarize(dir, cfg, stdout, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "swiftpaxos: summary of %s: %v\n", dir, err)
 		return 1
 	}
 	if !sum.OK() {
-		fmt.Fprintf(stderr, "swiftpaxos: the run is not clean: complete=%v errors=%d timeouts=%d check ok=%v\n",
-			sum.Complete, sum.Errors, sum.Timeouts, !sum.Check.Ran || sum.Check.OK)
+		fmt.Fprintf(stderr, "swiftpaxos: the run is not clean: interrupted=%v complete=%v errors=%d timeouts=%d check ok=%v\n",
+			sum.Interrupted, sum.Complete, sum.Errors, sum.Timeouts, !sum.Check.Ran || sum.Check.OK)
 		return 1
 	}
 	return 0
