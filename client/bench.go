@@ -135,7 +135,9 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 	}
 	stop := make(chan struct{})
 	var reporter sync.WaitGroup
-	reporter.Go(func() { reportProgress(o.Progress, o.Alias, int64(threads)*int64(reqs), cfg.RunTime, &done, &failed, stop) })
+	reporter.Go(func() {
+		reportProgress(o.Progress, o.Alias, int64(threads)*int64(reqs), cfg.RunTime, &done, &failed, stop)
+	})
 	wg.Wait()
 	close(stop)
 	reporter.Wait()

@@ -90,12 +90,12 @@
 // (the fast path needs all three).
 //
 // What a session acknowledged survives such failures (PROTOCOL.md 6.8):
-// strong writes, and weak writes of CURP-HT (acknowledged once committed),
-// always; a CURP-HT weak write acknowledged early (htWeakAck: early) and a
-// CURP-HO weak write are lost only if the leader and this client both
-// crash before the write commits, and then no other session saw it. Close
-// ends the session only once its acknowledged writes are durable, waiting
-// at most one retry period (retryMs) for that.
+// strong writes and CURP-HT weak writes (acknowledged once committed)
+// always; a CURP-HO weak write (acknowledged by the bound replica before
+// it commits) is lost only if the leader fails before the write commits
+// while this client has crashed or closed its session, and then no other
+// session saw it. Close waits, at most one retry period (retryMs), for the
+// session's acknowledged writes to commit before it ends the session.
 //
 // When more than f replicas are down, operations wait; the context given
 // to Put, Get, Scan or Do bounds that wait.

@@ -110,22 +110,22 @@ type ProcessLine struct {
 // percentiles are true global percentiles over every sample of every
 // process, not averages of per-process percentiles.
 type Summary struct {
-	Protocol      string        `json:"protocol"`
-	Processes     []ProcessLine `json:"processes"`
-	Threads       int           `json:"threads"`
-	Ops           int64         `json:"ops"`
-	Errors        int64         `json:"errors"`
-	Timeouts      int64         `json:"timeouts"`
+	Protocol  string        `json:"protocol"`
+	Processes []ProcessLine `json:"processes"`
+	Threads   int           `json:"threads"`
+	Ops       int64         `json:"ops"`
+	Errors    int64         `json:"errors"`
+	Timeouts  int64         `json:"timeouts"`
 	// DurationS is the span from the earliest process start to the latest
 	// process end, and ThroughputOps the operations over it: the one
 	// throughput of a run (the sum of the processes' own rates would
 	// count processes that ran at different times as if together).
-	DurationS     float64 `json:"duration_s"`
-	ThroughputOps float64 `json:"throughput_ops"`
-	FastPath      int64         `json:"fast_path"`
-	SlowPath      int64         `json:"slow_path"`
-	Strong        ClassSummary  `json:"strong"`
-	Weak          ClassSummary  `json:"weak"`
+	DurationS     float64      `json:"duration_s"`
+	ThroughputOps float64      `json:"throughput_ops"`
+	FastPath      int64        `json:"fast_path"`
+	SlowPath      int64        `json:"slow_path"`
+	Strong        ClassSummary `json:"strong"`
+	Weak          ClassSummary `json:"weak"`
 	// Timeline[i] is the number of operations completed by all processes
 	// in second i since the earliest start (StartUnixMs); TimelineFast and
 	// TimelineSlow count the strong ones on each path.
