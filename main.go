@@ -99,7 +99,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	appliedLog := fs.String("appliedlog", "", "server: stream the executed commands (JSON Lines) to this new file as they execute (it must not exist: one file per process lifetime)")
 	threads := fs.Int("threads", 0, "client: sessions per process, overriding clientThreads")
 	checkMode := fs.Bool("check", false, "check mode: unique written values (as checkerMode: true)")
-	tlsDir := fs.String("tls", "", "server, client: mutual TLS with the certificates in this directory, overriding the configuration's tls")
+	tlsDir := fs.String("tls", "", "server, client, kv: mutual TLS with the certificates in this directory, overriding the configuration's tls")
 	outDir := fs.String("out", "", "certs: the directory to create the certificates in")
 	kvLevel := fs.String("level", "strong", "kv: the level of a command that names none: strong or weak")
 	verbose := fs.Bool("v", false, "kv: print the path, the replica that answered and the latency of each operation (on stderr)")
