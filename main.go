@@ -21,6 +21,7 @@ import (
 
 	"swiftpaxos/check"
 	"swiftpaxos/client"
+	"swiftpaxos/client/kvcli"
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 	curpho "swiftpaxos/curp-ho"
@@ -38,15 +39,21 @@ var protocols = map[string]struct {
 }
 
 const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-log FILE] [-loglevel L] [-cost FILE]
+       swiftpaxos -run kv [-config FILE] [-alias CLIENT] [-level strong|weak] [-v] [-timeout D] [COMMAND]
        swiftpaxos -run check -history PATH
        swiftpaxos -run hosts -config FILE
-       swiftpaxos -run summary -config FILE -results DIR
+       swiftpaxos -run summary -config FILE -results DIR [-interrupted]
        swiftpaxos -run certs -config FILE -out DIR
 
 Runs one process of a swiftpaxos deployment described by FILE (see
 multi-client.conf): a replica (-run server) or a benchmark client process
 (-run client). ALIAS names the process in FILE. -protocol overrides the
-file's protocol. -run check checks a recorded history (a history*.jsonl
+file's protocol. -run kv runs one COMMAND against the cluster of FILE, or
+with none, one command per line of standard input: put KEY VALUE, get KEY,
+scan FROM COUNT (the COUNT keys from FROM), each optionally after strong or
+weak; -v adds the path, the replica that answered and the latency; it
+exits 0 when done and found, 1 when not found or failed, 2 on a usage
+error. -run check checks a recorded history (a history*.jsonl
 file, or a directory of them with the replicas' log-*.jsonl); it prints
 one line per violation and exits 0 when OK, 1 on violations, 2 when the
 input cannot be read. -run hosts lists the processes of FILE, and -run summary
@@ -62,14 +69,26 @@ Flags:
 // exitUsage is the exit status of a command-line mistake.
 const exitUsage = 2
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+// roles are the values of -run.
+var roles = []string{"server", "client", "kv", "check", "hosts", "summary", "certs"}
 
-func run(args []string, stdout, stderr io.Writer) int {
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+// usageError writes the one-line reason of a command-line mistake, then
+// where the usage is, and returns exitUsage. The reason comes alone so
+// that it is what a launcher shows of a process that would not start.
+func usageError(stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "swiftpaxos: "+format+"\n", args...)
+	fmt.Fprintln(stderr, "(swiftpaxos -h prints the usage)")
+	return exitUsage
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("swiftpaxos", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	role := fs.String("run", "", "role: server, client, check, hosts, summary or certs")
+	role := fs.String("run", "", "role: "+strings.Join(roles, ", "))
 	confPath := fs.String("config", "multi-client.conf", "configuration file")
-	alias := fs.String("alias", "", "alias of this process in the configuration")
+	alias := fs.String("alias", "", "alias of this process in the configuration (kv: optional, a client whose binding and latency the session takes)")
 	proto := fs.String("protocol", "", "protocol, overriding the configuration: "+strings.Join(protocolNames(), ", "))
 	logFile := fs.String("log", "", "log file (default: stderr)")
 	logLevel := fs.String("loglevel", "info", "log level: debug, info, warn, error")
@@ -80,63 +99,62 @@ func run(args []string, stdout, stderr io.Writer) int {
 	appliedLog := fs.String("appliedlog", "", "server: stream the executed commands (JSON Lines) to this new file as they execute (it must not exist: one file per process lifetime)")
 	threads := fs.Int("threads", 0, "client: sessions per process, overriding clientThreads")
 	checkMode := fs.Bool("check", false, "check mode: unique written values (as checkerMode: true)")
-	tlsDir := fs.String("tls", "", "server, client: mutual TLS with the certificates in this directory, overriding the configuration's tls")
+	tlsDir := fs.String("tls", "", "server, client, kv: mutual TLS with the certificates in this directory, overriding the configuration's tls")
 	outDir := fs.String("out", "", "certs: the directory to create the certificates in")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usage)
-		fs.PrintDefaults()
-	}
+	kvLevel := fs.String("level", "strong", "kv: the level of a command that names none: strong or weak")
+	verbose := fs.Bool("v", false, "kv: print the path, the replica that answered and the latency of each operation (on stderr)")
+	interrupted := fs.Bool("interrupted", false, "summary: the run was stopped before its end (the launcher's Ctrl-C): say so in the summary")
+	timeout := fs.Duration("timeout", 0, "kv: how long to wait for connecting and for each operation (default: the configuration's replyTimeout)")
+	// The flag package reports a bad flag in one line; the usage goes to
+	// stdout on -h, and is only pointed to otherwise.
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
-			fs.Usage()
+			fmt.Fprint(stdout, usage)
+			fs.PrintDefaults()
 			return 0
 		}
+		fmt.Fprintln(stderr, "(swiftpaxos -h prints the usage)")
 		return exitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "swiftpaxos: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return exitUsage
+	if fs.NArg() > 0 && *role != "kv" {
+		return usageError(stderr, "unexpected argument %q", fs.Arg(0))
 	}
-	if !slices.Contains([]string{"server", "client", "check", "hosts", "summary", "certs"}, *role) {
-		fmt.Fprintf(stderr, "swiftpaxos: -run must be server, client, check, hosts, summary or certs, not %q\n", *role)
-		fs.Usage()
-		return exitUsage
+	if !slices.Contains(roles, *role) {
+		return usageError(stderr, "-run must be one of %s, not %q", strings.Join(roles, ", "), *role)
 	}
 	if *proto != "" {
 		if _, ok := protocols[*proto]; !ok {
-			fmt.Fprintf(stderr, "swiftpaxos: unknown protocol %q (known: %s)\n", *proto, strings.Join(protocolNames(), ", "))
-			fs.Usage()
-			return exitUsage
+			return usageError(stderr, "unknown protocol %q (known: %s)", *proto, strings.Join(protocolNames(), ", "))
 		}
 	}
 	if *threads < 0 {
-		fmt.Fprintf(stderr, "swiftpaxos: -threads %d is negative\n", *threads)
-		return exitUsage
+		return usageError(stderr, "-threads %d is negative", *threads)
 	}
 	if *alias == "" && (*role == "server" || *role == "client") {
-		fmt.Fprintln(stderr, "swiftpaxos: -alias is required")
-		fs.Usage()
-		return exitUsage
+		return usageError(stderr, "-run %s needs -alias ALIAS", *role)
 	}
 	if *role == "check" {
 		if *historyPath == "" {
-			fmt.Fprintln(stderr, "swiftpaxos: -run check needs -history PATH")
-			fs.Usage()
-			return exitUsage
+			return usageError(stderr, "-run check needs -history PATH")
 		}
 		return check.RunCommand(*historyPath, check.Options{}, stdout, stderr)
 	}
 	if *role == "certs" && *outDir == "" {
-		fmt.Fprintln(stderr, "swiftpaxos: -run certs needs -out DIR")
-		fs.Usage()
-		return exitUsage
+		return usageError(stderr, "-run certs needs -out DIR")
+	}
+	if *kvLevel != "strong" && *kvLevel != "weak" {
+		return usageError(stderr, "-level must be strong or weak, not %q", *kvLevel)
 	}
 	level, err := zapcore.ParseLevel(*logLevel)
 	if err != nil {
-		fmt.Fprintf(stderr, "swiftpaxos: -loglevel: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "-loglevel: %v", err)
+	}
+	if *role == "kv" && !flagSet(fs, "loglevel") {
+		// The session's own diagnostics are for debugging; a person
+		// reads what kv prints.
+		level = zapcore.ErrorLevel
 	}
 
 	cfg, err := config.Load(*confPath)
@@ -144,8 +162,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
+	// The warnings are about benchmark settings, which kv does not use.
 	for _, w := range cfg.Warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
+		if *role != "kv" {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
 	}
 	if *tlsDir != "" {
 		if cfg.TLSDir, err = filepath.Abs(*tlsDir); err != nil {
@@ -160,10 +181,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printHosts(stdout, cfg)
 		return 0
 	case "summary":
-		return summarize(*resultsPath, cfg, stdout, stderr)
+		return summarize(*resultsPath, cfg, client.SummaryOptions{Interrupted: *interrupted}, stdout, stderr)
 	}
 	if *threads > 0 {
 		cfg.Override(func(p *config.Params) { p.ClientThreads = *threads })
+		if _, ok := cfg.For(*alias).RunOps(len(cfg.Clients)); !ok {
+			return usageError(stderr, "-threads %d with reqs: %d and %d client processes is more operations than a run can count (2^63-1)",
+				*threads, cfg.For(*alias).Reqs, len(cfg.Clients))
+		}
 	}
 	if *checkMode {
 		cfg.Override(func(p *config.Params) { p.CheckerMode = true })
@@ -175,8 +200,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cfg.Override(func(p *config.Params) { p.Protocol = config.Protocol(name) })
 	p, ok := protocols[name]
 	if !ok {
-		fmt.Fprintf(stderr, "swiftpaxos: protocol %q is not implemented in this build (known: %s)\n", name, strings.Join(protocolNames(), ", "))
-		return exitUsage
+		return usageError(stderr, "protocol %q is not implemented in this build (known: %s)", name, strings.Join(protocolNames(), ", "))
+	}
+	if *role == "kv" && *alias != "" && !slices.ContainsFunc(cfg.Clients, func(h config.Host) bool { return h.Alias == strings.ToLower(*alias) }) {
+		return usageError(stderr, "-alias %q is not a client of %s", *alias, *confPath)
 	}
 
 	log, closeLog, err := newLogger(*logFile, level, *alias)
@@ -203,6 +230,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 
 	switch *role {
+	case "kv":
+		kl := client.Strong
+		if *kvLevel == "weak" {
+			kl = client.Weak
+		}
+		return kvcli.Run(ctx, kvcli.Options{Config: cfg.For(*alias), Alias: *alias, Policy: p.client, Level: kl, Verbose: *verbose,
+			Timeout: *timeout, Prompt: isTerminal(stdin) && fs.NArg() == 0, Log: log, In: stdin, Out: stdout, Err: stderr}, fs.Args())
 	case "server":
 		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath})
 	case "client":
@@ -222,19 +256,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // summarize merges a run's results (and checks its histories) for
 // run-multi-client.sh; the exit status says whether the run can be trusted.
-func summarize(dir string, cfg *config.Config, stdout, stderr io.Writer) int {
+func summarize(dir string, cfg *config.Config, o client.SummaryOptions, stdout, stderr io.Writer) int {
 	if dir == "" {
-		fmt.Fprintln(stderr, "swiftpaxos: -run summary needs -results DIR")
-		return exitUsage
+		return usageError(stderr, "-run summary needs -results DIR")
 	}
-	sum, err := client.Summarize(dir, cfg, stdout)
+	sum, err := client.Summarize(dir, cfg, stdout, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "swiftpaxos: summary of %s: %v\n", dir, err)
 		return 1
 	}
 	if !sum.OK() {
-		fmt.Fprintf(stderr, "swiftpaxos: the run is not clean: complete=%v errors=%d timeouts=%d check ok=%v\n",
-			sum.Complete, sum.Errors, sum.Timeouts, !sum.Check.Ran || sum.Check.OK)
+		fmt.Fprintf(stderr, "swiftpaxos: the run is not clean: interrupted=%v complete=%v errors=%d timeouts=%d check ok=%v\n",
+			sum.Interrupted, sum.Complete, sum.Errors, sum.Timeouts, !sum.Check.Ran || sum.Check.OK)
 		return 1
 	}
 	return 0
@@ -271,6 +304,23 @@ func printHosts(w io.Writer, cfg *config.Config) {
 	for _, h := range cfg.Clients {
 		fmt.Fprintf(w, "client %s %s\n", h.Alias, h.IP)
 	}
+}
+
+// flagSet reports whether the command line gave the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// isTerminal reports whether r is a terminal (kv then prompts).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func protocolNames() []string {

@@ -67,7 +67,7 @@ func crashChild(logPath string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := run([]string{"-run", "client", "-config", conf, "-alias", "client0", "-log", logPath}, io.Discard, os.Stderr)
+	code := run([]string{"-run", "client", "-config", conf, "-alias", "client0", "-log", logPath}, nil, io.Discard, os.Stderr)
 	if code == 0 {
 		fmt.Fprintln(os.Stderr, "the client run succeeded without a cluster")
 		os.Exit(1)

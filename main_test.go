@@ -28,7 +28,7 @@ func writeConf(t *testing.T, replace map[int]string) string {
 
 func runMain(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
+	code := run(args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -46,23 +46,32 @@ func TestBadConfigNamesEveryLine(t *testing.T) {
 	}
 }
 
+// A command-line mistake is told in one line, first, then where the usage
+// is: the line is what a launcher shows of a process that would not
+// start.
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"-run", "replica", "-alias", "replica0"},
-		{"-run", "server", "-protocol", "raft", "-alias", "replica0"},
-		{"-run", "server"},
-		{"-run", "server", "-alias", "replica0", "extra"},
+	for _, c := range []struct {
+		args  []string
+		first string
+	}{
+		{[]string{"-run", "replica", "-alias", "replica0"}, `swiftpaxos: -run must be one of server, client, kv, check, hosts, summary, certs, not "replica"`},
+		{[]string{"-run", "server", "-protocol", "raft", "-alias", "replica0"}, `swiftpaxos: unknown protocol "raft" (known: curpho, curpht)`},
+		{[]string{"-run", "server"}, "swiftpaxos: -run server needs -alias ALIAS"},
+		{[]string{"-run", "server", "-alias", "replica0", "extra"}, `swiftpaxos: unexpected argument "extra"`},
+		{[]string{"-run", "server", "-bogus"}, "flag provided but not defined: -bogus"},
 	} {
-		code, _, stderr := runMain(args...)
-		require.Equal(t, exitUsage, code, "%v", args)
-		require.Contains(t, stderr, "usage:", "%v", args)
+		code, _, stderr := runMain(c.args...)
+		require.Equal(t, exitUsage, code, "%v", c.args)
+		require.Equal(t, c.first+"\n(swiftpaxos -h prints the usage)\n", stderr, "%v", c.args)
 	}
 }
 
 func TestHelp(t *testing.T) {
-	code, stdout, _ := runMain("-h")
+	code, stdout, stderr := runMain("-h")
 	require.Equal(t, 0, code)
 	require.Contains(t, stdout, "-run server|client")
+	require.Contains(t, stdout, "-run kv")
+	require.Empty(t, stderr)
 }
 
 func TestHostsListsTheDefaultDeployment(t *testing.T) {

@@ -5,9 +5,11 @@
 # binary when it is missing or stale, waits for the replicas by probing
 # their ports, runs the clients, stops the replicas, merges the results
 # into DIR/summary.json and DIR/summary.txt (printed), and stops every
-# process it started, by PID, on exit or interrupt. It exits non-zero when
-# any process failed, any operation errored or timed out, or the check
-# failed.
+# process it started, by PID, on exit or interrupt. While the clients run
+# it shows one progress line on the terminal; interrupted then, it stops
+# the clients and writes a partial summary marked interrupted. It exits
+# non-zero when any process failed, any operation errored or timed out,
+# or the check failed (130 when interrupted).
 set -euo pipefail
 
 usage() {
@@ -69,6 +71,14 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            partition) or close (connections are closed and
                            reconnections refused until the heal)
   -h                       this help
+
+While the clients run, a terminal shows one progress line, updated every
+second from the clients' own (ALIAS.err): operations done of the total
+(seconds of runTime instead when it is set), the current rate and the
+failed operations. Ctrl-C then stops the clients, which save what they
+measured, and writes summary.json and summary.txt from it, marked
+interrupted; a second Ctrl-C, or one before the clients start, stops
+everything at once.
 
 Output in DIR: summary.txt, summary.json, per-process logs (ALIAS.log,
 both lifetimes of a restarted replica), client outputs (ALIAS.out,
@@ -281,7 +291,36 @@ cleanup() {
 	rm -f "$out"/.pid-*
 }
 trap cleanup EXIT
-trap 'echo "run-multi-client.sh: interrupted" >&2; exit 130' INT TERM
+
+# An interrupt while the clients run stops them (each saves what it
+# measured) and lets the run end with a partial summary; any other
+# interrupt, or a second one, stops everything at once.
+phase=setup
+interrupted=0
+progress_pid=""
+on_interrupt() {
+	if [ "$phase" != clients ] || [ "$interrupted" = 1 ]; then
+		say "run-multi-client.sh: interrupted"
+		exit 130
+	fi
+	interrupted=1
+	if [ -n "$progress_pid" ]; then
+		kill -TERM "$progress_pid" 2>/dev/null || true
+	fi
+	say "run-multi-client.sh: interrupted: stopping the clients, then writing a partial summary (interrupt again to stop at once)"
+	progress_on=0
+	local a
+	for a in "${clients[@]}"; do signal_proc TERM "$a" || true; done
+}
+trap on_interrupt INT TERM
+
+# progress_on: 1 while a progress line may be on the terminal; say clears
+# it before a message, so that the message starts its own line.
+progress_on=0
+say() {
+	[ "$progress_on" = 0 ] || printf '\r\033[K' >&2
+	echo "$@" >&2
+}
 
 # after SECONDS CMD...: runs CMD that many seconds from now in a
 # background job recorded in all_pids. Stopping the job (TERM) stops it at
@@ -453,6 +492,29 @@ signal_proc() {
 	fi
 }
 
+# reason ALIAS: the one-line reason a replica gave for stopping, from its
+# log: its own error line ("swiftpaxos: ..."), or the first problem of a
+# configuration it refused ("FILE:LINE: ...").
+reason() {
+	local pat='^swiftpaxos: |^[^ ]+:[0-9]+: '
+	if [ "$multi" = 0 ]; then
+		grep -m1 -E "$pat" "$out/$1.log" 2>/dev/null
+	else
+		on "${host_for[$1]}" "grep -m1 -E $(q "$pat") $(q "$(rdir "${host_for[$1]}")/$1.log")" 2>/dev/null
+	fi
+	true
+}
+
+# died_at_startup ALIAS: says that the replica exited while starting,
+# with its reason first, then the end of its log.
+died_at_startup() {
+	local why
+	why=$(reason "$1")
+	echo "run-multi-client.sh: replica $1 exited during start-up${why:+: ${why#swiftpaxos: }}" >&2
+	echo "its log ($out/$1.log) ends with:" >&2
+	show_tail "$1" "$1.log"
+}
+
 # show_tail ALIAS FILE: the last lines of one of the process's files.
 show_tail() {
 	if [ "$multi" = 0 ]; then
@@ -506,8 +568,7 @@ while read -r role alias addr; do
 	for ((i = 0; ; i++)); do
 		probe "$(host_of "$addr")" "${addr##*:}" && break
 		if ! kill -0 "${pid_of[$alias]}" 2>/dev/null; then
-			echo "run-multi-client.sh: replica $alias exited during start-up; its log ($out/$alias.log) ends with:" >&2
-			show_tail "$alias" "$alias.log"
+			died_at_startup "$alias"
 			exit 1
 		fi
 		if [ "$i" -ge "$limit" ]; then
@@ -530,6 +591,10 @@ if [ "$multi" = 0 ] && [[ "${loglevel:-info}" =~ ^(debug|info)$ ]]; then
 		[ "$role" = replica ] || continue
 		for ((i = 0; ; i++)); do
 			grep -q -e 'cluster bootstrapped' -e 'rejoined as a full member' "$out/$alias.log" 2>/dev/null && break
+			if ! kill -0 "${pid_of[$alias]}" 2>/dev/null; then
+				died_at_startup "$alias"
+				exit 1
+			fi
 			if [ "$i" -ge 500 ]; then
 				echo "run-multi-client.sh: replica $alias did not join the cluster within 10 s; its log ($out/$alias.log) ends with:" >&2
 				show_tail "$alias" "$alias.log"
@@ -582,9 +647,9 @@ if [ -n "$kill_at" ]; then
 		if signal_proc KILL "$victim"; then
 			event killed "$victim"
 			if [ "$multi" = 0 ]; then
-				echo "killed $victim (pid ${pid_of[$victim]}) at ${kill_at}s" >&2
+				say "killed $victim (pid ${pid_of[$victim]}) at ${kill_at}s"
 			else
-				echo "killed $victim on ${host_for[$victim]} at ${kill_at}s" >&2
+				say "killed $victim on ${host_for[$victim]} at ${kill_at}s"
 			fi
 		fi
 	}
@@ -617,7 +682,7 @@ if [ -n "$restart_at" ]; then
 			exit 1
 		fi
 		event killed "$victim"
-		echo "killed $victim at ${restart_at}s" >&2
+		say "killed $victim at ${restart_at}s"
 		isleep "$restart_down"
 		# The old process must be gone: its port closed and, across hosts,
 		# its ssh done (which removes its PID file, the new one's too if
@@ -641,11 +706,11 @@ if [ -n "$restart_at" ]; then
 		rp=${pid_of[$victim]}
 		trap stop_restarted TERM
 		[ "$term" = 0 ] || stop_restarted
-		echo "restarted $victim at $(awk -v a="$restart_at" -v d="$restart_down" 'BEGIN { print a + d }')s" >&2
+		say "restarted $victim at $(awk -v a="$restart_at" -v d="$restart_down" 'BEGIN { print a + d }')s"
 		wait "$rp"
 		rc=$?
 		# A replica exits on its own only with an error.
-		echo "run-multi-client.sh: the restarted $victim exited during the run (status $rc); $out/$victim.log ends with:" >&2
+		say "run-multi-client.sh: the restarted $victim exited during the run (status $rc); $out/$victim.log ends with:"
 		show_tail "$victim" "$victim.log"
 		exit 1
 	) &
@@ -658,22 +723,73 @@ if [ -n "$part_at" ]; then
 	leader=$(awk '$1 == "replica" { print $2; exit }' <<<"$hosts")
 	partition() {
 		"$netem" cut -api "$api" -config "$conf" -isolate "$leader" -from "$part_from" -mode "$part_mode" >>"$out/partition.log" 2>&1 &&
-			echo "partitioned $leader from the $part_from ($part_mode) at ${part_at}s for ${part_dur}s" >&2
+			say "partitioned $leader from the $part_from ($part_mode) at ${part_at}s for ${part_dur}s"
 		isleep "$part_dur"
 		"$netem" heal -api "$api" -config "$conf" -isolate "$leader" -from "$part_from" >>"$out/partition.log" 2>&1 &&
-			echo "healed $leader at $(awk -v a="$part_at" -v d="$part_dur" 'BEGIN { print a + d }')s" >&2
+			say "healed $leader at $(awk -v a="$part_at" -v d="$part_dur" 'BEGIN { print a + d }')s"
 	}
 	after "$part_at" partition
 fi
 
+# The progress line: once a second, the last progress line of every
+# client (client/bench.go reportProgress: fields 2 seconds, 3 done[/total],
+# 5 rate, 7 failed) merged into one, rewritten in place. Only on a
+# terminal, and only here: across hosts the clients' files are remote.
+if [ -t 2 ] && [ "$multi" = 0 ]; then
+	show_progress() {
+		local line
+		while :; do
+			isleep 1
+			line=$(for a in "${clients[@]}"; do tail -n 1 "$out/$a.err" 2>/dev/null; done | awk -v procs=${#clients[@]} '
+				$4 == "ops" && $6 == "ops/s" && $8 == "errors" {
+					n++; m = split($3, d, "/"); done += d[1]; total += d[2]; rate += $5; failed += $7; t = $2
+					if (m < 2) timed = 1
+				}
+				END {
+					if (n == 0) exit
+					if (timed) printf "%s  %d ops", t, done
+					else printf "%d/%d ops (%.0f%%)", done, total, total > 0 ? 100 * done / total : 0
+					printf "  %d ops/s  %d errors", rate, failed
+					if (n < procs) printf "  (%d of %d clients reporting)", n, procs
+				}')
+			[ -z "$line" ] || printf '\r\033[Krunning: %s' "$line" >&2
+		done
+	}
+	progress_on=1
+	after 0 show_progress
+	progress_pid=$!
+fi
+
+# wait_for PID: the process's exit status. An interrupt ends a wait early
+# (status above 128) while the process still runs: wait again then.
+wait_for() {
+	local rc
+	while :; do
+		wait "$1" && return 0
+		rc=$?
+		[ "$rc" -gt 128 ] && kill -0 "$1" 2>/dev/null && continue
+		return "$rc"
+	done
+}
+
+phase=clients
 status=0
 for a in "${clients[@]}"; do
-	if ! wait "${pid_of[$a]}"; then
-		echo "run-multi-client.sh: client $a failed; $out/$a.err ends with:" >&2
-		show_tail "$a" "$a.err"
+	if ! wait_for "${pid_of[$a]}"; then
 		status=1
+		# An interrupted client says so itself; the summary tells the rest.
+		[ "$interrupted" = 0 ] || continue
+		say "run-multi-client.sh: client $a failed; $out/$a.err ends with:"
+		show_tail "$a" "$a.err"
 	fi
 done
+phase=stopping
+if [ -n "$progress_pid" ]; then
+	kill -TERM "$progress_pid" 2>/dev/null || true
+	wait "$progress_pid" 2>/dev/null || true
+	printf '\r\033[K' >&2
+	progress_on=0
+fi
 
 # Stop the replicas cleanly (they flush their applied logs on the way out)
 # and report any that died on their own. A restarted replica is stopped
@@ -681,7 +797,7 @@ done
 if [ -n "$restart_pid" ]; then
 	kill -TERM "$restart_pid" 2>/dev/null || true
 	wait "$restart_pid" || { echo "run-multi-client.sh: the restart of $victim failed; see $out/$victim.log" >&2; status=1; }
-	if ! grep -q " restarted $victim\$" "$out/events.txt" 2>/dev/null; then
+	if [ "$interrupted" = 0 ] && ! grep -q " restarted $victim\$" "$out/events.txt" 2>/dev/null; then
 		echo "run-multi-client.sh: the clients finished before $victim was restarted (at $restart_at + $restart_down s): make the run longer (runTime, scripts/restart.conf)" >&2
 		status=1
 	fi
@@ -691,7 +807,8 @@ while read -r role alias addr; do
 	[ -z "$restart_pid" ] || [ "$alias" != "$victim" ] || continue
 	p=${pid_of[$alias]}
 	if ! kill -0 "$p" 2>/dev/null; then
-		if [ "$alias" != "$killed" ]; then
+		# An interrupt from the terminal reaches the replicas too.
+		if [ "$alias" != "$killed" ] && [ "$interrupted" = 0 ]; then
 			echo "run-multi-client.sh: replica $alias died during the run; $out/$alias.log ends with:" >&2
 			show_tail "$alias" "$alias.log"
 			status=1
@@ -705,8 +822,11 @@ done <<<"$hosts"
 collect
 remote_done=1
 
-if ! "$bin" -run summary -config "$conf" -results "$out"; then
+summary_args=(-run summary -config "$conf" -results "$out")
+[ "$interrupted" = 0 ] || summary_args+=(-interrupted)
+if ! "$bin" "${summary_args[@]}"; then
 	status=1
 fi
 awk -v s="$start" -v e="$(date +%s.%N)" -v o="$out" 'BEGIN { printf "wall time: %.1f s; output in %s\n", e - s, o }'
+[ "$interrupted" = 0 ] || exit 130
 exit $status

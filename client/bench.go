@@ -116,7 +116,7 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 
 	start := time.Now()
 	now := func() int64 { return int64(time.Since(start)) }
-	var done atomic.Int64
+	var done, failed atomic.Int64
 	stats := make([]*threadStats, threads)
 	errs := make([]error, threads)
 	hist := make([]*historyRecorder, threads)
@@ -125,7 +125,7 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 		lo := loopOptions{
 			Thread: i, Reqs: reqs, RunFor: cfg.RunTime, Window: window, ReplyTimeout: cfg.ReplyTimeout,
 			Ops: wl.Generator(ThreadID{Alias: o.Alias, Process: proc, Thread: i}, seeds[i]),
-			Now: now, StartUnix: start.Unix(), Progress: &done, Log: o.Log,
+			Now: now, StartUnix: start.Unix(), Progress: &done, Failed: &failed, Log: o.Log,
 		}
 		if o.HistoryPath != "" {
 			hist[i] = &historyRecorder{session: applog.SessionOf(sessions[i].ID())}
@@ -135,7 +135,9 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 	}
 	stop := make(chan struct{})
 	var reporter sync.WaitGroup
-	reporter.Go(func() { reportProgress(o.Progress, o.Alias, int64(threads*reqs), cfg.RunTime, &done, stop) })
+	reporter.Go(func() {
+		reportProgress(o.Progress, o.Alias, int64(threads)*int64(reqs), cfg.RunTime, &done, &failed, stop)
+	})
 	wg.Wait()
 	close(stop)
 	reporter.Wait()
@@ -235,9 +237,12 @@ func processResults(stats []*threadStats, seeds []uint64, runErr error) (Process
 }
 
 // reportProgress writes one line per second (operations done out of
-// total, or seconds run out of runTime when it is set; the current rate)
-// from the second second on, until stop is closed.
-func reportProgress(w io.Writer, alias string, total int64, runTime time.Duration, done *atomic.Int64, stop <-chan struct{}) {
+// total, or seconds run out of runTime when it is set; the current rate;
+// the failed operations) from the second second on, until stop is closed.
+// run-multi-client.sh reads the last line of each client process for its
+// own progress line: the fields keep their places (1 alias, 2 seconds,
+// 3 done[/total], 5 rate, 7 failed).
+func reportProgress(w io.Writer, alias string, total int64, runTime time.Duration, done, failed *atomic.Int64, stop <-chan struct{}) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	var prev int64
@@ -250,9 +255,9 @@ func reportProgress(w io.Writer, alias string, total int64, runTime time.Duratio
 			switch {
 			case sec < 2:
 			case runTime > 0:
-				fmt.Fprintf(w, "%s: %3ds/%.0fs  %d ops  %d ops/s\n", alias, sec, runTime.Seconds(), n, n-prev)
+				fmt.Fprintf(w, "%s: %3ds/%.0fs  %d ops  %d ops/s  %d errors\n", alias, sec, runTime.Seconds(), n, n-prev, failed.Load())
 			default:
-				fmt.Fprintf(w, "%s: %3ds  %d/%d ops  %d ops/s\n", alias, sec, n, total, n-prev)
+				fmt.Fprintf(w, "%s: %3ds  %d/%d ops  %d ops/s  %d errors\n", alias, sec, n, total, n-prev, failed.Load())
 			}
 			prev = n
 		}

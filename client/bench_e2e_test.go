@@ -145,7 +145,7 @@ checkerMode: true
 	assert.Positive(t, r.Cost.Reads)
 	stop()
 	var sum bytes.Buffer
-	rep, err := client.Summarize(dir, cfg, &sum)
+	rep, err := client.Summarize(dir, cfg, &sum, client.SummaryOptions{})
 	require.NoError(t, err)
 	require.NotNil(t, rep.Cost)
 	assert.Empty(t, rep.Cost.Missing)

@@ -47,6 +47,7 @@ type loopOptions struct {
 	Now       func() int64
 	StartUnix int64         // wall-clock second of Now() == 0, for TPUT lines
 	Progress  *atomic.Int64 // completed operations of the process; may be nil
+	Failed    *atomic.Int64 // failed operations (errors, timeouts) of the process; may be nil
 	Log       *zap.Logger
 	// Record, when set, receives every operation of the thread, warm-up
 	// included, with wall-clock invoke and return instants (check mode).
@@ -191,6 +192,7 @@ func (l *loop) await(ctx context.Context) (Result, sentOp, int64, error) {
 	case <-l.timer.C:
 		n := len(l.inflight)
 		l.st.timeouts += int64(n)
+		l.failed(int64(n))
 		l.o.Log.Warn("reply timeout: thread stops",
 			zap.Int("thread", l.o.Thread), zap.Duration("reply_timeout", l.o.ReplyTimeout),
 			zap.Int64("completed", l.st.ops), zap.Int64("errors", l.st.errors),
@@ -225,6 +227,7 @@ func (l *loop) record(r Result, sent sentOp, now int64) {
 		} else {
 			st.errors++
 		}
+		l.failed(1)
 		if ce := l.o.Log.Check(zap.DebugLevel, "operation failed"); ce != nil {
 			ce.Write(zap.Int("thread", l.o.Thread), zap.Stringer("op", sent.op), zap.Error(r.Err))
 		}
@@ -249,6 +252,12 @@ func (l *loop) record(r Result, sent sentOp, now int64) {
 	}
 	if sec > l.logged {
 		l.logThroughput(false)
+	}
+}
+
+func (l *loop) failed(n int64) {
+	if l.o.Failed != nil {
+		l.o.Failed.Add(n)
 	}
 }
 

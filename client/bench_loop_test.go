@@ -152,15 +152,16 @@ func runFake(t *testing.T, ctx context.Context, p WorkloadParams, reqs, window, 
 	}
 	go fake.run()
 	core, logs := observer.New(zapcore.DebugLevel)
-	var progress atomic.Int64
+	var progress, failed atomic.Int64
 	st, err := runThread(ctx, fake, loopOptions{
 		Thread: 0, Reqs: reqs, Window: window, ReplyTimeout: timeout,
 		Ops: newGen(t, p, 0, 1), Now: fake.clock.Load,
-		Progress: &progress, Log: zap.New(core),
+		Progress: &progress, Failed: &failed, Log: zap.New(core),
 	})
 	end()
 	<-fake.stopped
 	assert.Equal(t, st.ops, progress.Load(), "progress counter")
+	assert.Equal(t, st.errors+st.timeouts, failed.Load(), "failed counter")
 	return loopRun{st: st, err: err, fake: fake, logs: logs}
 }
 

@@ -82,6 +82,10 @@ type Core struct {
 	nearest       wire.ReplicaID // current nearest (bound) replica
 	down          []bool         // replicas whose connection is broken
 	lastWeakWrite wire.Seq       // Seq of the session's latest weak write
+	// from is the replica whose message the core is stepping (NoReplica
+	// outside Step): an operation completed by that message was answered
+	// by it (Result.Replica).
+	from wire.ReplicaID
 }
 
 // NewCore builds a session core.
@@ -105,6 +109,7 @@ func NewCore(o Options) (*Core, error) {
 		parked:   make(map[kvs.Key][]parkedRead),
 		nearest:  o.Nearest,
 		down:     make([]bool, o.N),
+		from:     wire.NoReplica,
 	}, nil
 }
 
@@ -163,6 +168,12 @@ func (s *Core) CmdID(seq wire.Seq) wire.CmdID { return wire.CmdID{Client: s.o.ID
 
 // Step handles one message from a replica.
 func (s *Core) Step(from wire.ReplicaID, m wire.Message) {
+	s.from = from
+	s.step(from, m)
+	s.from = wire.NoReplica
+}
+
+func (s *Core) step(from wire.ReplicaID, m wire.Message) {
 	switch m := m.(type) {
 	case *wire.LeaderReply:
 		s.onLeaderReply(m)

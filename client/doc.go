@@ -1,6 +1,121 @@
-// Package client is the client side of swiftpaxos: the session protocol
-// core shared by both protocols, the TCP Session built on it, and the
-// benchmark driver.
+// Package client is the Go client of a swiftpaxos cluster: sessions that
+// put, get and scan keys, each operation at the consistency level the
+// caller chooses (strong: linearizable; weak: causal). It also holds the
+// session protocol core shared by both protocols and the benchmark driver.
+//
+// # Getting started
+//
+// A program loads the cluster's configuration file (the one its replicas
+// run with), opens a session with the policy of the configuration's
+// protocol, and runs operations on it:
+//
+//	cfg, err := config.Load("multi-client.conf")
+//	if err != nil { ... }
+//	s, err := client.Dial(ctx, client.SessionOptions{
+//		Config: cfg,
+//		Policy: curpht.NewClientPolicy(), // curpho.NewClientPolicy() for protocol: curpho
+//	})
+//	if err != nil { ... } // errors.Is(err, client.ErrUnreachable): no replica answered
+//	defer s.Close()
+//
+//	err = s.Put(ctx, 42, kvs.Value("hello"), client.Strong)
+//	v, err := s.Get(ctx, 42, client.Weak)          // "hello": the session's own write
+//	items, err := s.Scan(ctx, 40, 10, client.Weak) // keys 40..49 that hold a value
+//
+// Keys are 64-bit integers (kvs.Key) and values byte strings shorter than
+// 64 KiB (kvs.Value); the empty value means absent, so Put with an empty
+// value deletes and Get of an absent key returns an empty value.
+//
+// SessionOptions.Alias is optional. Without it the session is an ad-hoc
+// client, which the replicas accept like any other (with TLS on, it
+// presents the configuration's generic client certificate, see
+// config/certs); with the alias of a client of the configuration it takes
+// that client's "-- Proxy --" binding and emulated latency.
+//
+// # Operations
+//
+// Put, Get and Scan wait for their result. Do runs any Op (a level and a
+// kvs.Command) and returns the whole Result: the value or SCAN items, the
+// version (the log slot of the write read), the path (fast or slow for a
+// strong operation) and the replica that answered. Submit starts an Op
+// without waiting; its Result arrives on Completions, in completion order,
+// and the caller keeps at most SessionOptions.Window operations in flight.
+// A Session's methods are safe for concurrent use; operations issued
+// concurrently (from several goroutines, or in flight together through
+// Submit) are concurrent operations of one session, which matters for
+// the order below.
+//
+// # What a session guarantees
+//
+// Every operation of a session is numbered and sent again with the same
+// number until a reply comes, and the replicas execute each at most once
+// (PROTOCOL.md 1.5, 6.7). With at most f of the n = 2f+1 replicas crashed
+// (PROTOCOL.md 1.1), a session guarantees (PROTOCOL.md 2):
+//
+//   - Session order. An operation sees the effects of every operation of
+//     its session that completed before it was issued: read your writes,
+//     monotonic reads, monotonic writes, writes follow reads. Operations
+//     in flight together are concurrent and may take effect in either
+//     order across a failover; a program that needs an order between two
+//     operations waits for the first before it issues the second.
+//   - Weak operations are causally consistent. A weak read may return a
+//     stale value, but never one that the session's causal past (its own
+//     earlier operations and, transitively, the writes they read) has
+//     overwritten. Weak reads are answered by one replica (the nearest;
+//     CURP-HO: the bound one) merged with the session's own cache. Other
+//     sessions see a weak write only once it (and its causal past) is
+//     durable.
+//   - Strong operations are linearizable: each takes effect at one
+//     instant between its call and its return, in a single order that
+//     respects real time, across all sessions. A strong operation is also
+//     ordered after the weak writes its session completed before it.
+//   - Causality between sessions runs only through values: session B is
+//     causally after session A's write only once B reads it (or a later
+//     write that depends on it). A hand-off outside the store (a channel,
+//     another system) carries no causality: use strong operations, or one
+//     session, for that.
+//
+// # Failover
+//
+// A session survives the crash of any minority of replicas, the leader
+// included (PROTOCOL.md 6). When the leader fails, the replicas elect a
+// new one (after electionTimeoutMs without hearing from it), which
+// recovers every operation that may have completed; the session re-sends
+// what it has in flight to the new leader with the same numbers, and an
+// operation completes once, in the new view. Callers see only a delay
+// (about the election timeout plus a round trip), never a made-up result.
+// A weak read whose replica fails is sent to another; a session whose
+// nearest (bound) replica fails moves to the next live one. With n = 3, a
+// single failed replica makes every strong operation take the slow path
+// (the fast path needs all three).
+//
+// What a session acknowledged survives such failures (PROTOCOL.md 6.8):
+// strong writes and CURP-HT weak writes (acknowledged once committed)
+// always; a CURP-HO weak write (acknowledged by the bound replica before
+// it commits) is lost only if the leader fails before the write commits
+// while this client has crashed or closed its session, and then no other
+// session saw it. Close waits, at most one retry period (retryMs), for the
+// session's acknowledged writes to commit before it ends the session.
+//
+// When more than f replicas are down, operations wait; the context given
+// to Put, Get, Scan or Do bounds that wait.
+//
+// # Errors
+//
+//   - ErrUnreachable (from Dial): no replica could be connected to.
+//   - ErrTimeout: the context ended first. The error is a *TimeoutError
+//     that says which replica the session was waiting for; the operation
+//     may still execute later, at most once.
+//   - ErrClosed: the session was closed.
+//   - ErrRefused and ErrExpired: the session is over (its causal chain
+//     broke after a long cut-off from the leader, docs/DECISIONS.md 15, or
+//     the leader ended it after sessionIdleMs of silence, 23); every later
+//     operation fails the same way. Open a new session.
+//   - kvs.ErrInvalidCommand: the operation was refused before it was sent
+//     (a value of 64 KiB or more, a SCAN range out of bounds, a level other
+//     than Strong and Weak).
+//
+// # Inside
 //
 // Core (core.go) is a deterministic state machine for one session: Invoke
 // starts an operation, Step handles a reply, Tick re-sends operations
@@ -16,8 +131,8 @@
 // reads), failover.go, end.go (expiry and the end of a session) and
 // describe.go (diagnostics).
 //
-// Session (session.go) runs a Core on one goroutine with one connection
-// per replica. Its methods are safe for concurrent use. Operations that
-// cannot complete end with an error (ErrTimeout, ErrUnreachable,
-// ErrClosed); a result is never made up.
+// Session (session.go, session_conn.go, timeout.go) runs a Core on one
+// goroutine with one connection per replica. RunBenchmark (bench*.go) is
+// the benchmark client process, and results*.go and runsummary.go merge
+// its results into a run's summary.
 package client

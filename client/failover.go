@@ -37,6 +37,17 @@ func (s *Core) ReplicaDown(r wire.ReplicaID) {
 	}
 }
 
+// Down lists the replicas whose connection is broken, in order.
+func (s *Core) Down() []wire.ReplicaID {
+	var out []wire.ReplicaID
+	for r, d := range s.down {
+		if d {
+			out = append(out, wire.ReplicaID(r))
+		}
+	}
+	return out
+}
+
 // ReplicaUp tells the session that r is reachable again; the configured
 // nearest replica takes its role back.
 func (s *Core) ReplicaUp(r wire.ReplicaID) {

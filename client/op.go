@@ -8,10 +8,38 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
+// Level is an operation's consistency level, chosen per operation.
+type Level = wire.Level
+
+const (
+	// Strong operations are linearizable.
+	Strong = wire.Strong
+	// Weak operations are causally consistent.
+	Weak = wire.Weak
+)
+
+// NoReplica is the Replica of a Result no replica answered.
+const NoReplica = wire.NoReplica
+
 // Op is one operation a session is asked to run.
 type Op struct {
-	Level   wire.Level
+	Level   Level
 	Command kvs.Command
+}
+
+// Validate checks op before it is sent: a strong or weak GET, PUT or SCAN
+// that kvs.Command.Validate accepts. A replica closes the connection of
+// a client that sends an invalid command, so a session never sends one.
+func (o Op) Validate() error {
+	if o.Level != Strong && o.Level != Weak {
+		return fmt.Errorf("%w: level %v: strong or weak", kvs.ErrInvalidCommand, o.Level)
+	}
+	switch o.Command.Op {
+	case kvs.OpGet, kvs.OpPut, kvs.OpScan:
+	default:
+		return fmt.Errorf("%w: %v: a session runs GET, PUT and SCAN", kvs.ErrInvalidCommand, o.Command.Op)
+	}
+	return o.Command.Validate()
 }
 
 // Path says how an operation completed.
@@ -49,6 +77,12 @@ type Result struct {
 	Version kvs.Slot   // the slot of the write the value came from (a SCAN: the newest)
 	Slot    kvs.Slot   // the operation's own slot, when known
 	Path    Path
+	// Replica is the replica whose reply completed the operation: the
+	// leader after a fast path (its result, with the witnesses' acks),
+	// the replica that sent the SyncReply after a slow path, the one that
+	// answered a weak read or acknowledged a weak write; NoReplica when
+	// the session failed the operation itself (an expired session).
+	Replica wire.ReplicaID
 	Err     error
 }
 

@@ -97,8 +97,12 @@ func (s *Core) sendStrong(p *Pending) {
 	s.Broadcast(s.leader, &wire.Propose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, AckUpTo: s.AckUpTo(), WeakDep: p.WeakDep})
 }
 
-// Complete finishes p with r and reports it.
-func (s *Core) Complete(p *Pending, r Result) {
+// Complete finishes p with r and reports it, as answered by the replica
+// whose message the core is stepping (Result.Replica).
+func (s *Core) Complete(p *Pending, r Result) { s.complete(p, r, s.from) }
+
+// complete finishes p with r, as answered by replica from.
+func (s *Core) complete(p *Pending, r Result, from wire.ReplicaID) {
 	if _, ok := s.pending[p.Seq]; !ok {
 		return
 	}
@@ -111,7 +115,7 @@ func (s *Core) Complete(p *Pending, r Result) {
 		delete(s.finished, s.ackUpTo+1)
 		s.ackUpTo++
 	}
-	r.Seq, r.Op = p.Seq, p.Op
+	r.Seq, r.Op, r.Replica = p.Seq, p.Op, from
 	s.out.done = append(s.out.done, r)
 }
 

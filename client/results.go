@@ -110,18 +110,22 @@ type ProcessLine struct {
 // percentiles are true global percentiles over every sample of every
 // process, not averages of per-process percentiles.
 type Summary struct {
-	Protocol      string        `json:"protocol"`
-	Processes     []ProcessLine `json:"processes"`
-	Threads       int           `json:"threads"`
-	Ops           int64         `json:"ops"`
-	Errors        int64         `json:"errors"`
-	Timeouts      int64         `json:"timeouts"`
-	DurationS     float64       `json:"duration_s"`     // the longest process duration
-	ThroughputOps float64       `json:"throughput_ops"` // the sum of the processes' throughputs
-	FastPath      int64         `json:"fast_path"`
-	SlowPath      int64         `json:"slow_path"`
-	Strong        ClassSummary  `json:"strong"`
-	Weak          ClassSummary  `json:"weak"`
+	Protocol  string        `json:"protocol"`
+	Processes []ProcessLine `json:"processes"`
+	Threads   int           `json:"threads"`
+	Ops       int64         `json:"ops"`
+	Errors    int64         `json:"errors"`
+	Timeouts  int64         `json:"timeouts"`
+	// DurationS is the span from the earliest process start to the latest
+	// process end, and ThroughputOps the operations over it: the one
+	// throughput of a run (the sum of the processes' own rates would
+	// count processes that ran at different times as if together).
+	DurationS     float64      `json:"duration_s"`
+	ThroughputOps float64      `json:"throughput_ops"`
+	FastPath      int64        `json:"fast_path"`
+	SlowPath      int64        `json:"slow_path"`
+	Strong        ClassSummary `json:"strong"`
+	Weak          ClassSummary `json:"weak"`
 	// Timeline[i] is the number of operations completed by all processes
 	// in second i since the earliest start (StartUnixMs); TimelineFast and
 	// TimelineSlow count the strong ones on each path.
@@ -133,17 +137,21 @@ type Summary struct {
 	Complete bool `json:"complete"`
 }
 
-// MergeResults combines the results of the processes of a run: counts and
-// throughputs add, the duration is the longest, histograms merge bucket by
-// bucket, and timelines are aligned on their start second.
+// MergeResults combines the results of the processes of a run: counts
+// add, histograms merge bucket by bucket, timelines are aligned on their
+// start second, and the throughput is every completed operation over the
+// span from the earliest process start to the latest process end (a
+// process ends DurationS after StartUnixMs).
 func MergeResults(rs []ProcessResults) (Summary, error) {
 	s := Summary{Complete: true}
 	var lat ClassHistograms
 	var start int64
+	var end float64 // Unix seconds
 	for i, r := range rs {
 		if i == 0 || r.StartUnixMs < start {
 			start = r.StartUnixMs
 		}
+		end = max(end, float64(r.StartUnixMs)/1000+r.DurationS)
 	}
 	var protocols []string
 	for _, r := range rs {
@@ -159,8 +167,6 @@ func MergeResults(rs []ProcessResults) (Summary, error) {
 		s.Ops += r.Ops
 		s.Errors += r.Errors
 		s.Timeouts += r.Timeouts
-		s.DurationS = max(s.DurationS, r.DurationS)
-		s.ThroughputOps += r.ThroughputOps
 		s.FastPath += r.FastPath
 		s.SlowPath += r.SlowPath
 		s.Complete = s.Complete && r.Complete
@@ -174,6 +180,10 @@ func MergeResults(rs []ProcessResults) (Summary, error) {
 		}
 	}
 	s.StartUnixMs = start
+	if span := end - float64(start)/1000; len(rs) > 0 && span > 0 {
+		s.DurationS = span
+		s.ThroughputOps = float64(s.Ops) / span
+	}
 	// The same length for all three, so that second i is index i of each.
 	n := max(len(s.Timeline), len(s.TimelineFast), len(s.TimelineSlow))
 	for _, tl := range []*[]int64{&s.Timeline, &s.TimelineFast, &s.TimelineSlow} {
@@ -218,6 +228,9 @@ func (s Summary) WriteText(w io.Writer) error {
 	ew.printf("Total operations: %d\n", s.Ops)
 	ew.printf("Duration:         %.3f s\n", s.DurationS)
 	ew.printf("Throughput:       %.1f ops/s\n", s.ThroughputOps)
+	if len(s.Processes) > 1 {
+		ew.printf("                  (every operation over the span from the first process start to the last process end)\n")
+	}
 	if s.Errors > 0 || s.Timeouts > 0 {
 		ew.printf("Errors:           %d (timeouts %d)\n", s.Errors, s.Timeouts)
 	}
@@ -243,7 +256,7 @@ func (s Summary) WriteText(w io.Writer) error {
 		}
 	}
 	if len(s.Processes) > 1 {
-		ew.printf("\nPer process:\n")
+		ew.printf("\nPer process (each over its own duration):\n")
 		for _, p := range s.Processes {
 			ew.printf("  %-12s %10d ops %9.3f s %12.1f ops/s\n", p.Alias, p.Ops, p.DurationS, p.ThroughputOps)
 		}

@@ -51,7 +51,7 @@ func summarizeDir(t *testing.T, dir string) (RunSummary, string) {
 	cfg, err := config.Parse("r.conf", strings.NewReader("-- Replicas --\nreplica0 127.0.0.1\nreplica1 127.0.0.2\nreplica2 127.0.0.3\n-- Clients --\nclient0 127.0.0.4\n---\nprotocol: curpht\n"))
 	require.NoError(t, err)
 	var out bytes.Buffer
-	_, err = Summarize(dir, cfg, &out)
+	_, err = Summarize(dir, cfg, &out, SummaryOptions{})
 	require.NoError(t, err)
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	require.NoError(t, err)
@@ -119,7 +119,7 @@ func TestSummaryOfARestartWithoutRejoin(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "events.txt"), []byte("5 exploded replica2\n"), 0o644))
 	cfg, err := config.Parse("r.conf", strings.NewReader("-- Replicas --\nreplica0 127.0.0.1\nreplica1 127.0.0.2\nreplica2 127.0.0.3\n-- Clients --\nclient0 127.0.0.4\n---\nprotocol: curpht\n"))
 	require.NoError(t, err)
-	_, err = Summarize(dir, cfg, &bytes.Buffer{})
+	_, err = Summarize(dir, cfg, &bytes.Buffer{}, SummaryOptions{})
 	require.ErrorContains(t, err, "events.txt:1:")
 }
 

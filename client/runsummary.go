@@ -72,12 +72,22 @@ type RunSummary struct {
 	// Cost is what the processes spent per operation (results_cost.go);
 	// absent when none reported.
 	Cost *cost.Section `json:"cost,omitempty"`
+	// Interrupted says that the user stopped the run (Ctrl-C): the
+	// figures cover what the clients completed and saved before.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
-// OK reports whether the run is one whose numbers can be trusted: every
-// process completed, no operation failed, and the check (if any) passed.
+// OK reports whether the run is one whose numbers can be trusted: it ran
+// to its end, every process completed, no operation failed, and the check
+// (if any) passed.
 func (r *RunSummary) OK() bool {
-	return r.Complete && r.Errors == 0 && r.Timeouts == 0 && (!r.Check.Ran || r.Check.OK)
+	return !r.Interrupted && r.Complete && r.Errors == 0 && r.Timeouts == 0 && (!r.Check.Ran || r.Check.OK)
+}
+
+// SummaryOptions are what the launcher knows of a run beyond its files.
+type SummaryOptions struct {
+	// Interrupted: the user stopped the run before its end.
+	Interrupted bool
 }
 
 // Summarize merges dir/results-*.json (and the replicas' dir/cost-*.json)
@@ -88,7 +98,7 @@ func (r *RunSummary) OK() bool {
 // placed on the timeline, and a restart is followed in the replica's log
 // (results_restart.go). It returns the summary; the caller decides the
 // exit status with OK.
-func Summarize(dir string, cfg *config.Config, out io.Writer) (*RunSummary, error) {
+func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) (*RunSummary, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "results-*.json"))
 	if err != nil || len(paths) == 0 {
 		return nil, fmt.Errorf("no results-*.json in %s", dir)
@@ -110,28 +120,10 @@ func Summarize(dir string, cfg *config.Config, out io.Writer) (*RunSummary, erro
 	}
 	rep := &RunSummary{
 		Protocol: sum.Protocol, Replicas: cfg.N(), Clients: len(rs), Threads: sum.Threads, Pendings: pendings,
-		Ops: sum.Ops, Errors: sum.Errors, Timeouts: sum.Timeouts, DurationS: sum.DurationS,
+		Ops: sum.Ops, Errors: sum.Errors, Timeouts: sum.Timeouts, DurationS: sum.DurationS, ThroughputOps: sum.ThroughputOps,
 		Timeline: sum.Timeline, TimelineFast: sum.TimelineFast, TimelineSlow: sum.TimelineSlow, StartUnixMs: sum.StartUnixMs,
 		Complete: sum.Complete, Processes: sum.Processes,
-		Strong: classJSON(sum.Strong), Weak: classJSON(sum.Weak),
-	}
-	// Merged throughput: every completed operation over the span from the
-	// earliest process start to the latest process end, so that processes
-	// that started apart do not inflate it.
-	var first, last float64
-	for i, r := range rs {
-		start := float64(r.StartUnixMs) / 1000
-		end := start + r.DurationS
-		if i == 0 || start < first {
-			first = start
-		}
-		if end > last {
-			last = end
-		}
-	}
-	if span := last - first; span > 0 {
-		rep.DurationS = span
-		rep.ThroughputOps = float64(sum.Ops) / span
+		Strong: classJSON(sum.Strong), Weak: classJSON(sum.Weak), Interrupted: o.Interrupted,
 	}
 	rep.Strong.FastPath, rep.Strong.SlowPath = &sum.FastPath, &sum.SlowPath
 	if rep.Events, err = readEvents(dir, sum.StartUnixMs); err != nil {
@@ -148,12 +140,14 @@ func Summarize(dir string, cfg *config.Config, out io.Writer) (*RunSummary, erro
 	}
 
 	var txt strings.Builder
+	if rep.Interrupted {
+		fmt.Fprintln(&txt, "INTERRUPTED RUN: stopped before its end; the figures cover what the clients completed and saved")
+	}
 	if err := sum.WriteText(&txt); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(&txt, "\nMerged throughput: %.1f ops/s (%d ops from the first process start to the last process end, %.3f s, %d processes)\n", rep.ThroughputOps, rep.Ops, rep.DurationS, rep.Clients)
 	if rep.Cost != nil {
-		fmt.Fprintln(&txt, rep.Cost.Line())
+		fmt.Fprintln(&txt, "\n"+rep.Cost.Line())
 	}
 	if rep.Restart != nil {
 		writeRestartText(&txt, rep.Restart, &sum)

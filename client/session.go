@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -19,21 +20,29 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// SessionOptions configures a Session.
+// SessionOptions configures a Session. Config and Policy are required.
 type SessionOptions struct {
+	// Config describes the cluster: its replicas' addresses, TLS, the
+	// retry period and, for a client it names, the emulated latency.
 	Config *config.Config
-	// Alias is the client process's alias; it selects the bound replica
-	// from the -- Proxy -- section.
-	Alias  string
+	// Alias, when set, is a client of Config that the session speaks
+	// for: its "-- Proxy --" binding chooses the nearest (CURP-HO:
+	// bound) replica and its latency settings apply. Empty, the session
+	// is an ad-hoc client: the nearest replica is the one that answered
+	// the connection fastest.
+	Alias string
+	// Policy is the protocol's client side, matching Config.Protocol:
+	// curpht.NewClientPolicy() or curpho.NewClientPolicy(). One policy
+	// value per session.
 	Policy Policy
-	Log    *zap.Logger
+	// Log receives the session's diagnostics (nil: none).
+	Log *zap.Logger
 	// Window is the capacity of Completions: the most operations the
-	// caller keeps in flight with Submit.
+	// caller keeps in flight with Submit (default 1).
 	Window int
 	// TLSName names the certificate the session presents when the
 	// configuration turns TLS on (TLSDir/NAME.pem): by default the
-	// Alias; certs.GenericClient for a client that is not in the
-	// configuration.
+	// Alias, or certs.GenericClient for an ad-hoc client (no Alias).
 	TLSName string
 	// Meter, when set, counts the read and write calls on the session's
 	// connections and what its batchers sent, by replica: the process's
@@ -62,6 +71,7 @@ type Session struct {
 	// end asks the loop to end the session at the cluster; the channel it
 	// carries is closed when the end is confirmed.
 	end    chan chan struct{}
+	where  chan where // a timed-out Do asks what its operation waits for
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -103,8 +113,14 @@ type reply struct {
 	dialed *dialResult
 }
 
-// Dial connects a new session to every replica of the configuration.
+// Dial opens a new session: it connects to every replica of the
+// configuration it can reach (at least one, else ErrUnreachable; the
+// others are dialled again in the background) and returns once connected.
+// ctx bounds the connecting only. Close the session when done.
 func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
+	if o.Config == nil || o.Policy == nil {
+		return nil, errors.New("client: SessionOptions needs a Config and a Policy (curpht.NewClientPolicy() or curpho.NewClientPolicy(), as Config.Protocol says)")
+	}
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
@@ -125,7 +141,7 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	s := &Session{
 		o: o, log: o.Log.With(zap.String("session", string(applog.SessionOf(id)))),
 		start: time.Now(), invoke: make(chan invocation, o.Window), inbox: make(chan reply, 1024),
-		done: make(chan Result, o.Window), end: make(chan chan struct{}), ctx: sctx, cancel: cancel,
+		done: make(chan Result, o.Window), end: make(chan chan struct{}), where: make(chan where), ctx: sctx, cancel: cancel,
 		conns: make([]*batcher.Batcher[wire.Message], cfg.N()), waiters: make(map[wire.Seq]chan Result),
 		idle: make([]bool, cfg.N()), queued: make([][]wire.Message, cfg.N()), dialing: make([]bool, cfg.N()),
 		activity: make([]uint64, cfg.N()), lastSeen: make([]uint64, cfg.N()), quietSince: make([]time.Time, cfg.N()),
@@ -207,6 +223,8 @@ func (s *Session) loop() {
 		case ch := <-s.end:
 			s.ended = ch
 			s.core.End()
+		case q := <-s.where:
+			s.answerWhere(q)
 		case in := <-s.invoke:
 			// The waiter is in place before Invoke, which may complete
 			// the operation at once (an expired session).
@@ -275,9 +293,14 @@ func (s *Session) complete(r Result) {
 	s.done <- r
 }
 
-// Submit starts op asynchronously; its Result arrives on Completions. The
-// caller keeps at most Window operations in flight.
+// Submit starts op asynchronously; its Result arrives on Completions.
+// The caller keeps at most Window operations in flight and reads every
+// result: the session stops while a result waits for room in
+// Completions. An invalid op is refused at once (kvs.ErrInvalidCommand).
 func (s *Session) Submit(op Op) error {
+	if err := op.Validate(); err != nil {
+		return err
+	}
 	select {
 	case s.invoke <- invocation{op: op}:
 		return nil
@@ -289,14 +312,20 @@ func (s *Session) Submit(op Op) error {
 // Completions delivers the results of submitted operations.
 func (s *Session) Completions() <-chan Result { return s.done }
 
-// Do runs op and waits for its result or for ctx to end. On ctx's end the
-// error says so; no result is ever made up.
+// Do runs op and waits for its result or for ctx to end. When ctx ends
+// first the error is a *TimeoutError (errors.Is(err, ErrTimeout)) that
+// says where the session was waiting; the operation may still execute
+// later, once (PROTOCOL.md 6.7). No result is ever made up. An invalid op
+// is refused at once (kvs.ErrInvalidCommand).
 func (s *Session) Do(ctx context.Context, op Op) (Result, error) {
+	if err := op.Validate(); err != nil {
+		return Result{}, err
+	}
 	ch := make(chan Result, 1)
 	select {
 	case s.invoke <- invocation{op: op, reply: ch}:
 	case <-ctx.Done():
-		return Result{}, fmt.Errorf("%s: %w (%w)", op, ErrTimeout, ctx.Err())
+		return Result{}, s.timeout(op, nil, ctx.Err())
 	case <-s.ctx.Done():
 		return Result{}, ErrClosed
 	}
@@ -304,22 +333,53 @@ func (s *Session) Do(ctx context.Context, op Op) (Result, error) {
 	case r := <-ch:
 		return r, r.Err
 	case <-ctx.Done():
-		return Result{}, fmt.Errorf("%s: %w (%w)", op, ErrTimeout, ctx.Err())
+		return Result{}, s.timeout(op, ch, ctx.Err())
 	case <-s.ctx.Done():
 		return Result{}, ErrClosed
 	}
 }
 
-// Put writes value under key at the given level.
-func (s *Session) Put(ctx context.Context, key kvs.Key, value kvs.Value, level wire.Level) error {
+// Put writes value under key at the given level. An empty value makes the
+// key absent (NIL).
+func (s *Session) Put(ctx context.Context, key kvs.Key, value kvs.Value, level Level) error {
 	_, err := s.Do(ctx, Op{Level: level, Command: kvs.Command{Op: kvs.OpPut, Key: key, Value: value}})
 	return err
 }
 
-// Get reads key at the given level.
-func (s *Session) Get(ctx context.Context, key kvs.Key, level wire.Level) (kvs.Value, error) {
+// Get reads key at the given level. A key that is absent (never written,
+// or last written with the empty value) reads as an empty value and no
+// error.
+func (s *Session) Get(ctx context.Context, key kvs.Key, level Level) (kvs.Value, error) {
 	r, err := s.Do(ctx, Op{Level: level, Command: kvs.Command{Op: kvs.OpGet, Key: key}})
 	return r.Value, err
+}
+
+// Scan reads the count keys from, from+1, ..., from+count-1 as one
+// operation at the given level and returns those that hold a value, in key
+// order (a key not listed is absent). count is between 1 and
+// kvs.MaxScanCount+1; a range that would run past the largest key stops
+// there.
+func (s *Session) Scan(ctx context.Context, from kvs.Key, count int, level Level) ([]kvs.Item, error) {
+	if count < 1 || count > kvs.MaxScanCount+1 {
+		return nil, fmt.Errorf("%w: scan of %d keys: between 1 and %d", kvs.ErrInvalidCommand, count, kvs.MaxScanCount+1)
+	}
+	r, err := s.Do(ctx, Op{Level: level, Command: kvs.Command{Op: kvs.OpScan, Key: from, Count: int64(count - 1)}})
+	return present(r.Items), err
+}
+
+// present drops the items of a SCAN whose value is empty: keys that were
+// written, but last with the empty value, are absent like keys never
+// written.
+// The items may be the reply message's own, so they are copied, not
+// filtered in place.
+func present(items []kvs.Item) []kvs.Item {
+	var out []kvs.Item
+	for _, it := range items {
+		if len(it.Value) > 0 {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // Close ends the session at the cluster, so that the replicas release its

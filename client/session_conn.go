@@ -61,7 +61,11 @@ func (s *Session) connectAll(ctx context.Context, id wire.ClientID) (wire.Replic
 // loadTLS loads the certificate the session presents.
 func loadTLS(dir string, o SessionOptions) (*certs.Material, error) {
 	name := o.TLSName
-	if name == "" {
+	switch {
+	case name != "":
+	case o.Alias == "":
+		name = certs.GenericClient
+	default:
 		name = strings.ToLower(o.Alias)
 	}
 	m, err := certs.Load(dir, name)

@@ -52,7 +52,7 @@ func (s *Core) tryFast(p *Pending) {
 		}
 	}
 	if n >= s.q-1 {
-		s.completeStrong(p, Result{Value: lr.Result, Items: lr.Items, Version: lr.Version, Slot: lr.Slot, Path: PathFast})
+		s.completeStrong(p, Result{Value: lr.Result, Items: lr.Items, Version: lr.Version, Slot: lr.Slot, Path: PathFast, Replica: lr.Replica})
 	}
 }
 
@@ -72,10 +72,12 @@ func (s *Core) onSyncReply(m *wire.SyncReply) {
 		s.Expire()
 		return
 	}
-	s.completeStrong(p, Result{Value: m.Result, Items: m.Items, Version: m.Version, Slot: m.Slot, Path: PathSlow})
+	s.completeStrong(p, Result{Value: m.Result, Items: m.Items, Version: m.Version, Slot: m.Slot, Path: PathSlow, Replica: m.Replica})
 	s.o.Policy.Handle(s, m.Replica, m)
 }
 
+// completeStrong completes p with r, whose Replica names the replica
+// that answered.
 func (s *Core) completeStrong(p *Pending, r Result) {
 	cmd := p.Op.Command
 	switch {
@@ -103,5 +105,7 @@ func (s *Core) completeStrong(p *Pending, r Result) {
 		s.raiseFrontier(r.Version, r.Path == PathFast && p.leaderReply != nil && p.leaderReply.ReadDep.Kind == wire.DepOne)
 	}
 	s.o.Policy.StrongCompleted(s, p, r)
-	s.Complete(p, r)
+	// A fast path completes on whichever reply came last, often a
+	// witness's ack: the result, and so Replica, is the leader's.
+	s.complete(p, r, r.Replica)
 }

@@ -91,7 +91,9 @@ func (s *Core) finishWeakRead(p *Pending, m *wire.WeakReadReply) {
 		r.Version = max(r.Version, ver)
 		s.raiseFrontier(ver, tentative)
 	}
-	s.Complete(p, r)
+	// A parked read completes when another message settles its key: it
+	// was still answered by the replica of m.
+	s.complete(p, r, m.Replica)
 }
 
 // mergeRead is the value a weak read returns for key k, and whether its

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -113,5 +114,21 @@ func TestRunTimeAndReqs(t *testing.T) {
 	_, err = parseString(t, withHosts("reqs: 0", "runTime: none"))
 	require.ErrorContains(t, err, "f.conf:7: reqs: 0 with runTime: none: a client thread would run no operation")
 	_, err = parseString(t, withHosts("reqs: 0", "runTime: 5s"))
+	require.NoError(t, err)
+}
+
+// A run's operations are counted in 64 bits: reqs that would overflow
+// the count is an error, unless runTime decides the length instead.
+func TestReqsThatOverflowTheRun(t *testing.T) {
+	_, err := parseString(t, withHosts("reqs: 9223372036854775807"))
+	require.ErrorContains(t, err, "f.conf:7: reqs: 9223372036854775807 with clientThreads: 1 and 1 client processes is more operations than a run can count")
+	_, err = parseString(t, withHosts("reqs: 4611686018427387904", "clientThreads: 2"))
+	require.ErrorContains(t, err, "f.conf:7: reqs: 4611686018427387904 with clientThreads: 2")
+	c, err := parseString(t, withHosts("reqs: 4611686018427387902", "clientThreads: 2"))
+	require.NoError(t, err)
+	n, ok := c.RunOps(len(c.Clients))
+	assert.True(t, ok)
+	assert.Equal(t, int64(math.MaxInt64-1), n)
+	_, err = parseString(t, withHosts("reqs: 9223372036854775807", "runTime: 5s"))
 	require.NoError(t, err)
 }

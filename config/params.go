@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"math"
+	"math/bits"
+	"time"
+)
 
 // Protocol names a replication protocol.
 type Protocol string
@@ -124,4 +128,20 @@ func (p *Params) resolve() {
 	// Both protocols need the client to broadcast strong proposals to every
 	// witness (PROTOCOL.md 7.2), so the legacy switch cannot turn it off.
 	p.Fast = true
+}
+
+// RunOps is the number of operations a run of processes client processes
+// issues when reqs decides its length (each thread's reqs plus its
+// warm-up), and whether that count fits in an int64: the clients' and the
+// launcher's counts of a run are 64-bit. Under runTime it is 0, true.
+func (p *Params) RunOps(processes int) (int64, bool) {
+	if p.RunTime > 0 {
+		return 0, true
+	}
+	hi, perProcess := bits.Mul64(uint64(p.Reqs)+1, uint64(max(p.ClientThreads, 0)))
+	hi2, total := bits.Mul64(perProcess, uint64(max(processes, 1)))
+	if hi != 0 || hi2 != 0 || total > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(total), true
 }

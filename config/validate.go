@@ -171,6 +171,10 @@ func (c *Config) crossCheck(p Params, lines map[string]int) []Issue {
 	if p.RunTime == 0 && p.Reqs == 0 {
 		add(at("reqs", "runTime"), "reqs: 0 with runTime: none: a client thread would run no operation (set reqs above 0, or runTime to a duration such as 30s)")
 	}
+	if _, ok := p.RunOps(len(c.Clients)); !ok {
+		add(at("reqs", "clientThreads", "clones"), "reqs: %d with clientThreads: %d and %d client processes is more operations than a run can count (2^63-1)",
+			p.Reqs, p.ClientThreads, max(len(c.Clients), 1))
+	}
 	if p.ScanRatio > 0 && p.ScanCount < 1 {
 		add(at("scanCount", "scanRatio"), "scanRatio: %d needs scanCount of at least 1, got %d", p.ScanRatio, p.ScanCount)
 	}

@@ -60,7 +60,7 @@ clean_run() {
 	fi
 	e=$(field "$s" errors) t=$(field "$s" timeouts) ops=$(field "$s" ops)
 	ran=$(check_field "$s" ran) ok=$(check_field "$s" ok)
-	echo "$name: ops $ops, errors $e, timeouts $t, check ran $ran ok $ok; $(grep -h '^Merged' "$out/$name/summary.txt" | cut -d'(' -f1)$(grep -h '^killed' "$out/$name.txt" || true)"
+	echo "$name: ops $ops, errors $e, timeouts $t, check ran $ran ok $ok; $(grep -h '^Throughput:' "$out/$name/summary.txt" | tr -s ' ')$(grep -h '^killed' "$out/$name.txt" || true)"
 	[ "$e" = 0 ] && [ "$t" = 0 ] && [ "$ran" = true ] && [ "$ok" = true ] || bad "$name: summary not clean ($s)"
 }
 for p in "${protocols[@]}"; do

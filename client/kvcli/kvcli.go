@@ -1,0 +1,431 @@
+// Package kvcli is swiftpaxos -run kv: a command-line client that puts,
+// gets and scans keys of a running cluster through one client.Session,
+// either for one command given as arguments or for commands read line by
+// line from standard input.
+//
+// Commands (words are separated by blanks):
+//
+//	put KEY VALUE     write VALUE (the rest of the line) under KEY
+//	get KEY           print KEY's value
+//	scan FROM COUNT   print "KEY<TAB>VALUE" for each of the COUNT keys from
+//	                  FROM on that holds a value
+//
+// Each may start with "strong" or "weak", overriding the default level for
+// that command. Keys are 64-bit integers; an empty value is absent, so a
+// key never written and one written with the empty value read the same.
+//
+// Exit status: 0 when every command succeeded and found what it read, 1
+// when a read found nothing or an operation failed (no replica reachable,
+// timeout, expired session), 2 for a usage error (unknown command, bad
+// key, value too long). Reading standard input, every line runs and the
+// status is the worst of them. Values go to standard output, everything
+// else (errors, and with Verbose the path, replica and latency of each
+// operation) to standard error.
+package kvcli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"go.uber.org/zap"
+
+	"swiftpaxos/client"
+	"swiftpaxos/config"
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// Exit statuses.
+const (
+	OK       = 0 // done, and every read found a value
+	NotFound = 1 // a read found nothing, or an operation failed
+	Usage    = 2 // a command could not be understood
+)
+
+// Options configures a run.
+type Options struct {
+	Config *config.Config
+	// Alias, when set, is a client of Config whose binding and latency the
+	// session takes; empty, the session is an ad-hoc client.
+	Alias string
+	// Policy makes the protocol's client policy.
+	Policy func() client.Policy
+	// Level is the default level of a command (client.Strong when zero).
+	Level client.Level
+	// Verbose adds, for every operation, the path, the replica that
+	// answered and the latency, on Err.
+	Verbose bool
+	// Timeout bounds connecting and each operation (default: the
+	// configuration's replyTimeout).
+	Timeout time.Duration
+	// Prompt writes a prompt before each line read from In (a person at a
+	// terminal).
+	Prompt bool
+	Log    *zap.Logger
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+}
+
+// Run runs the command in args, or with no args every line of o.In, and
+// returns the exit status.
+func Run(ctx context.Context, o Options, args []string) int {
+	if o.Level == 0 {
+		o.Level = client.Strong
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = o.Config.ReplyTimeout
+	}
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+	r := &runner{o: o}
+	if len(args) > 0 {
+		c, err := parse(args, strings.Join(args, " "), o.Level)
+		if err != nil {
+			r.errorf("%v", err)
+			return Usage
+		}
+		if err := r.dial(ctx); err != nil {
+			return NotFound
+		}
+		defer r.close()
+		return r.do(ctx, c)
+	}
+	if err := r.dial(ctx); err != nil {
+		return NotFound
+	}
+	defer r.close()
+	return r.lines(ctx)
+}
+
+// command is one parsed command.
+type command struct {
+	text  string // as the user wrote it, for messages
+	level client.Level
+	op    kvs.Op
+	key   kvs.Key
+	value kvs.Value
+	count int
+}
+
+// parse reads one command: words are its blank-separated words, line the
+// text they come from (a PUT's value is the rest of the line after the
+// key, blanks included).
+func parse(words []string, line string, level client.Level) (command, error) {
+	c := command{text: strings.Join(words, " "), level: level}
+	if len(words) > 0 {
+		switch words[0] {
+		case "strong", "weak":
+			if words[0] == "weak" {
+				c.level = client.Weak
+			} else {
+				c.level = client.Strong
+			}
+			words = words[1:]
+			line = restAfter(line, 1)
+		}
+	}
+	if len(words) == 0 {
+		return c, errors.New("no command: put KEY VALUE, get KEY or scan FROM COUNT")
+	}
+	var err error
+	switch words[0] {
+	case "put":
+		if len(words) < 3 {
+			return c, errors.New("usage: put KEY VALUE")
+		}
+		c.op = kvs.OpPut
+		c.value = kvs.Value(restAfter(line, 2))
+		if len(c.value) >= kvs.MaxValueLen {
+			return c, fmt.Errorf("put: a value of %d bytes: values are shorter than %d bytes", len(c.value), kvs.MaxValueLen)
+		}
+	case "get":
+		if len(words) != 2 {
+			return c, errors.New("usage: get KEY")
+		}
+		c.op = kvs.OpGet
+	case "scan":
+		if len(words) != 3 {
+			return c, errors.New("usage: scan FROM COUNT")
+		}
+		c.op = kvs.OpScan
+		n, err := strconv.Atoi(words[2])
+		if err != nil || n < 1 || n > kvs.MaxScanCount+1 {
+			return c, fmt.Errorf("scan: COUNT %q: a number of keys from 1 to %d", words[2], kvs.MaxScanCount+1)
+		}
+		c.count = n
+	default:
+		return c, fmt.Errorf("unknown command %q: put KEY VALUE, get KEY or scan FROM COUNT, each optionally after strong or weak", words[0])
+	}
+	if c.key, err = parseKey(words[1]); err != nil {
+		return c, fmt.Errorf("%s: %w", words[0], err)
+	}
+	return c, nil
+}
+
+func parseKey(s string) (kvs.Key, error) {
+	k, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("key %q: keys are 64-bit decimal integers", s)
+	}
+	return kvs.Key(k), nil
+}
+
+// restAfter is line without its first n blank-separated words and the
+// blanks after them.
+func restAfter(line string, n int) string {
+	s := strings.TrimLeftFunc(line, unicode.IsSpace)
+	for range n {
+		i := strings.IndexFunc(s, unicode.IsSpace)
+		if i < 0 {
+			return ""
+		}
+		s = strings.TrimLeftFunc(s[i:], unicode.IsSpace)
+	}
+	return s
+}
+
+type runner struct {
+	o Options
+	s *client.Session
+}
+
+func (r *runner) errorf(format string, args ...any) {
+	fmt.Fprintf(r.o.Err, "swiftpaxos: "+format+"\n", args...)
+}
+
+// dial opens the session, saying why when no replica answers.
+func (r *runner) dial(ctx context.Context) error {
+	dctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
+	defer cancel()
+	s, err := client.Dial(dctx, client.SessionOptions{Config: r.o.Config, Alias: r.o.Alias, Policy: r.o.Policy(), Log: r.o.Log})
+	if err != nil {
+		if errors.Is(err, client.ErrUnreachable) {
+			r.errorf("no replica reachable:")
+			for _, l := range strings.Split(strings.TrimPrefix(err.Error(), client.ErrUnreachable.Error()+": "), "\n") {
+				fmt.Fprintf(r.o.Err, "  %s\n", l)
+			}
+		} else {
+			r.errorf("%v", err)
+		}
+		return err
+	}
+	r.s = s
+	return nil
+}
+
+// close ends the session at the cluster. The wait for the leader's
+// confirmation is bounded by the session (one retry period); an
+// interrupted run does not wait for it.
+func (r *runner) close() {
+	if r.s != nil {
+		_ = r.s.Close()
+		r.s = nil
+	}
+}
+
+// lines runs every command of o.In and returns the worst status.
+func (r *runner) lines(ctx context.Context) int {
+	worst := OK
+	// Lines are read on a goroutine of their own, so that an interrupt
+	// ends a run that waits for input.
+	lines := make(chan string)
+	var readErr error
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(r.o.In)
+		sc.Buffer(make([]byte, 0, 64<<10), 2*kvs.MaxValueLen)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-stop:
+				return
+			}
+		}
+		readErr = sc.Err() // read once lines is closed
+	}()
+	for {
+		if r.o.Prompt {
+			fmt.Fprint(r.o.Out, "kv> ")
+		}
+		var line string
+		var ok bool
+		select {
+		case line, ok = <-lines:
+		case <-ctx.Done():
+			r.errorf("interrupted")
+			return max(worst, NotFound)
+		}
+		if !ok {
+			if r.o.Prompt {
+				fmt.Fprintln(r.o.Out)
+			}
+			if readErr != nil {
+				r.errorf("reading commands: %v", readErr)
+				return max(worst, NotFound)
+			}
+			return worst
+		}
+		words := strings.Fields(line)
+		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
+			continue
+		}
+		switch words[0] {
+		case "quit", "exit":
+			return worst
+		case "help":
+			fmt.Fprintln(r.o.Out, "put KEY VALUE | get KEY | scan FROM COUNT, each optionally after strong or weak; quit")
+			continue
+		}
+		c, err := parse(words, line, r.o.Level)
+		if err != nil {
+			r.errorf("%v", err)
+			worst = max(worst, Usage)
+			continue
+		}
+		if r.s == nil {
+			if err := r.dial(ctx); err != nil {
+				worst = max(worst, NotFound)
+				continue
+			}
+		}
+		worst = max(worst, r.do(ctx, c))
+	}
+}
+
+// do runs one command and prints its outcome.
+func (r *runner) do(ctx context.Context, c command) int {
+	op := client.Op{Level: c.level, Command: kvs.Command{Op: c.op, Key: c.key, Value: c.value}}
+	if c.op == kvs.OpScan {
+		op.Command.Count = int64(c.count - 1)
+	}
+	octx, cancel := context.WithTimeout(ctx, r.o.Timeout)
+	defer cancel()
+	start := time.Now()
+	res, err := r.s.Do(octx, op)
+	took := time.Since(start)
+	if err != nil {
+		return r.failed(ctx, c, err)
+	}
+	if r.o.Verbose {
+		r.describe(c, res, took)
+	}
+	switch c.op {
+	case kvs.OpPut:
+		fmt.Fprintln(r.o.Out, "OK")
+	case kvs.OpGet:
+		if len(res.Value) == 0 {
+			r.errorf("%s: not found", c.text)
+			return NotFound
+		}
+		fmt.Fprintf(r.o.Out, "%s\n", res.Value)
+	case kvs.OpScan:
+		found := 0
+		for _, it := range res.Items {
+			if len(it.Value) > 0 {
+				fmt.Fprintf(r.o.Out, "%d\t%s\n", it.Key, it.Value)
+				found++
+			}
+		}
+		if found == 0 {
+			r.errorf("%s: no key holds a value", c.text)
+			return NotFound
+		}
+	}
+	return OK
+}
+
+// describe writes the path, replica and latency of a completed operation.
+func (r *runner) describe(c command, res client.Result, took time.Duration) {
+	path := ""
+	if c.level == client.Strong {
+		path = res.Path.String() + " path, "
+	}
+	version := ""
+	switch {
+	case c.op == kvs.OpPut && res.Slot > 0:
+		version = fmt.Sprintf(", slot %d", res.Slot)
+	case c.op != kvs.OpPut && res.Version > 0:
+		version = fmt.Sprintf(", version %d", res.Version)
+	}
+	fmt.Fprintf(r.o.Err, "%s %s: %sanswered by %s in %.3f ms%s\n", c.level, op(c), path, r.replica(res.Replica), float64(took.Microseconds())/1000, version)
+}
+
+func op(c command) string {
+	switch c.op {
+	case kvs.OpPut:
+		return fmt.Sprintf("put %d (%d B)", c.key, len(c.value))
+	case kvs.OpGet:
+		return fmt.Sprintf("get %d", c.key)
+	}
+	return fmt.Sprintf("scan %d %d", c.key, c.count)
+}
+
+// replica names replica id with its address.
+func (r *runner) replica(id wire.ReplicaID) string {
+	if id < 0 || int(id) >= r.o.Config.N() {
+		return "no replica"
+	}
+	h := r.o.Config.Replica(int(id))
+	return fmt.Sprintf("%s (%s)", h.Alias, h.Addr())
+}
+
+// failed reports a failed operation. An expired session is replaced for
+// the next command (reading standard input): the failed one is not run
+// again, since it may have executed before the end.
+func (r *runner) failed(ctx context.Context, c command, err error) int {
+	var te *client.TimeoutError
+	switch {
+	case errors.Is(err, kvs.ErrInvalidCommand):
+		r.errorf("%s: %v", c.text, err)
+		return Usage
+	case ctx.Err() != nil:
+		r.errorf("%s: interrupted; the operation may still execute", c.text)
+	case errors.As(err, &te):
+		r.errorf("%s: %s", c.text, r.timeoutText(te))
+	case errors.Is(err, client.ErrExpired), errors.Is(err, client.ErrRefused):
+		r.errorf("%s: %v; the next command opens a new session", c.text, err)
+		r.close()
+	default:
+		r.errorf("%s: %v", c.text, err)
+	}
+	return NotFound
+}
+
+// timeoutText says what the session waited for when the timeout came, with
+// the replicas' addresses.
+func (r *runner) timeoutText(te *client.TimeoutError) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "no reply within %v", r.o.Timeout)
+	switch {
+	case te.Target != client.NoReplica:
+		fmt.Fprintf(&b, " from %s, asked for the weak read", r.replica(te.Target))
+	case te.Op.Level == client.Strong:
+		fmt.Fprintf(&b, ": a strong operation completes with the leader's reply; the session took %s for the leader", r.replica(te.Leader))
+	case r.o.Config.Protocol == config.CURPHO:
+		fmt.Fprintf(&b, ": a weak write completes with the reply of the session's bound replica, %s", r.replica(te.Nearest))
+	default:
+		fmt.Fprintf(&b, ": a weak write completes with the leader's reply; the session took %s for the leader", r.replica(te.Leader))
+	}
+	if te.Attempts > 0 {
+		fmt.Fprintf(&b, " (sent %d times)", te.Attempts+1)
+	}
+	if len(te.Down) > 0 {
+		names := make([]string, len(te.Down))
+		for i, d := range te.Down {
+			names[i] = r.replica(d)
+		}
+		fmt.Fprintf(&b, "; unreachable: %s", strings.Join(names, ", "))
+	}
+	return b.String()
+}

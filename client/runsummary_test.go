@@ -1,0 +1,50 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/config"
+)
+
+// Two processes that ran one after the other: the summary has one
+// throughput, over the span from the first start to the last end, in both
+// files; an interrupted run says so and is not clean.
+func TestSummaryThroughputAndInterruption(t *testing.T) {
+	dir := t.TempDir()
+	for _, r := range []ProcessResults{
+		{Alias: "client0", Protocol: "curpht", Threads: 1, Ops: 1000, DurationS: 1, ThroughputOps: 1000, StartUnixMs: 1_000_000, Complete: true},
+		{Alias: "client1", Protocol: "curpht", Threads: 1, Ops: 1000, DurationS: 1, ThroughputOps: 1000, StartUnixMs: 1_003_000, Complete: false, Error: "thread 0: context canceled"},
+	} {
+		require.NoError(t, WriteResults(filepath.Join(dir, "results-"+r.Alias+".json"), &r))
+	}
+	cfg, err := config.Parse("r.conf", strings.NewReader("-- Replicas --\nreplica0 127.0.0.1\nreplica1 127.0.0.2\nreplica2 127.0.0.3\n-- Clients --\nclient0 127.0.0.4\nclient1 127.0.0.5\n---\nprotocol: curpht\n"))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	rep, err := Summarize(dir, cfg, &out, SummaryOptions{Interrupted: true})
+	require.NoError(t, err)
+	assert.False(t, rep.OK())
+	assert.InDelta(t, 4, rep.DurationS, 1e-9)
+	assert.InDelta(t, 500, rep.ThroughputOps, 1e-9, "2000 ops over 4 s, not 1000 + 1000 ops/s")
+
+	txt, err := os.ReadFile(filepath.Join(dir, "summary.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, out.String(), string(txt))
+	assert.True(t, strings.HasPrefix(out.String(), "INTERRUPTED RUN: "), out.String())
+	assert.Equal(t, 1, strings.Count(out.String(), "ops/s\n")-2, "one run throughput besides the two per-process lines:\n%s", out.String())
+	assert.Contains(t, out.String(), "Throughput:       500.0 ops/s\n")
+
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	var js map[string]any
+	require.NoError(t, json.Unmarshal(b, &js))
+	assert.Equal(t, true, js["interrupted"])
+	assert.InDelta(t, 500, js["throughput_ops"], 1e-9)
+}
