@@ -22,6 +22,7 @@ import (
 	"swiftpaxos/check"
 	"swiftpaxos/client"
 	"swiftpaxos/client/kvcli"
+	"swiftpaxos/client/statuscli"
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 	curpho "swiftpaxos/curp-ho"
@@ -40,6 +41,7 @@ var protocols = map[string]struct {
 
 const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-log FILE] [-loglevel L] [-cost FILE]
        swiftpaxos -run kv [-config FILE] [-alias CLIENT] [-level strong|weak] [-v] [-timeout D] [COMMAND]
+       swiftpaxos -run status [-config FILE] [-timeout D]
        swiftpaxos -run check -history PATH
        swiftpaxos -run hosts -config FILE
        swiftpaxos -run summary -config FILE -results DIR [-interrupted]
@@ -53,7 +55,10 @@ with none, one command per line of standard input: put KEY VALUE, get KEY,
 scan FROM COUNT (the COUNT keys from FROM), each optionally after strong or
 weak; -v adds the path, the replica that answered and the latency; it
 exits 0 when done and found, 1 when not found or failed, 2 on a usage
-error. -run check checks a recorded history (a history*.jsonl
+error. -run status asks every replica for its role, ballot, commit and
+applied index, log length, snapshot point, sessions, witness records and
+uptime, prints one table, and exits 1 unless a majority answered.
+-run check checks a recorded history (a history*.jsonl
 file, or a directory of them with the replicas' log-*.jsonl); it prints
 one line per violation and exits 0 when OK, 1 on violations, 2 when the
 input cannot be read. -run hosts lists the processes of FILE, and -run summary
@@ -70,7 +75,7 @@ Flags:
 const exitUsage = 2
 
 // roles are the values of -run.
-var roles = []string{"server", "client", "kv", "check", "hosts", "summary", "certs"}
+var roles = []string{"server", "client", "kv", "status", "check", "hosts", "summary", "certs"}
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
@@ -104,7 +109,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	kvLevel := fs.String("level", "strong", "kv: the level of a command that names none: strong or weak")
 	verbose := fs.Bool("v", false, "kv: print the path, the replica that answered and the latency of each operation (on stderr)")
 	interrupted := fs.Bool("interrupted", false, "summary: the run was stopped before its end (the launcher's Ctrl-C): say so in the summary")
-	timeout := fs.Duration("timeout", 0, "kv: how long to wait for connecting and for each operation (default: the configuration's replyTimeout)")
+	timeout := fs.Duration("timeout", 0, "kv: how long to wait for connecting and for each operation; status: for each replica's answer (default: the configuration's replyTimeout)")
 	// The flag package reports a bad flag in one line; the usage goes to
 	// stdout on -h, and is only pointed to otherwise.
 	fs.Usage = func() {}
@@ -164,7 +169,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// The warnings are about benchmark settings, which kv does not use.
 	for _, w := range cfg.Warnings {
-		if *role != "kv" {
+		if *role != "kv" && *role != "status" {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 	}
@@ -180,6 +185,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "hosts":
 		printHosts(stdout, cfg)
 		return 0
+	case "status":
+		return statuscli.Run(context.Background(), statuscli.Options{Config: cfg, Timeout: *timeout, Out: stdout, Err: stderr})
 	case "summary":
 		return summarize(*resultsPath, cfg, client.SummaryOptions{Interrupted: *interrupted}, stdout, stderr)
 	}

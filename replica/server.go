@@ -96,6 +96,7 @@ type server struct {
 	// longestBatch is the longest the loop took over one drained batch of
 	// inputs, snapshots included (reported at exit).
 	longestBatch time.Duration
+	started      time.Time // for the status's uptime
 }
 
 // Serve runs a replica until ctx is cancelled or a fatal error occurs.
@@ -152,6 +153,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		s.counters = &ConnCounters{}
 	}
 	start := time.Now()
+	s.started = start
 	s.core, err = New(Options{
 		ID: s.id, N: cfg.N(), Policy: o.Policy(), Log: s.log,
 		Now:                func() int64 { return int64(time.Since(start)) },
@@ -266,6 +268,10 @@ func (s *server) handle(in inbound) {
 	case in.down:
 		s.core.PeerDown(in.fromReplica)
 	case in.isClient:
+		if req, ok := in.msg.(*wire.StatusRequest); ok {
+			s.answerStatus(in.fromClient, req)
+			return
+		}
 		s.core.StepClient(in.fromClient, in.msg)
 	default:
 		if err := s.core.StepReplica(in.fromReplica, in.msg); err != nil {
