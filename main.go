@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -27,6 +29,7 @@ import (
 	"swiftpaxos/config/certs"
 	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/metrics"
 	"swiftpaxos/replica"
 )
 
@@ -39,7 +42,7 @@ var protocols = map[string]struct {
 	curpho.Name: {curpho.NewReplicaPolicy, curpho.NewClientPolicy},
 }
 
-const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-log FILE] [-loglevel L] [-cost FILE]
+const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-metrics ADDR] [-log FILE] [-loglevel L] [-cost FILE]
        swiftpaxos -run kv [-config FILE] [-alias CLIENT] [-level strong|weak] [-v] [-timeout D] [COMMAND]
        swiftpaxos -run status [-config FILE] [-timeout D]
        swiftpaxos -run check -history PATH
@@ -109,6 +112,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	kvLevel := fs.String("level", "strong", "kv: the level of a command that names none: strong or weak")
 	verbose := fs.Bool("v", false, "kv: print the path, the replica that answered and the latency of each operation (on stderr)")
 	interrupted := fs.Bool("interrupted", false, "summary: the run was stopped before its end (the launcher's Ctrl-C): say so in the summary")
+	metricsAddr := fs.String("metrics", "", "server, client: serve Prometheus metrics and /debug/pprof/ over HTTP at HOST:PORT (:PORT: loopback), overriding the configuration's metrics")
 	timeout := fs.Duration("timeout", 0, "kv: how long to wait for connecting and for each operation; status: for each replica's answer (default: the configuration's replyTimeout)")
 	// The flag package reports a bad flag in one line; the usage goes to
 	// stdout on -h, and is only pointed to otherwise.
@@ -236,6 +240,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	var reg *prometheus.Registry
+	if addr := cmp.Or(*metricsAddr, cfg.For(*alias).Metrics); addr != "" && (*role == "server" || *role == "client") {
+		reg = metrics.NewRegistry()
+		_, wait, err := metrics.Start(ctx, addr, reg, log)
+		if err != nil {
+			fmt.Fprintf(stderr, "swiftpaxos: %s: %v\n", *alias, err)
+			return 1
+		}
+		defer wait()
+	}
 	switch *role {
 	case "kv":
 		kl := client.Strong
@@ -245,9 +259,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return kvcli.Run(ctx, kvcli.Options{Config: cfg.For(*alias), Alias: *alias, Policy: p.client, Level: kl, Verbose: *verbose,
 			Timeout: *timeout, Prompt: isTerminal(stdin) && fs.NArg() == 0, Log: log, In: stdin, Out: stdout, Err: stderr}, fs.Args())
 	case "server":
-		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath})
+		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath, Metrics: registerer(reg)})
 	case "client":
-		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath})
+		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath, Metrics: registerer(reg)})
 	}
 	if err != nil {
 		// A client's errors already name the process; a replica's do not.
@@ -311,6 +325,15 @@ func printHosts(w io.Writer, cfg *config.Config) {
 	for _, h := range cfg.Clients {
 		fmt.Fprintf(w, "client %s %s\n", h.Alias, h.IP)
 	}
+}
+
+// registerer is reg as an interface that is nil when reg is: the
+// options take a nil Registerer as "metrics off".
+func registerer(reg *prometheus.Registry) prometheus.Registerer {
+	if reg == nil {
+		return nil
+	}
+	return reg
 }
 
 // flagSet reports whether the command line gave the flag name.

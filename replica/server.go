@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
@@ -47,6 +48,9 @@ type ServerOptions struct {
 	// pauses), for the run's summary to merge with the clients'. The
 	// figures are the whole process's, from its start.
 	CostPath string
+	// Metrics, when set, is where the replica registers its metrics
+	// (replica/metrics.go; the caller serves the registry).
+	Metrics prometheus.Registerer
 }
 
 // tickEvery is the period of the core's timers. It only drives failure
@@ -96,7 +100,8 @@ type server struct {
 	// longestBatch is the longest the loop took over one drained batch of
 	// inputs, snapshots included (reported at exit).
 	longestBatch time.Duration
-	started      time.Time // for the status's uptime
+	started      time.Time       // for the status's uptime
+	metrics      *replicaMetrics // nil: off
 }
 
 // Serve runs a replica until ctx is cancelled or a fatal error occurs.
@@ -148,6 +153,9 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		counters: o.Counters,
 		meter:    cost.NewMeter(),
 		idle:     idleConns{conns: map[*clientConn]struct{}{}},
+	}
+	if o.Metrics != nil {
+		s.metrics = newReplicaMetrics(o.Metrics, cfg.N())
 	}
 	if s.counters == nil {
 		s.counters = &ConnCounters{}
@@ -224,6 +232,7 @@ func (s *server) loop(ctx context.Context) error {
 		case <-t.C:
 			s.core.Tick()
 			s.send(s.core.Ready())
+			s.metrics.publish(s)
 		case in := <-s.inbox:
 			start := time.Now()
 			s.handle(in)
