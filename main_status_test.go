@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -26,7 +27,9 @@ type cluster struct {
 	elected chan string // the alias of each replica that logs "elected leader"
 }
 
-func startCluster(t *testing.T, path string) *cluster {
+// startCluster runs the replicas; regs, when given, are their metrics
+// registries by replica index.
+func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *cluster {
 	t.Helper()
 	cfg, err := config.Load(path)
 	require.NoError(t, err)
@@ -48,9 +51,13 @@ func startCluster(t *testing.T, path string) *cluster {
 		})
 		ctx, cancel := context.WithCancel(context.Background())
 		c.stop = append(c.stop, cancel)
+		o := replica.ServerOptions{Config: cfg, Alias: alias, Policy: protocols[string(cfg.Protocol)].replica,
+			Log: zaptest.NewLogger(t, zaptest.WrapOptions(hook)).Named(alias)}
+		if i < len(regs) {
+			o.Metrics = regs[i]
+		}
 		c.wg.Go(func() {
-			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, Policy: protocols[string(cfg.Protocol)].replica,
-				Log: zaptest.NewLogger(t, zaptest.WrapOptions(hook)).Named(alias)})
+			err := replica.Serve(ctx, o)
 			if ctx.Err() == nil {
 				t.Errorf("%s stopped: %v", alias, err)
 				ready <- struct{}{}

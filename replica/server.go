@@ -248,6 +248,7 @@ func (s *server) loop(ctx context.Context) error {
 				break
 			}
 			s.send(s.core.Ready())
+			s.metrics.publishIfMoved(s)
 			s.longestBatch = max(s.longestBatch, time.Since(start))
 		}
 	}
