@@ -243,12 +243,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var reg *prometheus.Registry
 	if addr := cmp.Or(*metricsAddr, cfg.For(*alias).Metrics); addr != "" && (*role == "server" || *role == "client") {
 		reg = metrics.NewRegistry()
-		_, wait, err := metrics.Start(ctx, addr, reg, log)
+		// The endpoint lives as long as the role: a benchmark client
+		// that finishes must exit, not wait for a signal.
+		mctx, stopMetrics := context.WithCancel(ctx)
+		_, wait, err := metrics.Start(mctx, addr, reg, log)
 		if err != nil {
+			stopMetrics()
 			fmt.Fprintf(stderr, "swiftpaxos: %s: %v\n", *alias, err)
 			return 1
 		}
-		defer wait()
+		defer func() { stopMetrics(); wait() }()
 	}
 	switch *role {
 	case "kv":

@@ -44,6 +44,11 @@ func NewOps(reg prometheus.Registerer) *Ops {
 		for k, kind := range Kinds {
 			o.latency[l][k] = lat.WithLabelValues(level, kind)
 			for p, path := range Paths {
+				// Only the pairs that occur: a strong operation is
+				// fast or slow, a weak one is weak.
+				if (l == LevelWeak) == (p == PathFast || p == PathSlow) {
+					continue
+				}
 				o.count[l][k][p] = count.WithLabelValues(level, kind, path)
 			}
 		}
@@ -52,8 +57,9 @@ func NewOps(reg prometheus.Registerer) *Ops {
 }
 
 // Observe records one completed operation; level, kind and path index
-// Levels, Kinds and Paths. A failed operation counts under path
-// "failed" and has no latency.
+// Levels, Kinds and Paths (a strong operation's path is fast, slow or
+// failed, a weak one's weak or failed). A failed operation has no
+// latency.
 func (o *Ops) Observe(level, kind, path int, d time.Duration) {
 	if o == nil {
 		return
