@@ -116,3 +116,20 @@ func TestMetricsEndpoint(t *testing.T) {
 	pp := scrape(t, strings.TrimSuffix(curl, "metrics")+"debug/pprof/")
 	require.Contains(t, pp, "goroutine")
 }
+
+// With -metrics, a benchmark client process serves its endpoint while it
+// runs and exits when its run is over (the endpoint must not keep it).
+func TestMetricsFlagClientExits(t *testing.T) {
+	conf := kvConf(t, "curpht")
+	f, err := os.OpenFile(conf, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = fmt.Fprint(f, "reqs: 20\nclientThreads: 1\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	startCluster(t, conf)
+	dir := t.TempDir()
+	var out, errb strings.Builder
+	code := run([]string{"-run", "client", "-config", conf, "-alias", "client0", "-metrics", ":0",
+		"-results", dir + "/r.json", "-loglevel", "error"}, strings.NewReader(""), &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -16,6 +18,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"swiftpaxos/config"
+	"swiftpaxos/config/certs"
 	"swiftpaxos/replica"
 )
 
@@ -146,4 +149,29 @@ func TestStatusCommand(t *testing.T) {
 	code, _, errs := runStatus(t, conf)
 	require.Equal(t, 1, code)
 	require.Contains(t, errs, "1 of 3 replicas answered, a majority needs 2")
+}
+
+// Under mutual TLS, -run status presents the generic client certificate
+// and every replica answers.
+func TestStatusCommandTLS(t *testing.T) {
+	conf := kvConf(t, "curpht")
+	cfg, err := config.Load(conf)
+	require.NoError(t, err)
+	dir := filepath.Join(t.TempDir(), "tls")
+	_, err = certs.Generate(cfg, dir)
+	require.NoError(t, err)
+	f, err := os.OpenFile(conf, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = fmt.Fprintf(f, "tls: %s\n", dir)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	startCluster(t, conf)
+
+	code, out, _ := runStatus(t, conf)
+	require.Equal(t, 0, code)
+	roles := statusRoles(t, out)
+	require.Len(t, roles, 3, out)
+	for alias, r := range roles {
+		require.Contains(t, []string{"leader", "follower"}, r, alias)
+	}
 }
