@@ -46,7 +46,7 @@ func NewOps(reg prometheus.Registerer) *Ops {
 			for p, path := range Paths {
 				// Only the pairs that occur: a strong operation is
 				// fast or slow, a weak one is weak.
-				if (l == LevelWeak) == (p == PathFast || p == PathSlow) {
+				if !occurs(l, p) {
 					continue
 				}
 				o.count[l][k][p] = count.WithLabelValues(level, kind, path)
@@ -54,6 +54,15 @@ func NewOps(reg prometheus.Registerer) *Ops {
 		}
 	}
 	return o
+}
+
+// occurs reports whether an operation of level l can complete on path
+// p: a strong one fast, slow or failed, a weak one weak or failed.
+func occurs(l, p int) bool {
+	if p == PathFailed {
+		return true
+	}
+	return (l == LevelStrong) == (p == PathFast || p == PathSlow)
 }
 
 // Observe records one completed operation; level, kind and path index
