@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -16,16 +17,19 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"swiftpaxos/check"
 	"swiftpaxos/client"
 	"swiftpaxos/client/kvcli"
+	"swiftpaxos/client/statuscli"
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/metrics"
 	"swiftpaxos/replica"
 )
 
@@ -38,8 +42,9 @@ var protocols = map[string]struct {
 	curpho.Name: {curpho.NewReplicaPolicy, curpho.NewClientPolicy},
 }
 
-const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-log FILE] [-loglevel L] [-cost FILE]
+const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-metrics ADDR] [-log FILE] [-loglevel L] [-cost FILE]
        swiftpaxos -run kv [-config FILE] [-alias CLIENT] [-level strong|weak] [-v] [-timeout D] [COMMAND]
+       swiftpaxos -run status [-config FILE] [-timeout D]
        swiftpaxos -run check -history PATH
        swiftpaxos -run hosts -config FILE
        swiftpaxos -run summary -config FILE -results DIR [-interrupted]
@@ -53,7 +58,10 @@ with none, one command per line of standard input: put KEY VALUE, get KEY,
 scan FROM COUNT (the COUNT keys from FROM), each optionally after strong or
 weak; -v adds the path, the replica that answered and the latency; it
 exits 0 when done and found, 1 when not found or failed, 2 on a usage
-error. -run check checks a recorded history (a history*.jsonl
+error. -run status asks every replica for its role, ballot, commit and
+applied index, log length, snapshot point, sessions, witness records and
+uptime, prints one table, and exits 1 unless a majority answered.
+-run check checks a recorded history (a history*.jsonl
 file, or a directory of them with the replicas' log-*.jsonl); it prints
 one line per violation and exits 0 when OK, 1 on violations, 2 when the
 input cannot be read. -run hosts lists the processes of FILE, and -run summary
@@ -70,7 +78,7 @@ Flags:
 const exitUsage = 2
 
 // roles are the values of -run.
-var roles = []string{"server", "client", "kv", "check", "hosts", "summary", "certs"}
+var roles = []string{"server", "client", "kv", "status", "check", "hosts", "summary", "certs"}
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
@@ -104,7 +112,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	kvLevel := fs.String("level", "strong", "kv: the level of a command that names none: strong or weak")
 	verbose := fs.Bool("v", false, "kv: print the path, the replica that answered and the latency of each operation (on stderr)")
 	interrupted := fs.Bool("interrupted", false, "summary: the run was stopped before its end (the launcher's Ctrl-C): say so in the summary")
-	timeout := fs.Duration("timeout", 0, "kv: how long to wait for connecting and for each operation (default: the configuration's replyTimeout)")
+	metricsAddr := fs.String("metrics", "", "server, client: serve Prometheus metrics and /debug/pprof/ over HTTP at HOST:PORT (:PORT: loopback), overriding the configuration's metrics")
+	timeout := fs.Duration("timeout", 0, "kv: how long to wait for connecting and for each operation; status: for each replica's answer (default: the configuration's replyTimeout)")
 	// The flag package reports a bad flag in one line; the usage goes to
 	// stdout on -h, and is only pointed to otherwise.
 	fs.Usage = func() {}
@@ -164,7 +173,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// The warnings are about benchmark settings, which kv does not use.
 	for _, w := range cfg.Warnings {
-		if *role != "kv" {
+		if *role != "kv" && *role != "status" {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 	}
@@ -180,6 +189,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "hosts":
 		printHosts(stdout, cfg)
 		return 0
+	case "status":
+		return statuscli.Run(context.Background(), statuscli.Options{Config: cfg, Timeout: *timeout, Out: stdout, Err: stderr})
 	case "summary":
 		return summarize(*resultsPath, cfg, client.SummaryOptions{Interrupted: *interrupted}, stdout, stderr)
 	}
@@ -229,6 +240,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	var reg *prometheus.Registry
+	if addr := cmp.Or(*metricsAddr, cfg.For(*alias).Metrics); addr != "" && (*role == "server" || *role == "client") {
+		reg = metrics.NewRegistry()
+		// The endpoint lives as long as the role: a benchmark client
+		// that finishes must exit, not wait for a signal.
+		mctx, stopMetrics := context.WithCancel(ctx)
+		_, wait, err := metrics.Start(mctx, addr, reg, log)
+		if err != nil {
+			stopMetrics()
+			fmt.Fprintf(stderr, "swiftpaxos: %s: %v\n", *alias, err)
+			return 1
+		}
+		defer func() { stopMetrics(); wait() }()
+	}
 	switch *role {
 	case "kv":
 		kl := client.Strong
@@ -238,9 +263,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return kvcli.Run(ctx, kvcli.Options{Config: cfg.For(*alias), Alias: *alias, Policy: p.client, Level: kl, Verbose: *verbose,
 			Timeout: *timeout, Prompt: isTerminal(stdin) && fs.NArg() == 0, Log: log, In: stdin, Out: stdout, Err: stderr}, fs.Args())
 	case "server":
-		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath})
+		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath, Metrics: registerer(reg)})
 	case "client":
-		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath})
+		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath, Metrics: registerer(reg)})
 	}
 	if err != nil {
 		// A client's errors already name the process; a replica's do not.
@@ -304,6 +329,15 @@ func printHosts(w io.Writer, cfg *config.Config) {
 	for _, h := range cfg.Clients {
 		fmt.Fprintf(w, "client %s %s\n", h.Alias, h.IP)
 	}
+}
+
+// registerer is reg as an interface that is nil when reg is: the
+// options take a nil Registerer as "metrics off".
+func registerer(reg *prometheus.Registry) prometheus.Registerer {
+	if reg == nil {
+		return nil
+	}
+	return reg
 }
 
 // flagSet reports whether the command line gave the flag name.

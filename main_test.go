@@ -54,7 +54,7 @@ func TestUsageErrors(t *testing.T) {
 		args  []string
 		first string
 	}{
-		{[]string{"-run", "replica", "-alias", "replica0"}, `swiftpaxos: -run must be one of server, client, kv, check, hosts, summary, certs, not "replica"`},
+		{[]string{"-run", "replica", "-alias", "replica0"}, `swiftpaxos: -run must be one of server, client, kv, status, check, hosts, summary, certs, not "replica"`},
 		{[]string{"-run", "server", "-protocol", "raft", "-alias", "replica0"}, `swiftpaxos: unknown protocol "raft" (known: curpho, curpht)`},
 		{[]string{"-run", "server"}, "swiftpaxos: -run server needs -alias ALIAS"},
 		{[]string{"-run", "server", "-alias", "replica0", "extra"}, `swiftpaxos: unexpected argument "extra"`},

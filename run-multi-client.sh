@@ -17,7 +17,7 @@ usage() {
 usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                              [--check] [--tls] [--kill-leader-at SECONDS] [--hosts]
                              [--restart-follower-at S[:DOWN]] [--sample-rss S]
-                             [--proxy] [--partition-leader-at S[:DUR]] [-h]
+                             [--proxy] [--partition-leader-at S[:DUR]] [--metrics] [-h]
 
   -c CONF                  configuration file (default: multi-client.conf)
   -o DIR                   output directory (default: results/<timestamp>)
@@ -47,6 +47,11 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            with go run ./scripts/plot -memory DIR (not with
                            --hosts)
   --loglevel LEVEL         log level of every process (debug, info, warn, error)
+  --metrics                every process serves Prometheus metrics and
+                           /debug/pprof/ over HTTP on its own address, ports
+                           from \$METRICS_PORT (default 9400) up, one per
+                           process in the configuration's order; the URLs
+                           are printed at the start
   --profile                each process writes a CPU profile of its whole
                            run to DIR/ALIAS.cpu.pprof (go tool pprof
                            bin/swiftpaxos DIR/replica0.cpu.pprof)
@@ -111,6 +116,7 @@ extra=()
 check=0
 tls=0
 profile=0
+metrics=0
 kill_at=""
 restart_at=""
 restart_down=1
@@ -131,6 +137,7 @@ while [ $# -gt 0 ]; do
 	--check) check=1; extra+=(-check); shift ;;
 	--tls) tls=1; shift ;;
 	--profile) profile=1; shift ;;
+	--metrics) metrics=1; shift ;;
 	--loglevel) loglevel=${2:?--loglevel needs a level}; extra+=(-loglevel "$loglevel"); shift 2 ;;
 	--kill-leader-at | --kill-follower-at)
 		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-multi-client.sh: $1 needs seconds" >&2; exit 2; }
@@ -536,6 +543,22 @@ cfg_for() {
 	fi
 }
 
+# --metrics: metrics_of[ALIAS] is the HOST:PORT process ALIAS serves its
+# metrics on, its own address (loopback on this machine) with a port of
+# its own, so that processes sharing a host never collide.
+declare -A metrics_of=()
+if [ "$metrics" = 1 ]; then
+	mport=${METRICS_PORT:-9400}
+	while read -r role alias addr; do
+		[ "$role" = replica ] || [ "$role" = client ] || continue
+		mhost=$(host_of "$addr")
+		[[ "$mhost" != *:* ]] || mhost="[$mhost]"
+		metrics_of[$alias]="$mhost:$mport"
+		echo "metrics: $alias http://$mhost:$mport/metrics" >&2
+		mport=$((mport + 1))
+	done <<<"$hosts"
+fi
+
 # replica_args ALIAS LIFE: the arguments of replica ALIAS, into rargs;
 # LIFE is "" for its first lifetime and ".2" after a restart. Each
 # lifetime has its own applied log (the replica refuses one that exists)
@@ -544,6 +567,7 @@ replica_args() {
 	rargs=(-run server -config "$(cfg_for "$1")" -alias "$1" -log "$pdir/$1.log"
 		-cost "$pdir/cost-$1$2.json" "${extra[@]}")
 	[ "$check" = 0 ] || rargs+=(-appliedlog "$pdir/log-$1$2.jsonl")
+	[ -z "${metrics_of[$1]:-}" ] || rargs+=(-metrics "${metrics_of[$1]}")
 	[ "${profile:-0}" = 0 ] || rargs+=(-cpuprofile "$pdir/$1$2.cpu.pprof")
 }
 
@@ -631,6 +655,7 @@ while read -r role alias addr; do
 	args=(-run client -config "$(cfg_for "$alias")" -alias "$alias" -log "$pdir/$alias.log" -results "$pdir/results-$alias.json" "${extra[@]}")
 	[ "${profile:-0}" = 0 ] || args+=(-cpuprofile "$pdir/$alias.cpu.pprof")
 	[ -z "${threads:-}" ] || args+=(-threads "$threads")
+	[ -z "${metrics_of[$alias]:-}" ] || args+=(-metrics "${metrics_of[$alias]}")
 	[ "$check" = 0 ] || args+=(-history "$pdir/history-$alias.jsonl")
 	start client "$alias" "${args[@]}"
 	clients+=("$alias")

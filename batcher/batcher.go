@@ -190,6 +190,10 @@ func (b *Batcher[M]) Stats() Stats {
 	}
 }
 
+// Queued is how many messages wait in the queue now (a metric's queue
+// depth). Safe to call at any time.
+func (b *Batcher[M]) Queued() int { return len(b.queue) }
+
 // Done is closed when the writer goroutine has stopped, after a failure or Close.
 // By then the counters are final.
 func (b *Batcher[M]) Done() <-chan struct{} { return b.done }

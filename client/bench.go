@@ -10,11 +10,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 
 	"swiftpaxos/config"
 	"swiftpaxos/cost"
+	"swiftpaxos/metrics"
 	"swiftpaxos/replica/applog"
 )
 
@@ -40,6 +42,9 @@ type BenchOptions struct {
 	// checker's JSON Lines format (PROTOCOL.md 2.6). Use it with
 	// checkerMode, which makes written values unique.
 	HistoryPath string
+	// Metrics, when set, is where the process's operation metrics are
+	// registered (the metrics key; the caller serves the registry).
+	Metrics prometheus.Registerer
 }
 
 // RunBenchmark runs the benchmark client process o.Alias (PROTOCOL.md 8):
@@ -114,6 +119,10 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 			zap.Int("reqs", reqs), zap.Duration("run_time", cfg.RunTime), zap.Int("window", window))
 	}
 
+	var ops *metrics.Ops
+	if o.Metrics != nil {
+		ops = metrics.NewOps(o.Metrics)
+	}
 	start := time.Now()
 	now := func() int64 { return int64(time.Since(start)) }
 	var done, failed atomic.Int64
@@ -126,6 +135,7 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 			Thread: i, Reqs: reqs, RunFor: cfg.RunTime, Window: window, ReplyTimeout: cfg.ReplyTimeout,
 			Ops: wl.Generator(ThreadID{Alias: o.Alias, Process: proc, Thread: i}, seeds[i]),
 			Now: now, StartUnix: start.Unix(), Progress: &done, Failed: &failed, Log: o.Log,
+			Metrics: ops,
 		}
 		if o.HistoryPath != "" {
 			hist[i] = &historyRecorder{session: applog.SessionOf(sessions[i].ID())}

@@ -9,6 +9,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"swiftpaxos/kvs"
+	"swiftpaxos/metrics"
 	"swiftpaxos/replica/wire"
 )
 
@@ -56,6 +58,8 @@ type loopOptions struct {
 	// Wall is the wall clock of the history's instants, in Unix
 	// nanoseconds (time.Now when nil).
 	Wall func() int64
+	// Metrics, when set, counts every measured operation (metrics key).
+	Metrics *metrics.Ops
 }
 
 // threadStats is what one thread measured. Warm-ups are not in it.
@@ -228,24 +232,30 @@ func (l *loop) record(r Result, sent sentOp, now int64) {
 			st.errors++
 		}
 		l.failed(1)
+		l.observe(sent.op, metrics.PathFailed, 0)
 		if ce := l.o.Log.Check(zap.DebugLevel, "operation failed"); ce != nil {
 			ce.Write(zap.Int("thread", l.o.Thread), zap.Stringer("op", sent.op), zap.Error(r.Err))
 		}
 		return
 	}
 	st.ops++
-	st.lat.Of(ClassOf(sent.op)).Record(time.Duration(now - sent.at))
+	lat := time.Duration(now - sent.at)
+	st.lat.Of(ClassOf(sent.op)).Record(lat)
 	sec := int(now / int64(time.Second))
+	path := metrics.PathWeak
 	if sent.op.Level == wire.Strong {
 		switch r.Path {
 		case PathFast:
 			st.fast++
 			addAt(&st.timelineFast, sec, 1)
+			path = metrics.PathFast
 		case PathSlow:
 			st.slow++
 			addAt(&st.timelineSlow, sec, 1)
+			path = metrics.PathSlow
 		}
 	}
+	l.observe(sent.op, path, lat)
 	addAt(&st.timeline, sec, 1)
 	if l.o.Progress != nil {
 		l.o.Progress.Add(1)
@@ -253,6 +263,25 @@ func (l *loop) record(r Result, sent sentOp, now int64) {
 	if sec > l.logged {
 		l.logThroughput(false)
 	}
+}
+
+// observe hands one measured operation to the process's metrics.
+func (l *loop) observe(op Op, path int, lat time.Duration) {
+	if l.o.Metrics == nil {
+		return
+	}
+	level := metrics.LevelStrong
+	if op.Level == wire.Weak {
+		level = metrics.LevelWeak
+	}
+	kind := metrics.KindGet
+	switch op.Command.Op {
+	case kvs.OpPut:
+		kind = metrics.KindPut
+	case kvs.OpScan:
+		kind = metrics.KindScan
+	}
+	l.o.Metrics.Observe(level, kind, path, lat)
 }
 
 func (l *loop) failed(n int64) {

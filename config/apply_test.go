@@ -132,3 +132,17 @@ func TestReqsThatOverflowTheRun(t *testing.T) {
 	_, err = parseString(t, withHosts("reqs: 9223372036854775807", "runTime: 5s"))
 	require.NoError(t, err)
 }
+
+// metrics is per process: each process of a host needs its own port.
+func TestApplyToMetrics(t *testing.T) {
+	c := mustParse(t, withHosts(
+		"-- Apply to replica0 --",
+		"metrics: :9400",
+		"-- Apply to client0 --",
+		"metrics: 127.0.0.4:9403",
+	))
+	assert.Equal(t, "", c.Metrics)
+	assert.Equal(t, ":9400", c.For("replica0").Metrics)
+	assert.Equal(t, "127.0.0.4:9403", c.For("client0").Metrics)
+	assert.Equal(t, "", c.For("replica1").Metrics)
+}

@@ -39,6 +39,7 @@ func TestEveryErrorClass(t *testing.T) {
 		{"zipfSkew not a number", withHosts("zipfSkew: abc"), "f.conf:7: ", []string{`zipfSkew: "abc" is not a number`}},
 		{"zipfSkew NaN", withHosts("zipfSkew: NaN"), "f.conf:7: ", []string{"zipfSkew", `"nan"`, "not a number"}},
 		{"zipfSkew negative", withHosts("zipfSkew: -0.5"), "f.conf:7: ", []string{"zipfSkew", "-0.5", "negative"}},
+		{"metrics not an address", withHosts("metrics: 9400"), "f.conf:7: ", []string{"metrics", `"9400"`, "HOST:PORT"}},
 		{"percent above 100", withHosts("weakRatio: 150"), "f.conf:7: ", []string{"weakRatio: 150 is out of range 0..100"}},
 		{"percent below 0", withHosts("writes: -1"), "f.conf:7: ", []string{"writes", "-1", "0..100"}},
 		{"scanRatio out of range", withHosts("scanRatio: 101"), "f.conf:7: ", []string{"scanRatio", "101", "0..100"}},

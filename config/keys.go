@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +72,7 @@ func init() {
 		{name: "checkerMode", global: true, set: boolean(func(p *Params) *bool { return &p.CheckerMode })},
 		{name: "latencyFile", global: true, path: true, set: func(p *Params, v string) error { p.LatencyFile = v; return nil }},
 		// Every process must agree on TLS: a plain and a TLS end cannot talk.
+		{name: "metrics", set: setMetrics},
 		{name: "tls", global: true, path: true, set: func(p *Params, v string) error { p.TLS = v; return nil }},
 		{name: "maxConns", set: intIn(0, math.MaxInt32, func(p *Params) *int { return &p.MaxConns })},
 		{name: "handshakeTimeoutMs", set: positiveMs(func(p *Params) *time.Duration { return &p.HandshakeTimeout })},
@@ -293,4 +295,14 @@ func ignoredIfTrue(name string, get func(*Params) bool) func(*Params) string {
 		}
 		return name + ": true is ignored: it applies only to other protocols"
 	}
+}
+
+// setMetrics takes HOST:PORT or :PORT (loopback, metrics.Listen); the
+// check is only of the form, the port is taken when the process starts.
+func setMetrics(p *Params, v string) error {
+	if _, _, err := net.SplitHostPort(v); err != nil {
+		return fmt.Errorf("want HOST:PORT or :PORT, not %q", v)
+	}
+	p.Metrics = v
+	return nil
 }

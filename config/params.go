@@ -83,6 +83,7 @@ type Params struct {
 	LatencyFile        string        // latencyFile: per-pair latency matrix, relative to the config file
 
 	// Transport: authentication and the bounds on what a connection may hold.
+	Metrics           string        // metrics: HOST:PORT or :PORT of the Prometheus endpoint (metrics/); "" = off
 	TLS               string        // tls: directory of the certificates (config/certs); "" = plain TCP. Config.TLSDir is the resolved path
 	MaxConns          int           // maxConns: incoming connections a replica keeps open at once; 0 = no limit
 	HandshakeTimeout  time.Duration // handshakeTimeoutMs: time a new connection has for the TLS handshake and its Hello

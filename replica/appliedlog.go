@@ -183,6 +183,7 @@ func (w *appliedLogWriter) Close() error {
 // loop. Sessions are named by their client id in hex, as the clients'
 // histories name them.
 func (s *server) recordExecuted(e *wire.Entry, res kvs.Result) {
+	s.metrics.executedOne(e)
 	if s.applied != nil {
 		s.applied.record(e, res)
 	}

@@ -344,6 +344,12 @@ func (t typeName) String() string {
 // LastSlot is the last slot of the log.
 func (c *Core) LastSlot() kvs.Slot { return c.entries.last() }
 
+// Role is the replica's role in its current ballot.
+func (c *Core) Role() Role { return c.role }
+
+// SnapshotSlot is the last slot compacted behind a snapshot (0: none yet).
+func (c *Core) SnapshotSlot() kvs.Slot { return c.entries.base }
+
 // Describe summarises the replica's state for diagnostics.
 func (c *Core) Describe() string {
 	s := fmt.Sprintf("%s b=%d leader=%d last=%d commit=%d applied=%d records=%d voted=%d view=%d@b%d reads=%d", c.role, c.ballot, c.leader,

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
@@ -47,6 +48,9 @@ type ServerOptions struct {
 	// pauses), for the run's summary to merge with the clients'. The
 	// figures are the whole process's, from its start.
 	CostPath string
+	// Metrics, when set, is where the replica registers its metrics
+	// (replica/metrics.go; the caller serves the registry).
+	Metrics prometheus.Registerer
 }
 
 // tickEvery is the period of the core's timers. It only drives failure
@@ -96,6 +100,8 @@ type server struct {
 	// longestBatch is the longest the loop took over one drained batch of
 	// inputs, snapshots included (reported at exit).
 	longestBatch time.Duration
+	started      time.Time       // for the status's uptime
+	metrics      *replicaMetrics // nil: off
 }
 
 // Serve runs a replica until ctx is cancelled or a fatal error occurs.
@@ -148,10 +154,14 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		meter:    cost.NewMeter(),
 		idle:     idleConns{conns: map[*clientConn]struct{}{}},
 	}
+	if o.Metrics != nil {
+		s.metrics = newReplicaMetrics(o.Metrics, cfg.N())
+	}
 	if s.counters == nil {
 		s.counters = &ConnCounters{}
 	}
 	start := time.Now()
+	s.started = start
 	s.core, err = New(Options{
 		ID: s.id, N: cfg.N(), Policy: o.Policy(), Log: s.log,
 		Now:                func() int64 { return int64(time.Since(start)) },
@@ -222,6 +232,7 @@ func (s *server) loop(ctx context.Context) error {
 		case <-t.C:
 			s.core.Tick()
 			s.send(s.core.Ready())
+			s.metrics.publish(s)
 		case in := <-s.inbox:
 			start := time.Now()
 			s.handle(in)
@@ -237,6 +248,7 @@ func (s *server) loop(ctx context.Context) error {
 				break
 			}
 			s.send(s.core.Ready())
+			s.metrics.publishIfMoved(s)
 			s.longestBatch = max(s.longestBatch, time.Since(start))
 		}
 	}
@@ -266,6 +278,10 @@ func (s *server) handle(in inbound) {
 	case in.down:
 		s.core.PeerDown(in.fromReplica)
 	case in.isClient:
+		if req, ok := in.msg.(*wire.StatusRequest); ok {
+			s.answerStatus(in.fromClient, req)
+			return
+		}
 		s.core.StepClient(in.fromClient, in.msg)
 	default:
 		if err := s.core.StepReplica(in.fromReplica, in.msg); err != nil {

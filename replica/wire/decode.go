@@ -99,6 +99,12 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &InstallSnapshotAck{Ballot: d.ballot(), Replica: d.replica(), LastSlot: d.slot(), Chunk: d.u32("chunk")}
 	case TypePreVoteReply:
 		m = &PreVoteReply{Ballot: d.ballot(), PreBallot: d.ballot(), Replica: d.replica(), Granted: d.bool()}
+	case TypeStatusRequest:
+		m = &StatusRequest{Nonce: d.uvarint()}
+	case TypeStatusReply:
+		m = &StatusReply{Nonce: d.uvarint(), Replica: d.replica(), Role: d.u8(), Member: d.bool(), Ballot: d.ballot(),
+			Leader: d.replica(), CommitIndex: d.slot(), AppliedIndex: d.slot(), LastSlot: d.slot(), SnapshotSlot: d.slot(),
+			Sessions: d.uvarint(), WitnessRecords: d.uvarint(), UptimeMs: d.uvarint()}
 	default:
 		return nil, fmt.Errorf("%w: unknown message type %d", ErrMalformed, uint8(t))
 	}

@@ -58,6 +58,8 @@ var typeNames = [typeEnd]string{
 	TypeJoin:               "Join",
 	TypeJoinReply:          "JoinReply",
 	TypeEndSession:         "EndSession",
+	TypeStatusRequest:      "StatusRequest",
+	TypeStatusReply:        "StatusReply",
 }
 
 // Valid reports whether t is a defined message type.
@@ -87,6 +89,22 @@ func AppendFrame(dst []byte, m Message) []byte {
 // appendBody appends m's body, its fields in declaration order.
 func appendBody(b []byte, m Message) []byte {
 	switch m := m.(type) {
+	case *StatusRequest:
+		b = appendUvarint(b, m.Nonce)
+	case *StatusReply:
+		b = appendUvarint(b, m.Nonce)
+		b = appendReplica(b, m.Replica)
+		b = append(b, m.Role)
+		b = appendBool(b, m.Member)
+		b = appendUvarint(b, uint64(m.Ballot))
+		b = appendReplica(b, m.Leader)
+		b = appendUvarint(b, uint64(m.CommitIndex))
+		b = appendUvarint(b, uint64(m.AppliedIndex))
+		b = appendUvarint(b, uint64(m.LastSlot))
+		b = appendUvarint(b, uint64(m.SnapshotSlot))
+		b = appendUvarint(b, m.Sessions)
+		b = appendUvarint(b, m.WitnessRecords)
+		b = appendUvarint(b, m.UptimeMs)
 	case *Hello:
 		b = append(b, byte(m.Kind))
 		b = appendReplica(b, m.Replica)

@@ -177,6 +177,11 @@ func examples() []example {
 		{name: "join", msg: &Join{Replica: 2, Incarnation: math.MaxUint64}},
 		{name: "joinreply", msg: &JoinReply{Ballot: 4, Replica: 0, Leader: 0, LastSlot: 77, Member: true, Mark: 77,
 			Incarnation: 5, Founders: []uint64{5, 1 << 40, 9}}},
+		{name: "statusrequest", msg: &StatusRequest{Nonce: 1 << 40}},
+		{name: "statusreply", msg: &StatusReply{Nonce: 3, Replica: 2, Role: 2, Member: true, Ballot: 7, Leader: 2,
+			CommitIndex: 900, AppliedIndex: 899, LastSlot: 901, SnapshotSlot: 512, Sessions: 12, WitnessRecords: 4,
+			UptimeMs: 1 << 33}},
+		{name: "statusreply-none", msg: &StatusReply{Leader: NoReplica}},
 		{name: "joinreply-none", msg: &JoinReply{Ballot: 0, Replica: 1, Leader: NoReplica}},
 	}
 }

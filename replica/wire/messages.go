@@ -37,6 +37,8 @@ const (
 	TypeJoin
 	TypeJoinReply
 	TypeEndSession
+	TypeStatusRequest
+	TypeStatusReply
 	typeEnd // one past the last valid type
 )
 
@@ -138,6 +140,8 @@ func (*InstallSnapshot) Type() MsgType  { return TypeInstallSnapshot }
 func (*Join) Type() MsgType             { return TypeJoin }
 func (*EndSession) Type() MsgType       { return TypeEndSession }
 func (*JoinReply) Type() MsgType        { return TypeJoinReply }
+func (*StatusRequest) Type() MsgType    { return TypeStatusRequest }
+func (*StatusReply) Type() MsgType      { return TypeStatusReply }
 func (*InstallSnapshotAck) Type() MsgType {
 	return TypeInstallSnapshotAck
 }

@@ -151,3 +151,31 @@ type CausalReply struct {
 type EndSession struct {
 	Client ClientID
 }
+
+// StatusRequest asks a replica for its status (swiftpaxos -run status). It
+// may come on any client connection; the replica's server answers it from
+// the core's read-only accessors, outside the protocol (replica/status.go).
+type StatusRequest struct {
+	Nonce uint64 // echoed in the reply
+}
+
+// StatusReply is a replica's status, as its event loop saw it when the
+// request arrived. Role is the replica.Role number (0 follower, 1
+// candidate, 2 leader); Member is false while the replica is a learner
+// or has not joined yet (docs/DECISIONS.md 21).
+type StatusReply struct {
+	Nonce        uint64
+	Replica      ReplicaID
+	Role         uint8
+	Member       bool
+	Ballot       Ballot
+	Leader       ReplicaID // NoReplica: none known
+	CommitIndex  kvs.Slot
+	AppliedIndex kvs.Slot
+	LastSlot     kvs.Slot
+	// SnapshotSlot is the last slot compacted behind a snapshot (0: none).
+	SnapshotSlot   kvs.Slot
+	Sessions       uint64 // live client sessions
+	WitnessRecords uint64
+	UptimeMs       uint64
+}

@@ -1,0 +1,189 @@
+// Package statuscli is swiftpaxos -run status: it asks every replica of a
+// configuration for its status (wire.StatusRequest, answered on the
+// replica's normal port) and prints one table.
+//
+// It speaks the wire format directly rather than through a
+// client.Session: a status request is not an operation, needs no leader
+// and must work when no leader exists (that is when one asks). Under TLS
+// it presents the generic client certificate, as -run kv does.
+//
+// Exit status: 0 when a majority of the replicas answered, 1 otherwise.
+package statuscli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"text/tabwriter"
+	"time"
+
+	"swiftpaxos/config"
+	"swiftpaxos/config/certs"
+	"swiftpaxos/replica/quorum"
+	"swiftpaxos/replica/wire"
+)
+
+// Options configures a run.
+type Options struct {
+	Config *config.Config
+	// Timeout bounds connecting to and hearing from each replica (default:
+	// the configuration's replyTimeout, or 2 s).
+	Timeout time.Duration
+	Out     io.Writer
+	Err     io.Writer
+}
+
+// Answer is one replica's answer, or why there is none.
+type Answer struct {
+	Alias  string
+	Addr   string
+	Status *wire.StatusReply // nil when Err is set
+	Err    error
+}
+
+// roles names wire.StatusReply.Role (replica.Role's numbers: the package
+// does not import the replica core for three words).
+var roles = []string{"follower", "candidate", "leader"}
+
+// RoleName is the name of a StatusReply's role.
+func RoleName(st *wire.StatusReply) string {
+	if int(st.Role) < len(roles) {
+		if !st.Member {
+			return "learner"
+		}
+		return roles[st.Role]
+	}
+	return fmt.Sprintf("role%d", st.Role)
+}
+
+// Query asks every replica of cfg at once and returns their answers in
+// the configuration's order.
+func Query(ctx context.Context, cfg *config.Config, timeout time.Duration) ([]Answer, error) {
+	if timeout <= 0 {
+		timeout = cfg.ReplyTimeout
+	}
+	if timeout <= 0 {
+		timeout = 2 * time.Second
+	}
+	var tlsm *certs.Material
+	if cfg.TLSDir != "" {
+		m, err := certs.Load(cfg.TLSDir, certs.GenericClient)
+		if err != nil {
+			return nil, err
+		}
+		tlsm = m
+	}
+	out := make([]Answer, cfg.N())
+	done := make(chan struct{}, cfg.N())
+	for i := range cfg.N() {
+		h := cfg.Replica(i)
+		out[i] = Answer{Alias: h.Alias, Addr: h.Addr()}
+		go func() {
+			defer func() { done <- struct{}{} }()
+			qctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			out[i].Status, out[i].Err = ask(qctx, h, tlsm)
+		}()
+	}
+	for range cfg.N() {
+		<-done
+	}
+	return out, nil
+}
+
+// ask sends one StatusRequest to replica h and waits for its reply.
+func ask(ctx context.Context, h config.Host, tlsm *certs.Material) (*wire.StatusReply, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", h.Addr())
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	// Closing the connection unblocks a read when ctx ends early.
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	if tlsm != nil {
+		if conn, err = tlsm.Client(ctx, conn, certs.Identity{Role: certs.Replica, Alias: h.Alias}); err != nil {
+			return nil, fmt.Errorf("TLS handshake: %w", err)
+		}
+	}
+	// A fresh random client id: the replica keys its client connections
+	// by id, and this one must not displace a live session's.
+	nonce := rand.Uint64()
+	var buf []byte
+	buf = wire.AppendFrame(buf, &wire.Hello{Kind: wire.PeerClient, Client: wire.ClientID(rand.Uint64() | 1)})
+	buf = wire.AppendFrame(buf, &wire.StatusRequest{Nonce: nonce})
+	if _, err := conn.Write(buf); err != nil {
+		return nil, err
+	}
+	r := wire.NewReader(conn, 1<<20)
+	for {
+		m, err := r.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("no answer: %w", ctx.Err())
+			}
+			if errors.Is(err, io.EOF) {
+				return nil, errors.New("the replica closed the connection (an older binary, or a refused client)")
+			}
+			return nil, err
+		}
+		if st, ok := m.(*wire.StatusReply); ok && st.Nonce == nonce {
+			return st, nil
+		}
+	}
+}
+
+// Run queries the replicas of o.Config, prints the table on o.Out and
+// returns the exit status.
+func Run(ctx context.Context, o Options) int {
+	answers, err := Query(ctx, o.Config, o.Timeout)
+	if err != nil {
+		fmt.Fprintf(o.Err, "swiftpaxos: status: %v\n", err)
+		return 1
+	}
+	Print(o.Out, answers)
+	ok := 0
+	for _, a := range answers {
+		if a.Err == nil {
+			ok++
+		}
+	}
+	if need := quorum.Majority(len(answers)); ok < need {
+		fmt.Fprintf(o.Err, "swiftpaxos: status: %d of %d replicas answered, a majority needs %d\n", ok, len(answers), need)
+		return 1
+	}
+	return 0
+}
+
+// Print writes the answers as one table.
+func Print(w io.Writer, answers []Answer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "REPLICA\tADDRESS\tROLE\tBALLOT\tLEADER\tCOMMIT\tAPPLIED\tLOG\tSNAPSHOT\tSESSIONS\tRECORDS\tUPTIME\t")
+	for _, a := range answers {
+		st := a.Status
+		if st == nil {
+			fmt.Fprintf(tw, "%s\t%s\tdown\t\t\t\t\t\t\t\t\t\t\n", a.Alias, a.Addr)
+			continue
+		}
+		leader := "-"
+		if st.Leader != wire.NoReplica && int(st.Leader) < len(answers) {
+			leader = answers[st.Leader].Alias
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", a.Alias, a.Addr, RoleName(st), st.Ballot, leader,
+			st.CommitIndex, st.AppliedIndex, st.LastSlot-st.SnapshotSlot, st.SnapshotSlot, st.Sessions, st.WitnessRecords,
+			(time.Duration(st.UptimeMs) * time.Millisecond).Round(100*time.Millisecond))
+	}
+	tw.Flush()
+	for _, a := range answers {
+		if a.Err != nil {
+			fmt.Fprintf(w, "%s (%s): %v\n", a.Alias, a.Addr, a.Err)
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest"
+
+	"swiftpaxos/config"
+	"swiftpaxos/config/certs"
+	"swiftpaxos/replica"
+)
+
+// cluster runs the replicas of a configuration in this process, each
+// with its own cancel so that a test can stop one.
+type cluster struct {
+	stop    []context.CancelFunc
+	wg      sync.WaitGroup
+	elected chan string // the alias of each replica that logs "elected leader"
+}
+
+// startCluster runs the replicas; regs, when given, are their metrics
+// registries by replica index.
+func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *cluster {
+	t.Helper()
+	cfg, err := config.Load(path)
+	require.NoError(t, err)
+	c := &cluster{elected: make(chan string, 16)}
+	ready := make(chan struct{}, cfg.N())
+	for i := range cfg.N() {
+		alias := fmt.Sprintf("replica%d", i)
+		hook := zap.Hooks(func(e zapcore.Entry) error {
+			switch e.Message {
+			case "cluster bootstrapped":
+				ready <- struct{}{}
+			case "view started":
+				select {
+				case c.elected <- alias:
+				default:
+				}
+			}
+			return nil
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		c.stop = append(c.stop, cancel)
+		o := replica.ServerOptions{Config: cfg, Alias: alias, Policy: protocols[string(cfg.Protocol)].replica,
+			Log: zaptest.NewLogger(t, zaptest.WrapOptions(hook)).Named(alias)}
+		if i < len(regs) {
+			o.Metrics = regs[i]
+		}
+		c.wg.Go(func() {
+			err := replica.Serve(ctx, o)
+			if ctx.Err() == nil {
+				t.Errorf("%s stopped: %v", alias, err)
+				ready <- struct{}{}
+			}
+		})
+	}
+	t.Cleanup(func() {
+		for _, s := range c.stop {
+			s()
+		}
+		c.wg.Wait()
+	})
+	for range cfg.N() {
+		<-ready
+	}
+	return c
+}
+
+func runStatus(t *testing.T, conf string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run([]string{"-run", "status", "-config", conf, "-timeout", "2s"}, strings.NewReader(""), &out, &errb)
+	t.Logf("status (exit %d):\n%s%s", code, out.String(), errb.String())
+	return code, out.String(), errb.String()
+}
+
+// statusRoles maps each replica of a status table to its role.
+func statusRoles(t *testing.T, table string) map[string]string {
+	t.Helper()
+	roles := map[string]string{}
+	row := regexp.MustCompile(`^\s*(replica\d)\s+[\d.]+:\d+\s+(\S+)`)
+	for _, line := range strings.Split(table, "\n") {
+		if m := row.FindStringSubmatch(line); m != nil {
+			roles[m[1]] = m[2]
+		}
+	}
+	return roles
+}
+
+// -run status shows one leader and two followers; once the leader stops,
+// it shows the replica that took over, the old one down, and still exits
+// 0 (two of three answered); with two down it exits 1.
+func TestStatusCommand(t *testing.T) {
+	conf := kvConf(t, "curpho")
+	c := startCluster(t, conf)
+
+	code, out, _ := runStatus(t, conf)
+	require.Equal(t, 0, code)
+	roles := statusRoles(t, out)
+	require.Len(t, roles, 3, out)
+	var leader string
+	followers := 0
+	for alias, r := range roles {
+		switch r {
+		case "leader":
+			require.Empty(t, leader, "two leaders:\n%s", out)
+			leader = alias
+		case "follower":
+			followers++
+		}
+	}
+	require.NotEmpty(t, leader, out)
+	require.Equal(t, 2, followers, out)
+
+	var idx int
+	_, err := fmt.Sscanf(leader, "replica%d", &idx)
+	require.NoError(t, err)
+	c.stop[idx]()
+	var next string
+	for next = range c.elected {
+		if next != leader {
+			break
+		}
+	}
+	code, out, _ = runStatus(t, conf)
+	require.Equal(t, 0, code)
+	roles = statusRoles(t, out)
+	require.Equal(t, "down", roles[leader], out)
+	require.Equal(t, "leader", roles[next], out)
+
+	for i := range c.stop {
+		if fmt.Sprintf("replica%d", i) != next {
+			c.stop[i]()
+		}
+	}
+	code, _, errs := runStatus(t, conf)
+	require.Equal(t, 1, code)
+	require.Contains(t, errs, "1 of 3 replicas answered, a majority needs 2")
+}
+
+// Under mutual TLS, -run status presents the generic client certificate
+// and every replica answers.
+func TestStatusCommandTLS(t *testing.T) {
+	conf := kvConf(t, "curpht")
+	cfg, err := config.Load(conf)
+	require.NoError(t, err)
+	dir := filepath.Join(t.TempDir(), "tls")
+	_, err = certs.Generate(cfg, dir)
+	require.NoError(t, err)
+	f, err := os.OpenFile(conf, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = fmt.Fprintf(f, "tls: %s\n", dir)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	startCluster(t, conf)
+
+	code, out, _ := runStatus(t, conf)
+	require.Equal(t, 0, code)
+	roles := statusRoles(t, out)
+	require.Len(t, roles, 3, out)
+	for alias, r := range roles {
+		require.Contains(t, []string{"leader", "follower"}, r, alias)
+	}
+}

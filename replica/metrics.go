@@ -1,0 +1,185 @@
+package replica
+
+import (
+	"strconv"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"swiftpaxos/batcher"
+	"swiftpaxos/kvs"
+	"swiftpaxos/metrics"
+	"swiftpaxos/replica/wire"
+)
+
+// loopState is what the event loop publishes for the metrics endpoint:
+// the core is the loop's alone, so a scrape reads this copy, taken on a
+// tick (at most tickEvery old), never the core.
+type loopState struct {
+	role                                   Role
+	member                                 bool
+	ballot                                 wire.Ballot
+	commit, applied, last, snapshot        kvs.Slot
+	logEntries, sessions, records, clients int
+	clientQueued                           int
+	peers                                  []*batcher.Batcher[wire.Message] // by replica id; nil: no connection
+}
+
+// replicaMetrics is the replica's side of the metrics endpoint. A nil
+// *replicaMetrics is off: the loop publishes nothing and counts nothing.
+type replicaMetrics struct {
+	state atomic.Pointer[loopState]
+	// executed counts the commands the replica executed, by level
+	// (strong, weak) and op (GET, PUT, SCAN), on the loop.
+	executed [2][3]atomic.Uint64
+	// ballots counts the ballot changes the loop saw, leaderships the
+	// times this replica became leader: together, the elections.
+	ballots, leaderships atomic.Uint64
+	lastBallot           wire.Ballot // loop-owned
+	wasLeader            bool        // loop-owned
+	peerNames            []string
+}
+
+func newReplicaMetrics(reg prometheus.Registerer, n int) *replicaMetrics {
+	m := &replicaMetrics{peerNames: make([]string, n)}
+	for i := range n {
+		m.peerNames[i] = "replica" + strconv.Itoa(i)
+	}
+	m.state.Store(&loopState{})
+	reg.MustRegister(m)
+	return m
+}
+
+// publish copies what a scrape shows; the loop calls it on each tick.
+func (m *replicaMetrics) publish(s *server) {
+	if m == nil {
+		return
+	}
+	c := s.core
+	size := c.Size()
+	st := &loopState{
+		role: c.Role(), member: c.Member(), ballot: c.Ballot(),
+		commit: c.CommitIndex(), applied: c.AppliedIndex(), last: c.LastSlot(), snapshot: c.SnapshotSlot(),
+		logEntries: size.LogEntries, sessions: size.LiveSessions, records: size.WitnessRecords,
+		clients: len(s.clients), peers: append([]*batcher.Batcher[wire.Message](nil), s.peers...),
+	}
+	for _, b := range s.clients {
+		st.clientQueued += b.Queued()
+	}
+	if st.ballot != m.lastBallot {
+		m.lastBallot = st.ballot
+		m.ballots.Add(1)
+	}
+	if leader := st.role == Leader; leader != m.wasLeader {
+		m.wasLeader = leader
+		if leader {
+			m.leaderships.Add(1)
+		}
+	}
+	m.state.Store(st)
+}
+
+// publishIfMoved publishes at once when the role, membership or ballot
+// changed in the batch just handled, so that a scrape never shows a
+// leadership older than what the replica has since told its peers; the
+// rest waits for the tick. Two comparisons per batch when on.
+func (m *replicaMetrics) publishIfMoved(s *server) {
+	if m == nil {
+		return
+	}
+	if st := m.state.Load(); st.role != s.core.Role() || st.ballot != s.core.Ballot() || st.member != s.core.Member() {
+		m.publish(s)
+	}
+}
+
+// executedOne counts an executed entry (the core's Executed callback).
+func (m *replicaMetrics) executedOne(e *wire.Entry) {
+	if m == nil || e.Command.Op < kvs.OpGet || e.Command.Op > kvs.OpScan {
+		return
+	}
+	l := 0
+	if e.Level == wire.Weak {
+		l = 1
+	}
+	m.executed[l][e.Command.Op-kvs.OpGet].Add(1)
+}
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(metrics.Namespace+"_replica_"+name, help, labels, nil)
+}
+
+var (
+	descRole       = desc("role", "1 for the replica's current role (follower, candidate, leader, learner).", "role")
+	descBallot     = desc("ballot", "The replica's current ballot.")
+	descBallots    = desc("ballot_changes_total", "Ballot changes this replica saw (each election that got this far).")
+	descLeaderOf   = desc("became_leader_total", "Times this replica became leader.")
+	descCommit     = desc("commit_index", "The highest committed slot.")
+	descApplied    = desc("applied_index", "The highest applied slot.")
+	descLastSlot   = desc("last_slot", "The last slot of the log.")
+	descSnapshot   = desc("snapshot_slot", "The last slot compacted behind a snapshot.")
+	descLogEntries = desc("log_entries", "Entries held in the log (above the snapshot).")
+	descSessions   = desc("sessions", "Live client sessions.")
+	descRecords    = desc("witness_records", "Witness records held.")
+	descClients    = desc("client_connections", "Client connections open.")
+	descExecuted   = desc("executed_total", "Commands executed, by level and kind.", "level", "kind")
+	descQueue      = desc("send_queue", "Messages waiting in the send queue, per peer (clients: all client connections together).", "peer")
+	descBatches    = desc("sent_batches_total", "Batches written to a peer's current connection (one write each).", "peer")
+	descMessages   = desc("sent_messages_total", "Messages written to a peer's current connection; divided by batches, the mean batch size.", "peer")
+)
+
+// Describe implements prometheus.Collector.
+func (m *replicaMetrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descRole, descBallot, descBallots, descLeaderOf, descCommit, descApplied,
+		descLastSlot, descSnapshot, descLogEntries, descSessions, descRecords, descClients, descExecuted, descQueue,
+		descBatches, descMessages} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector from the published state.
+func (m *replicaMetrics) Collect(ch chan<- prometheus.Metric) {
+	st := m.state.Load()
+	g := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	c := func(d *prometheus.Desc, v uint64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
+	}
+	role := st.role.String()
+	if !st.member {
+		role = "learner"
+	}
+	for _, r := range []string{"follower", "candidate", "leader", "learner"} {
+		v := 0.0
+		if r == role {
+			v = 1
+		}
+		g(descRole, v, r)
+	}
+	g(descBallot, float64(st.ballot))
+	c(descBallots, m.ballots.Load())
+	c(descLeaderOf, m.leaderships.Load())
+	g(descCommit, float64(st.commit))
+	g(descApplied, float64(st.applied))
+	g(descLastSlot, float64(st.last))
+	g(descSnapshot, float64(st.snapshot))
+	g(descLogEntries, float64(st.logEntries))
+	g(descSessions, float64(st.sessions))
+	g(descRecords, float64(st.records))
+	g(descClients, float64(st.clients))
+	for l, level := range metrics.Levels {
+		for k, kind := range metrics.Kinds {
+			c(descExecuted, m.executed[l][k].Load(), level, kind)
+		}
+	}
+	g(descQueue, float64(st.clientQueued), "clients")
+	for i, b := range st.peers {
+		if b == nil {
+			continue
+		}
+		bs := b.Stats()
+		g(descQueue, float64(b.Queued()), m.peerNames[i])
+		c(descBatches, bs.Batches, m.peerNames[i])
+		c(descMessages, bs.Messages, m.peerNames[i])
+	}
+}

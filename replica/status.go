@@ -1,0 +1,31 @@
+package replica
+
+import (
+	"time"
+
+	"swiftpaxos/replica/wire"
+)
+
+// answerStatus answers a StatusRequest (swiftpaxos -run status) on the
+// event loop, from the core's read-only accessors: the request is about
+// the replica, not a command, so it never enters the protocol's Step
+// functions and changes nothing there.
+func (s *server) answerStatus(from wire.ClientID, req *wire.StatusRequest) {
+	b := s.clients[from]
+	if b == nil {
+		return
+	}
+	c := s.core
+	size := c.Size()
+	reply := &wire.StatusReply{
+		Nonce: req.Nonce, Replica: s.id, Role: uint8(c.Role()), Member: c.Member(),
+		Ballot: c.Ballot(), Leader: c.Leader(),
+		CommitIndex: c.CommitIndex(), AppliedIndex: c.AppliedIndex(),
+		LastSlot: c.LastSlot(), SnapshotSlot: c.SnapshotSlot(),
+		Sessions: uint64(size.LiveSessions), WitnessRecords: uint64(size.WitnessRecords),
+		UptimeMs: uint64(time.Since(s.started).Milliseconds()),
+	}
+	if b.TrySend(reply) != nil {
+		delete(s.clients, from)
+	}
+}
