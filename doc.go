@@ -1,6 +1,7 @@
 // Command swiftpaxos runs a replica or a benchmark client of the hybrid
 // consistency CURP protocols, puts, gets and scans keys of a running
-// cluster (-run kv), or checks a recorded history. main.go only parses
-// flags, picks the role and the protocol, and wires the logger and
-// signals; everything else lives in the packages.
+// cluster (-run kv), shows its replicas (-run status), or checks a
+// recorded history. main.go only parses
+// flags, picks the role and the protocol and wires signals, and log.go
+// builds the logger; everything else lives in the packages.
 package main
