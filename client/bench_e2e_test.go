@@ -22,7 +22,7 @@ import (
 )
 
 // freePorts reserves n TCP ports on 127.0.0.1 and releases them.
-func freePorts(t *testing.T, n int) []int {
+func freePorts(t testing.TB, n int) []int {
 	t.Helper()
 	ports := make([]int, n)
 	for i := range ports {
@@ -34,7 +34,7 @@ func freePorts(t *testing.T, n int) []int {
 	return ports
 }
 
-func benchConfig(t *testing.T, ports []int, settings string) *config.Config {
+func benchConfig(t testing.TB, ports []int, settings string) *config.Config {
 	t.Helper()
 	text := fmt.Sprintf(`-- Replicas --
 replica0 127.0.0.1:%d

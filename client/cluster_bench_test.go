@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"strings"
 	"sync"
 	"testing"
 
 	"go.uber.org/zap"
 
 	"swiftpaxos/client"
-	"swiftpaxos/config"
 	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/kvs"
@@ -42,7 +40,7 @@ var benchProtocols = []struct {
 func BenchmarkCluster(b *testing.B) {
 	for _, p := range benchProtocols {
 		b.Run(p.name, func(b *testing.B) {
-			s := benchSession(b, p.name, p.replica, p.client())
+			s := benchSession(b, p.replica, p.client())
 			value := make(kvs.Value, 100)
 			b.Run("strong-put", func(b *testing.B) {
 				b.ReportAllocs()
@@ -105,20 +103,13 @@ func runMix(b *testing.B, s *client.Session, value kvs.Value) {
 // benchWindow is the default configuration's pendings.
 const benchWindow = 15
 
-// benchSession starts three replicas of protocol name (policy p) on free loopback ports
+// benchSession starts three replicas with policy p on free loopback ports
 // and dials one session; both stop when the benchmark ends.
-func benchSession(b *testing.B, name string, p func() replica.Policy, cp client.Policy) *client.Session {
+func benchSession(b *testing.B, p func() replica.Policy, cp client.Policy) *client.Session {
 	b.Helper()
-	ports := make([]int, 3)
-	for i := range ports {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		ports[i] = ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-	}
-	cfg := benchClusterConfig(b, ports, name)
+	// The policies are the benchmark's; the configuration's protocol key
+	// is not read here.
+	cfg := benchConfig(b, freePorts(b, 3), "batchDelayUs: 150")
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	ready := make(chan struct{}, cfg.N())
@@ -154,25 +145,4 @@ func benchSession(b *testing.B, name string, p func() replica.Policy, cp client.
 		b.Fatal(err)
 	}
 	return s
-}
-
-func benchClusterConfig(b *testing.B, ports []int, protocol string) *config.Config {
-	b.Helper()
-	cfg, err := config.Parse("bench.conf", strings.NewReader(fmt.Sprintf(`-- Replicas --
-replica0 127.0.0.1:%d
-replica1 127.0.0.1:%d
-replica2 127.0.0.1:%d
--- Clients --
-client0 127.0.0.1
--- Proxy --
-server_alias replica0
-client0 (local)
----
-protocol: %s
-batchDelayUs: 150
-`, ports[0], ports[1], ports[2], protocol)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return cfg
 }
