@@ -161,7 +161,7 @@ func (b *Batcher[M]) enqueue(m M, wait time.Duration) error {
 		case <-t.C:
 		}
 	}
-	err := fmt.Errorf("batcher: send to %s: queue of %d messages still full after %v: %w",
+	err := fmt.Errorf("batcher: send to %s: queue of %d messages full (waited %v): %w",
 		b.remote, b.opts.QueueLen, wait, ErrQueueFull)
 	b.stop(err)
 	return err
