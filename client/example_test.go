@@ -84,14 +84,21 @@ func Example() {
 // startLocalCluster runs three CURP-HT replicas in this process, on free
 // ports of 127.0.0.1, until stop is called.
 func startLocalCluster() (cfg *config.Config, stop func(), err error) {
+	// The three stay reserved until each has its own port (closed one by
+	// one, the system may hand the same port out twice), then are freed
+	// for the replicas.
 	var addrs []any
+	var lns []net.Listener
 	for range 3 {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, nil, err
 		}
+		lns = append(lns, ln)
 		addrs = append(addrs, ln.Addr().String())
-		ln.Close() // free again, for the replica
+	}
+	for _, ln := range lns {
+		ln.Close()
 	}
 	// A replica answers no client before the cluster has formed, and a
 	// session asks again after retryMs: a short one spares a first wait.

@@ -39,12 +39,18 @@ type testReplica struct {
 // configuration and turns TLS on.
 func startReplica0(t *testing.T, settings string, withTLS bool) *testReplica {
 	t.Helper()
+	// All three stay reserved until each has its own port (closed one by
+	// one, the system may hand the same port out twice); then released:
+	// replica0 listens on ports[0], its peers stay absent.
 	ports := make([]int, 3)
+	lns := make([]net.Listener, len(ports))
 	for i := range ports {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		require.NoError(t, err)
-		ports[i] = ln.Addr().(*net.TCPAddr).Port
-		ln.Close() // replica0 listens on ports[0]; its peers stay absent
+		lns[i], ports[i] = ln, ln.Addr().(*net.TCPAddr).Port
+	}
+	for _, ln := range lns {
+		ln.Close()
 	}
 	text := fmt.Sprintf("-- Replicas --\nreplica0 127.0.0.1:%d\nreplica1 127.0.0.1:%d\nreplica2 127.0.0.1:%d\n"+
 		"-- Clients --\nclient0 127.0.0.1\n---\nprotocol: curpht\n%s\n", ports[0], ports[1], ports[2], settings)
