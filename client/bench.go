@@ -86,7 +86,13 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 	}
 
 	meter := cost.NewMeter()
-	sessions, err := dialAll(ctx, cfg, o, threads, window, meter)
+	// The threads' sessions share one connection per replica.
+	t, err := NewTransport(TransportOptions{Config: cfg, Alias: o.Alias, Meter: meter, Log: o.Log})
+	if err != nil {
+		return fmt.Errorf("client %s: %w", o.Alias, err)
+	}
+	defer t.Close()
+	sessions, err := dialAll(ctx, cfg, o, t, threads, window, meter)
 	closeSessions := sync.OnceFunc(func() {
 		// Each Close waits for the cluster to confirm the session's end:
 		// at once, not one after the other.
@@ -193,13 +199,13 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 
 // dialAll opens one session per thread, concurrently. On an error the
 // sessions already open are returned too, for the caller to close.
-func dialAll(ctx context.Context, cfg *config.Config, o BenchOptions, threads, window int, meter *cost.Meter) ([]*Session, error) {
+func dialAll(ctx context.Context, cfg *config.Config, o BenchOptions, t *Transport, threads, window int, meter *cost.Meter) ([]*Session, error) {
 	sessions := make([]*Session, threads)
 	g, gctx := errgroup.WithContext(ctx)
 	for i := range threads {
 		g.Go(func() error {
 			s, err := Dial(gctx, SessionOptions{Config: cfg, Alias: o.Alias, Policy: o.Policy(),
-				Log: o.Log.With(zap.Int("thread", i)), Window: window, Meter: meter})
+				Log: o.Log.With(zap.Int("thread", i)), Window: window, Meter: meter, Transport: t})
 			if err != nil {
 				return fmt.Errorf("thread %d: %w", i, err)
 			}

@@ -138,7 +138,7 @@ checkerMode: true
 	require.Len(t, r.Cost.Links, 3, "one link per replica")
 	for i, l := range r.Cost.Links {
 		assert.Equal(t, fmt.Sprintf("replica%d", i), l.To)
-		assert.Equal(t, 2, l.Conns, "one connection per session")
+		assert.Equal(t, 1, l.Conns, "one connection per process: its sessions share it")
 		assert.Positive(t, l.Messages)
 	}
 	assert.GreaterOrEqual(t, r.Cost.Writes, cost.Total(r.Cost.Links).Batches, "a write per batch")

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,9 +11,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
-	"swiftpaxos/batcher"
 	"swiftpaxos/config"
-	"swiftpaxos/config/certs"
 	"swiftpaxos/cost"
 	"swiftpaxos/replica/applog"
 	"swiftpaxos/replica/wire"
@@ -46,6 +45,11 @@ type SessionOptions struct {
 	// connections and what its batchers sent, by replica: the process's
 	// cost report (nil: not counted).
 	Meter *cost.Meter
+	// Transport, when set, is the process's connections, shared with its
+	// other sessions (NewTransport with this Alias, TLSName and Meter):
+	// one connection per replica for them all. Nil: the session opens
+	// connections of its own, and closes them when it closes.
+	Transport *Transport
 
 	// onIdleClose, when set, is called (on the session's goroutine) when
 	// the session closes a connection it has not used (tests).
@@ -76,10 +80,11 @@ type Session struct {
 
 	lost atomic.Int64 // acknowledged writes refused afterwards (Core.Lost)
 
-	tls *certs.Material // nil: plain TCP
+	t    *Transport
+	ownT bool // t is the session's own: Close closes it
 
 	// owned by the loop goroutine
-	conns   []*batcher.Batcher[wire.Message]
+	conns   []*port
 	waiters map[wire.Seq]chan Result
 	ended   chan struct{} // closed when the cluster confirms End
 	// Per replica: idle means the session closed the connection because
@@ -105,7 +110,7 @@ type invocation struct {
 type reply struct {
 	from wire.ReplicaID
 	msg  wire.Message
-	conn *batcher.Batcher[wire.Message] // non-nil: a connection event
+	conn *port // non-nil: a connection event
 	down bool
 	// dialed, when set, is the outcome of a dial started by the loop.
 	dialed *dialResult
@@ -126,13 +131,17 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 		o.Window = 1
 	}
 	cfg := o.Config
-	var material *certs.Material
-	if cfg.TLSDir != "" {
-		m, err := loadTLS(cfg.TLSDir, o)
+	t, ownT := o.Transport, false
+	if t == nil {
+		var err error
+		t, err = NewTransport(TransportOptions{Config: cfg, Alias: o.Alias, TLSName: o.TLSName, Meter: o.Meter, Log: o.Log})
 		if err != nil {
 			return nil, err
 		}
-		material = m
+		ownT = true
+	}
+	if t.alias != o.Alias {
+		return nil, fmt.Errorf("client: the session speaks for %q, its Transport for %q", o.Alias, t.alias)
 	}
 	id := wire.ClientID(uuid.New().ID())<<32 | wire.ClientID(uuid.New().ID())
 	sctx, cancel := context.WithCancel(context.Background())
@@ -140,10 +149,10 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 		o: o, log: o.Log.With(zap.String("session", string(applog.SessionOf(id)))),
 		start: time.Now(), invoke: make(chan invocation, o.Window), inbox: make(chan reply, 1024),
 		done: make(chan Result, o.Window), end: make(chan chan struct{}), where: make(chan where), ctx: sctx, cancel: cancel,
-		conns: make([]*batcher.Batcher[wire.Message], cfg.N()), waiters: make(map[wire.Seq]chan Result),
+		conns: make([]*port, cfg.N()), waiters: make(map[wire.Seq]chan Result),
 		idle: make([]bool, cfg.N()), queued: make([][]wire.Message, cfg.N()), dialing: make([]bool, cfg.N()),
 		activity: make([]uint64, cfg.N()), lastSeen: make([]uint64, cfg.N()), quietSince: make([]time.Time, cfg.N()),
-		tls: material,
+		t: t, ownT: ownT,
 	}
 	nearest, rtts, err := s.connectAll(ctx, id)
 	if err != nil {
@@ -184,8 +193,8 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	// A replica that could not be reached is down from the start: were
 	// it the bound one, every weak operation would wait a retry period
 	// for it before going elsewhere. The loop dials it again.
-	for i, b := range s.conns {
-		if b == nil {
+	for i, p := range s.conns {
+		if p == nil {
 			s.core.ReplicaDown(wire.ReplicaID(i))
 		}
 	}
@@ -248,8 +257,8 @@ func (s *Session) loop() {
 			s.core.Tick()
 			s.closeIdle(now)
 		case <-redial.C:
-			for i, b := range s.conns {
-				if b == nil && !s.idle[i] {
+			for i, p := range s.conns {
+				if p == nil && !s.idle[i] {
 					s.dial(wire.ReplicaID(i))
 				}
 			}
@@ -313,8 +322,8 @@ func (s *Session) Close() error {
 	for {
 		select {
 		case r := <-s.inbox:
-			if r.dialed != nil && r.dialed.b != nil {
-				r.dialed.b.Close()
+			if r.dialed != nil && r.dialed.p != nil {
+				r.dialed.p.detach()
 			}
 		default:
 			return nil

@@ -4,27 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
-	"swiftpaxos/batcher"
 	"swiftpaxos/config/certs"
 	"swiftpaxos/replica/wire"
 )
 
-// A session's connections: one per replica, dialled at start and again
-// after a break, closed when idle, each with a reader goroutine that posts
-// what arrives to the session's loop and a batcher that writes.
+// A session's connections: one port per replica on the process's shared
+// connections (Transport), attached at start and again after a break,
+// detached when idle. The Transport's readers post what arrives for the
+// session to its loop; sends go through the shared batchers.
 
-// dialResult is a connection opened off the loop (or why not).
+// dialResult is a port attached off the loop (or why not).
 type dialResult struct {
-	b    *batcher.Batcher[wire.Message]
-	conn net.Conn
-	err  error
+	p   *port
+	err error
 }
 
 // maxQueued bounds the messages a session holds for a replica it is
@@ -32,8 +29,9 @@ type dialResult struct {
 // dropped, as on a broken connection, and retries resend them.
 const maxQueued = 1024
 
-// connectAll dials every replica and returns the one with the lowest
-// connect time (a measured round trip, PROTOCOL.md 10.14).
+// connectAll attaches to every replica and returns the one with the
+// lowest connect time (a measured round trip, PROTOCOL.md 10.14; on a
+// connection the process already had open, the time to attach).
 func (s *Session) connectAll(ctx context.Context, id wire.ClientID) (wire.ReplicaID, []time.Duration, error) {
 	n := s.o.Config.N()
 	rtts := make([]time.Duration, n)
@@ -41,12 +39,12 @@ func (s *Session) connectAll(ctx context.Context, id wire.ClientID) (wire.Replic
 	var errs []error
 	for i := range n {
 		t0 := time.Now()
-		b, conn, err := s.open(ctx, wire.ReplicaID(i), id)
+		p, err := s.t.attach(ctx, s.ctx, wire.ReplicaID(i), id, s.inbox)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		s.attach(wire.ReplicaID(i), b, conn)
+		s.use(wire.ReplicaID(i), p)
 		rtts[i] = time.Since(t0)
 		if best == wire.NoReplica || rtts[i] < rtts[best] {
 			best = wire.ReplicaID(i)
@@ -58,15 +56,15 @@ func (s *Session) connectAll(ctx context.Context, id wire.ClientID) (wire.Replic
 	return best, rtts, nil
 }
 
-// loadTLS loads the certificate the session presents.
-func loadTLS(dir string, o SessionOptions) (*certs.Material, error) {
-	name := o.TLSName
+// loadTLS loads the certificate a client process presents: name, or by
+// default the alias, or certs.GenericClient for an ad-hoc client.
+func loadTLS(dir, alias, name string) (*certs.Material, error) {
 	switch {
 	case name != "":
-	case o.Alias == "":
+	case alias == "":
 		name = certs.GenericClient
 	default:
-		name = strings.ToLower(o.Alias)
+		name = strings.ToLower(alias)
 	}
 	m, err := certs.Load(dir, name)
 	if err != nil {
@@ -78,56 +76,16 @@ func loadTLS(dir string, o SessionOptions) (*certs.Material, error) {
 	return m, nil
 }
 
-// open connects to replica r (with TLS when it is on, checking that the
-// server is r) and queues the Hello. It touches no state of the loop, so
-// the loop runs it on a goroutine of its own (dial): a replica that is
-// slow to answer never stalls the session.
-func (s *Session) open(ctx context.Context, r wire.ReplicaID, id wire.ClientID) (*batcher.Batcher[wire.Message], net.Conn, error) {
-	cfg := s.o.Config
-	replica := cfg.Replica(int(r))
-	addr := replica.Addr()
-	d := net.Dialer{Timeout: time.Second}
-	conn, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return nil, nil, fmt.Errorf("replica%d at %s: %w", r, addr, err)
-	}
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.SetNoDelay(true)
-	}
-	conn = s.o.Meter.Wrap(conn)
-	if s.tls != nil {
-		hctx, cancel := context.WithTimeout(ctx, cfg.HandshakeTimeout)
-		conn, err = s.tls.Client(hctx, conn, certs.Identity{Role: certs.Replica, Alias: replica.Alias})
-		cancel()
-		if err != nil {
-			return nil, nil, fmt.Errorf("replica%d at %s: TLS handshake: %w", r, addr, err)
-		}
-	}
-	// The emulated one-way delay to this replica (PROTOCOL.md 7.3); the
-	// replica delays its replies likewise.
-	delay := cfg.OneWayDelay(s.o.Alias, replica.Alias)
-	opts := batcher.Options{Delay: delay, Stopped: s.o.Meter.Batches(replica.Alias)}
-	b := batcher.New[wire.Message](conn, wire.AppendFrame, opts, s.log)
-	if err := b.Send(&wire.Hello{Kind: wire.PeerClient, Client: id, Alias: s.o.Alias}); err != nil {
-		b.Close()
-		return nil, nil, fmt.Errorf("replica%d at %s: %w", r, addr, err)
-	}
-	return b, conn, nil
-}
-
-// attach makes an opened connection the session's connection to r and
-// starts its reader. Loop state: called by Dial before the loop starts,
-// then only by the loop.
-func (s *Session) attach(r wire.ReplicaID, b *batcher.Batcher[wire.Message], conn net.Conn) {
-	s.conns[r] = b
+// use makes an attached port the session's connection to r. Loop state:
+// called by Dial before the loop starts, then only by the loop.
+func (s *Session) use(r wire.ReplicaID, p *port) {
+	s.conns[r] = p
 	s.idle[r] = false
 	s.lastSeen[r], s.quietSince[r] = s.activity[r], time.Now()
-	s.wg.Add(1)
-	go s.read(r, conn, b)
 }
 
-// dial opens a connection to r off the loop and hands the outcome to the
-// loop (dialed); at most one dial per replica runs at a time.
+// dial attaches to r off the loop and hands the outcome to the loop
+// (dialed); at most one dial per replica runs at a time.
 func (s *Session) dial(r wire.ReplicaID) {
 	if s.dialing[r] {
 		return
@@ -137,12 +95,12 @@ func (s *Session) dial(r wire.ReplicaID) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		b, conn, err := s.open(s.ctx, r, id)
+		p, err := s.t.attach(s.ctx, s.ctx, r, id, s.inbox)
 		select {
-		case s.inbox <- reply{from: r, dialed: &dialResult{b, conn, err}}:
+		case s.inbox <- reply{from: r, dialed: &dialResult{p, err}}:
 		case <-s.ctx.Done():
-			if b != nil {
-				b.Close()
+			if p != nil {
+				p.detach()
 			}
 		}
 	}()
@@ -163,10 +121,10 @@ func (s *Session) dialed(r wire.ReplicaID, d *dialResult) {
 		return
 	}
 	if s.conns[r] != nil { // cannot happen: one dial at a time, and only without a connection
-		d.b.Close()
+		d.p.detach()
 		return
 	}
-	s.attach(r, d.b, d.conn)
+	s.use(r, d.p)
 	if !wasIdle {
 		s.core.ReplicaUp(r)
 	}
@@ -174,31 +132,6 @@ func (s *Session) dialed(r wire.ReplicaID, d *dialResult) {
 	s.queued[r] = nil
 	for _, m := range q {
 		s.send(r, m)
-	}
-}
-
-// read feeds one connection's messages to the loop in arrival order.
-func (s *Session) read(r wire.ReplicaID, conn net.Conn, b *batcher.Batcher[wire.Message]) {
-	defer s.wg.Done()
-	rd := wire.NewReader(conn, 16<<20)
-	for {
-		m, err := rd.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) && s.ctx.Err() == nil {
-				s.log.Debug("replica connection closed", zap.Int32("replica", int32(r)), zap.Error(err))
-			}
-			b.Close()
-			select {
-			case s.inbox <- reply{from: r, conn: b, down: true}:
-			case <-s.ctx.Done():
-			}
-			return
-		}
-		select {
-		case s.inbox <- reply{from: r, msg: m}:
-		case <-s.ctx.Done():
-			return
-		}
 	}
 }
 
@@ -214,9 +147,9 @@ func (s *Session) send(to wire.ReplicaID, m wire.Message) {
 		s.dial(to)
 		return
 	}
-	if b := s.conns[to]; b != nil {
+	if p := s.conns[to]; p != nil {
 		s.activity[to]++
-		if err := b.TrySend(m); err != nil {
+		if err := p.send(m); err != nil {
 			s.conns[to] = nil
 			s.down = append(s.down, to)
 		}
@@ -235,8 +168,8 @@ func (s *Session) closeIdle(now time.Time) {
 	if limit <= 0 {
 		return
 	}
-	for i, b := range s.conns {
-		if b == nil {
+	for i, p := range s.conns {
+		if p == nil {
 			continue
 		}
 		if s.activity[i] != s.lastSeen[i] {
@@ -247,7 +180,7 @@ func (s *Session) closeIdle(now time.Time) {
 			continue
 		}
 		s.conns[i], s.idle[i] = nil, true
-		b.Close()
+		p.detach()
 		s.log.Debug("closed an idle replica connection", zap.Int("replica", i), zap.Duration("idle", now.Sub(s.quietSince[i])))
 		if s.o.onIdleClose != nil {
 			s.o.onIdleClose(wire.ReplicaID(i))
@@ -255,10 +188,16 @@ func (s *Session) closeIdle(now time.Time) {
 	}
 }
 
+// closeConns detaches the session from every connection, and closes the
+// Transport if it is the session's own.
 func (s *Session) closeConns() {
-	for _, b := range s.conns {
-		if b != nil {
-			b.Close()
+	for i, p := range s.conns {
+		if p != nil {
+			p.detach()
+			s.conns[i] = nil
 		}
+	}
+	if s.ownT {
+		s.t.Close()
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"swiftpaxos/client"
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
+	"swiftpaxos/cost"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
@@ -268,4 +269,40 @@ func TestSessionsEndAndExpire(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	require.ErrorIs(t, b.Put(ctx, 2, kvs.Value("late"), wire.Strong), client.ErrExpired)
+}
+
+// The sessions of a process share one connection per replica through a
+// Transport: two sessions, served each in turn, one closing before the
+// other is served again, open one connection to each replica over the
+// Transport's life.
+func TestSessionsShareTransport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a localhost cluster")
+	}
+	cfg := benchConfig(t, freePorts(t, 3), "")
+	startCounted(t, cfg, cfg.N())
+	meter := cost.NewMeter()
+	tr, err := client.NewTransport(client.TransportOptions{Config: cfg, Alias: "client0", Meter: meter, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	dial := func() *client.Session {
+		s, err := client.Dial(t.Context(), client.SessionOptions{Config: cfg, Alias: "client0", Policy: curpht.NewClientPolicy(),
+			Log: zaptest.NewLogger(t), Transport: tr})
+		require.NoError(t, err)
+		return s
+	}
+	a, b := dial(), dial()
+	putGet(t, a, 1, "a")
+	putGet(t, b, 2, "b")
+	require.NoError(t, a.Close())
+	putGet(t, b, 2, "b again")
+
+	_, err = client.Dial(t.Context(), client.SessionOptions{Config: cfg, Alias: "client1", Policy: curpht.NewClientPolicy(), Transport: tr})
+	require.ErrorContains(t, err, `the session speaks for "client1", its Transport for "client0"`)
+	require.NoError(t, b.Close())
+	require.NoError(t, tr.Close())
+	links := meter.Links()
+	require.Len(t, links, cfg.N())
+	for _, l := range links {
+		assert.Equal(t, 1, l.Conns, "connections to %s", l.To)
+	}
 }

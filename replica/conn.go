@@ -131,6 +131,9 @@ func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
 		if !s.post(ctx, inbound{isClient: true, fromClient: hello.Client, peer: b}) {
 			return
 		}
+	case wire.PeerSessions:
+		s.serveSessions(ctx, conn, raw.RemoteAddr(), r, hello.Alias)
+		return
 	case wire.PeerReplica:
 		in.fromReplica = hello.Replica
 		defer s.post(ctx, inbound{fromReplica: hello.Replica, down: true})
@@ -138,12 +141,7 @@ func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
 	for {
 		m, err := r.Next()
 		if err != nil {
-			switch {
-			case cc != nil && cc.idle.Load():
-			case errors.Is(err, io.EOF) || ctx.Err() != nil:
-			default:
-				s.log.Info("connection closed", remote, zap.Error(err))
-			}
+			s.logClosed(ctx, cc, remote, err)
 			return
 		}
 		if cc != nil {
@@ -153,6 +151,17 @@ func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
 		if !s.post(ctx, in) {
 			return
 		}
+	}
+}
+
+// logClosed says why a connection's reader stopped, unless the reason is
+// ordinary: the idle sweep closed it, the peer hung up, the replica stops.
+func (s *server) logClosed(ctx context.Context, cc *clientConn, remote zap.Field, err error) {
+	switch {
+	case cc != nil && cc.idle.Load():
+	case errors.Is(err, io.EOF) || ctx.Err() != nil:
+	default:
+		s.log.Info("connection closed", remote, zap.Error(err))
 	}
 }
 
@@ -242,7 +251,7 @@ func (s *server) authorize(peer certs.Identity, h *wire.Hello) error {
 		if h.Alias != "" && strings.ToLower(h.Alias) != want {
 			return fmt.Errorf("the hello of replica %s (certificate %s) claims the alias %q", want, peer, h.Alias)
 		}
-	case wire.PeerClient:
+	case wire.PeerClient, wire.PeerSessions:
 		if peer.Role != certs.Client {
 			return fmt.Errorf("the certificate names %s, the hello claims a client", peer)
 		}

@@ -67,6 +67,12 @@ type inbound struct {
 	peer   *batcher.Batcher[wire.Message] // non-nil: a connection (un)registers
 	closed bool
 	down   bool // the connection from fromReplica broke
+	// shared: the connection carries many sessions (wire.PeerSessions).
+	// A session attaching to it leaves its older connection open: other
+	// sessions may still use that one. sessions: at a shared
+	// connection's close, the sessions it carried.
+	shared   bool
+	sessions []wire.ClientID
 	// conn is the connection msg came on: the loop closes it when the
 	// message breaks a protocol invariant.
 	conn net.Conn
@@ -261,9 +267,14 @@ func (s *server) handle(in inbound) {
 			if s.clients[in.fromClient] == in.peer {
 				delete(s.clients, in.fromClient)
 			}
+			for _, id := range in.sessions {
+				if s.clients[id] == in.peer {
+					delete(s.clients, id)
+				}
+			}
 			return
 		}
-		if old := s.clients[in.fromClient]; old != nil && old != in.peer {
+		if old := s.clients[in.fromClient]; old != nil && old != in.peer && !in.shared {
 			old.Close()
 		}
 		s.clients[in.fromClient] = in.peer

@@ -54,7 +54,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"bool 2", TypeNewView, cat(uv(1), sv(0), uv(1), []byte{2}), "bool not 0 or 1"},
 		{"trailing byte", TypeCommit, cat(uv(1), uv(2), []byte{0}), "1 trailing bytes"},
 		{"peer kind 0", TypeHello, cat([]byte{0}, sv(0), uv(0)), "invalid PeerKind 0"},
-		{"peer kind 3", TypeHello, cat([]byte{3}, sv(0), uv(0)), "invalid PeerKind 3"},
+		{"peer kind 4", TypeHello, cat([]byte{4}, sv(0), uv(0)), "invalid PeerKind 4"},
 		{"op 0 in propose", TypePropose, cat(cmd11, []byte{0}, sv(0), sv(0), uv(0), uv(0), uv(0)),
 			"invalid Op 0"},
 		{"op 5 in propose", TypePropose, cat(cmd11, []byte{5}, sv(0), sv(0), uv(0), uv(0), uv(0)),

@@ -114,7 +114,7 @@ func (d *decoder) replica() ReplicaID {
 
 func (d *decoder) peerKind() PeerKind {
 	k := PeerKind(d.u8())
-	if k != PeerReplica && k != PeerClient {
+	if k != PeerReplica && k != PeerClient && k != PeerSessions {
 		d.fail(fmt.Sprintf("invalid PeerKind %d", k))
 		return 0
 	}

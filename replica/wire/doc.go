@@ -41,7 +41,8 @@
 //	kvs.Value                          bytes
 //	kvs.Op                             u8, 1..4 (GET, PUT, SCAN, NOOP)
 //	Level                              u8, 1 (Strong) or 2 (Weak)
-//	PeerKind                           u8, 1 (replica) or 2 (client)
+//	PeerKind                           u8, 1 (replica), 2 (client) or 3
+//	                                   (the sessions of a client process)
 //	ReadDepKind                        u8, 0 (NONE), 1 (ONE) or 2 (MULTI)
 //
 // Composite fields, each field in order (minimum sizes in brackets; a

@@ -53,8 +53,16 @@ type PeerKind uint8
 const (
 	// PeerReplica: the connection comes from another replica.
 	PeerReplica PeerKind = 1
-	// PeerClient: the connection comes from a client session.
+	// PeerClient: the connection comes from a client session. On a
+	// PeerSessions connection, a PeerClient Hello attaches one more
+	// session to it.
 	PeerClient PeerKind = 2
+	// PeerSessions: the connection carries the sessions of one client
+	// process (docs/DECISIONS.md 22). Its Hello names no session; each
+	// session attaches with a PeerClient Hello of its own before its first
+	// request, and every message then names its session through its
+	// command id (SessionOf).
+	PeerSessions PeerKind = 3
 )
 
 // Hello is the first frame on every connection: it names the sender.

@@ -1,0 +1,88 @@
+package replica
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	"go.uber.org/zap"
+
+	"swiftpaxos/batcher"
+	"swiftpaxos/cost"
+	"swiftpaxos/replica/wire"
+)
+
+// maxSessionsPerConn bounds the sessions one PeerSessions connection may
+// attach. Each costs the loop an entry in its client table until the
+// connection closes, so a peer that attaches without end is cut off; a
+// benchmark process runs one session per thread, far fewer.
+const maxSessionsPerConn = 1 << 12
+
+// serveSessions reads a connection that carries the sessions of one
+// client process (wire.PeerSessions; docs/DECISIONS.md 22). A session
+// attaches with a PeerClient Hello; from then on the loop sends its
+// replies here. A message must name an attached session
+// (wire.SessionOf): one that names none, or another, is a protocol
+// violation and closes the connection, so a connection speaks only for
+// the sessions that attached to it.
+func (s *server) serveSessions(ctx context.Context, conn net.Conn, remoteAddr net.Addr, r *wire.Reader, alias string) {
+	remote := zap.Stringer("remote", remoteAddr)
+	b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(alias, cost.ToClients), s.log)
+	cc := s.track(b, remoteAddr)
+	attached := make(map[wire.ClientID]struct{})
+	defer func() {
+		s.untrack(cc)
+		ids := make([]wire.ClientID, 0, len(attached))
+		for id := range attached {
+			ids = append(ids, id)
+		}
+		s.post(ctx, inbound{isClient: true, peer: b, closed: true, shared: true, sessions: ids})
+		b.Close()
+	}()
+	for {
+		m, err := r.Next()
+		if err != nil {
+			s.logClosed(ctx, cc, remote, err)
+			return
+		}
+		cc.frames.Add(1)
+		if h, ok := m.(*wire.Hello); ok {
+			if err := attach(attached, h); err != nil {
+				s.refuseSessions(remote, err)
+				return
+			}
+			if !s.post(ctx, inbound{isClient: true, fromClient: h.Client, peer: b, shared: true}) {
+				return
+			}
+			continue
+		}
+		id, ok := wire.SessionOf(m)
+		if _, on := attached[id]; !ok || !on {
+			s.refuseSessions(remote, fmt.Errorf("a %s for no session attached to the connection", m.Type()))
+			return
+		}
+		if !s.post(ctx, inbound{isClient: true, fromClient: id, msg: m, conn: conn}) {
+			return
+		}
+	}
+}
+
+// attach adds the session a Hello names to a PeerSessions connection.
+func attach(attached map[wire.ClientID]struct{}, h *wire.Hello) error {
+	switch {
+	case h.Kind != wire.PeerClient:
+		return fmt.Errorf("a hello of kind %d inside a sessions connection", h.Kind)
+	case len(attached) >= maxSessionsPerConn:
+		return fmt.Errorf("more than %d sessions on one connection", maxSessionsPerConn)
+	}
+	attached[h.Client] = struct{}{}
+	return nil
+}
+
+// refuseSessions counts and logs why a sessions connection is closed. The
+// reader logs it, not the loop: the connection is closed at once, so a
+// peer gets one line per connection it opens, as for a bad Hello.
+func (s *server) refuseSessions(remote zap.Field, err error) {
+	s.counters.InvalidMessage.Add(1)
+	s.log.Warn("invalid message from a client: connection closed", remote, zap.Error(err))
+}

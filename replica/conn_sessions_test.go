@@ -1,0 +1,91 @@
+package replica
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+func sessionsHello() []byte {
+	return wire.AppendFrame(nil, &wire.Hello{Kind: wire.PeerSessions, Alias: "client0"})
+}
+
+func attachFrame(id wire.ClientID) []byte {
+	return wire.AppendFrame(nil, &wire.Hello{Kind: wire.PeerClient, Client: id})
+}
+
+func getFrame(id wire.ClientID, key kvs.Key) []byte {
+	return wire.AppendFrame(nil, &wire.Propose{Cmd: wire.CmdID{Client: id, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: key}})
+}
+
+// Two sessions attached to one connection are each answered on it, and
+// each reply names its own session.
+func TestSessionsShareAConnection(t *testing.T) {
+	r := startReplica0(t, "", false)
+	c := r.dial(t)
+	var frames []byte
+	for _, part := range [][]byte{sessionsHello(), attachFrame(5), attachFrame(6), getFrame(5, 1), getFrame(6, 2)} {
+		frames = append(frames, part...)
+	}
+	_, err := c.Write(frames)
+	require.NoError(t, err)
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(closeWithin)))
+	rd := wire.NewReader(c, 1<<20)
+	got := map[wire.ClientID]bool{}
+	for range 2 {
+		m, err := rd.Next()
+		require.NoError(t, err)
+		reply, ok := m.(*wire.LeaderReply)
+		require.True(t, ok, "got %T", m)
+		got[reply.Cmd.Client] = true
+	}
+	assert.Equal(t, map[wire.ClientID]bool{5: true, 6: true}, got)
+	assert.Zero(t, r.counters.InvalidMessage.Load())
+}
+
+// A sessions connection speaks only for the sessions attached to it: a
+// request for another, a replica's Hello inside it, or a message that
+// names no session closes it, counted as invalid; the replica still
+// serves a well-behaved connection.
+func TestSessionsConnectionRefusesUnattached(t *testing.T) {
+	r := startReplica0(t, "", false)
+	for _, bad := range [][]byte{
+		getFrame(9, 1), // session 9 never attached
+		wire.AppendFrame(nil, &wire.Hello{Kind: wire.PeerReplica, Replica: 2}),
+		wire.AppendFrame(nil, &wire.StatusRequest{Nonce: 1}),
+	} {
+		c := r.dial(t)
+		frames := append(append(sessionsHello(), attachFrame(5)...), bad...)
+		_, err := c.Write(frames)
+		require.NoError(t, err)
+		waitClosed(t, c)
+	}
+	assert.Equal(t, uint64(3), r.counters.InvalidMessage.Load())
+
+	c := r.dial(t)
+	_, err := c.Write(append(append(sessionsHello(), attachFrame(5)...), getFrame(5, 1)...))
+	require.NoError(t, err)
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(closeWithin)))
+	m, err := wire.NewReader(c, 1<<20).Next()
+	require.NoError(t, err)
+	assert.IsType(t, &wire.LeaderReply{}, m)
+}
+
+// One connection attaches at most maxSessionsPerConn sessions.
+func TestSessionsPerConnectionAreBounded(t *testing.T) {
+	r := startReplica0(t, "", false)
+	c := r.dial(t)
+	frames := sessionsHello()
+	for id := range maxSessionsPerConn + 1 {
+		frames = append(frames, attachFrame(wire.ClientID(id+1))...)
+	}
+	_, err := c.Write(frames)
+	require.NoError(t, err)
+	waitClosed(t, c)
+	assert.Equal(t, uint64(1), r.counters.InvalidMessage.Load())
+}
