@@ -109,7 +109,7 @@ type invocation struct {
 
 type reply struct {
 	from wire.ReplicaID
-	msg  wire.Message
+	msgs []wire.Message // in arrival order
 	conn *port // non-nil: a connection event
 	down bool
 	// dialed, when set, is the outcome of a dial started by the loop.
@@ -251,8 +251,10 @@ func (s *Session) loop() {
 				}
 				break
 			}
-			s.activity[r.from]++
-			s.core.Step(r.from, r.msg)
+			for _, m := range r.msgs {
+				s.activity[r.from]++
+				s.core.Step(r.from, m)
+			}
 		case now := <-t.C:
 			s.core.Tick()
 			s.closeIdle(now)

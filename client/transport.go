@@ -192,9 +192,11 @@ func (t *Transport) open(ctx context.Context, l *link) (*muxConn, error) {
 func (t *Transport) read(l *link, c *muxConn, conn net.Conn) {
 	defer t.wg.Done()
 	rd := wire.NewReader(conn, 16<<20)
+	var batch []routed
 	for {
 		m, err := rd.Next()
 		if err != nil {
+			deliver(l.r, batch)
 			t.broken(l, c, err)
 			return
 		}
@@ -208,11 +210,44 @@ func (t *Transport) read(l *link, c *muxConn, conn net.Conn) {
 		if p == nil {
 			continue // a reply to a session that has detached or closed
 		}
+		if batch = append(batch, routed{p, m}); rd.Buffered() && len(batch) < maxHandOff {
+			continue
+		}
+		deliver(l.r, batch)
+		batch = batch[:0]
+	}
+}
+
+// maxHandOff bounds the messages a reader gathers before it hands them on.
+const maxHandOff = 64
+
+// routed is a message and the session it is for.
+type routed struct {
+	p *port
+	m wire.Message
+}
+
+// deliver hands each session its messages of one read, in order, with one
+// channel send per session: a session's loop then steps them all before
+// it sends what they produced.
+func deliver(from wire.ReplicaID, batch []routed) {
+	for i, first := range batch {
+		if first.p == nil {
+			continue // handed on with an earlier message of its session
+		}
+		msgs := []wire.Message{first.m}
+		for j := i + 1; j < len(batch); j++ {
+			if batch[j].p == first.p {
+				msgs = append(msgs, batch[j].m)
+				batch[j].p = nil
+			}
+		}
 		select {
-		case p.inbox <- reply{from: l.r, msg: m}:
-		case <-p.ctx.Done():
+		case first.p.inbox <- reply{from: from, msgs: msgs}:
+		case <-first.p.ctx.Done():
 		}
 	}
+	clear(batch)
 }
 
 // broken retires a connection whose reader stopped and tells the sessions

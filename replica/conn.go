@@ -138,9 +138,11 @@ func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
 		in.fromReplica = hello.Replica
 		defer s.post(ctx, inbound{fromReplica: hello.Replica, down: true})
 	}
+	var batch []inbound
 	for {
 		m, err := r.Next()
 		if err != nil {
+			s.postAll(ctx, batch)
 			s.logClosed(ctx, cc, remote, err)
 			return
 		}
@@ -148,9 +150,13 @@ func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
 			cc.frames.Add(1)
 		}
 		in.msg = m
-		if !s.post(ctx, in) {
+		if batch = append(batch, in); r.Buffered() && len(batch) < maxHandOff {
+			continue
+		}
+		if !s.postAll(ctx, batch) {
 			return
 		}
+		batch = nil
 	}
 }
 
@@ -261,10 +267,24 @@ func (s *server) authorize(peer certs.Identity, h *wire.Hello) error {
 	return nil
 }
 
+// maxHandOff bounds the messages a reader hands to the loop at once.
+const maxHandOff = 64
+
 // post hands in to the loop unless the replica is stopping.
 func (s *server) post(ctx context.Context, in inbound) bool {
+	return s.postAll(ctx, []inbound{in})
+}
+
+// postAll hands the loop a batch of inputs, in order, with one channel
+// send: a reader passes on everything one read brought (wire.Reader's
+// Buffered), so the loop wakes once per read, not once per message. The
+// loop owns the slice from then on.
+func (s *server) postAll(ctx context.Context, ins []inbound) bool {
+	if len(ins) == 0 {
+		return true
+	}
 	select {
-	case s.inbox <- in:
+	case s.inbox <- ins:
 		return true
 	case <-ctx.Done():
 		return false

@@ -39,32 +39,46 @@ func (s *server) serveSessions(ctx context.Context, conn net.Conn, remoteAddr ne
 		s.post(ctx, inbound{isClient: true, peer: b, closed: true, shared: true, sessions: ids})
 		b.Close()
 	}()
+	var batch []inbound
 	for {
 		m, err := r.Next()
 		if err != nil {
+			s.postAll(ctx, batch)
 			s.logClosed(ctx, cc, remote, err)
 			return
 		}
 		cc.frames.Add(1)
-		if h, ok := m.(*wire.Hello); ok {
-			if err := attach(attached, h); err != nil {
-				s.refuseSessions(remote, err)
-				return
-			}
-			if !s.post(ctx, inbound{isClient: true, fromClient: h.Client, peer: b, shared: true}) {
-				return
-			}
+		in, err := s.sessionInput(attached, m, b, conn)
+		if err != nil {
+			s.postAll(ctx, batch)
+			s.refuseSessions(remote, err)
+			return
+		}
+		if batch = append(batch, in); r.Buffered() && len(batch) < maxHandOff {
 			continue
 		}
-		id, ok := wire.SessionOf(m)
-		if _, on := attached[id]; !ok || !on {
-			s.refuseSessions(remote, fmt.Errorf("a %s for no session attached to the connection", m.Type()))
+		if !s.postAll(ctx, batch) {
 			return
 		}
-		if !s.post(ctx, inbound{isClient: true, fromClient: id, msg: m, conn: conn}) {
-			return
-		}
+		batch = nil
 	}
+}
+
+// sessionInput is the loop's input for a message on a sessions
+// connection: a Hello attaches a session, any other message must name an
+// attached one.
+func (s *server) sessionInput(attached map[wire.ClientID]struct{}, m wire.Message, b *batcher.Batcher[wire.Message], conn net.Conn) (inbound, error) {
+	if h, ok := m.(*wire.Hello); ok {
+		if err := attach(attached, h); err != nil {
+			return inbound{}, err
+		}
+		return inbound{isClient: true, fromClient: h.Client, peer: b, shared: true}, nil
+	}
+	id, ok := wire.SessionOf(m)
+	if _, on := attached[id]; !ok || !on {
+		return inbound{}, fmt.Errorf("a %s for no session attached to the connection", m.Type())
+	}
+	return inbound{isClient: true, fromClient: id, msg: m, conn: conn}, nil
 }
 
 // attach adds the session a Hello names to a PeerSessions connection.

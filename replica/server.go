@@ -87,7 +87,7 @@ type server struct {
 	id      wire.ReplicaID
 	log     *zap.Logger
 	core    *Core
-	inbox   chan inbound
+	inbox   chan []inbound
 	peers   []*batcher.Batcher[wire.Message]
 	clients map[wire.ClientID]*batcher.Batcher[wire.Message]
 	// meter counts the transport's read and write calls and what the
@@ -146,7 +146,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	}
 	s := &server{
 		o: o, cfg: cfg, id: wire.ReplicaID(idx), log: o.Log.With(zap.Int("replica", idx)),
-		inbox:        make(chan inbound, 1<<14),
+		inbox:        make(chan []inbound, 1<<12),
 		peers:        make([]*batcher.Batcher[wire.Message], cfg.N()),
 		clients:      make(map[wire.ClientID]*batcher.Batcher[wire.Message]),
 		rejectedFrom: make(map[string]struct{}),
@@ -239,15 +239,15 @@ func (s *server) loop(ctx context.Context) error {
 			s.core.Tick()
 			s.send(s.core.Ready())
 			s.metrics.publish(s)
-		case in := <-s.inbox:
+		case ins := <-s.inbox:
 			start := time.Now()
-			s.handle(in)
+			n := s.handleAll(ins)
 			// Drain what is already queued, then take the outputs once: one
 			// Accept per follower carries the entries of the whole batch.
-			for n := 0; n < 256; n++ {
+			for n < maxDrain {
 				select {
-				case in = <-s.inbox:
-					s.handle(in)
+				case ins = <-s.inbox:
+					n += s.handleAll(ins)
 					continue
 				default:
 				}
@@ -258,6 +258,18 @@ func (s *server) loop(ctx context.Context) error {
 			s.longestBatch = max(s.longestBatch, time.Since(start))
 		}
 	}
+}
+
+// maxDrain bounds the inputs the loop steps before it sends what they
+// produced, so that a flood of input does not hold every output back.
+const maxDrain = 256
+
+// handleAll steps a reader's batch of inputs and returns how many.
+func (s *server) handleAll(ins []inbound) int {
+	for i := range ins {
+		s.handle(ins[i])
+	}
+	return len(ins)
 }
 
 func (s *server) handle(in inbound) {

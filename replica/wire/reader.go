@@ -59,6 +59,25 @@ func (r *Reader) Next() (Message, error) {
 	return m, nil
 }
 
+// Buffered reports whether Next can return without reading from the
+// stream: a whole frame has arrived (or Next would fail at once). A reader
+// goroutine uses it to hand on every message that one read brought in a
+// single batch.
+func (r *Reader) Buffered() bool {
+	if r.err != nil {
+		return true
+	}
+	have := r.br.Buffered()
+	if have < frameHeader {
+		return false
+	}
+	hdr, err := r.br.Peek(frameHeader)
+	if err != nil {
+		return false
+	}
+	return uint64(have) >= uint64(frameHeader)+uint64(binary.LittleEndian.Uint32(hdr))
+}
+
 func (r *Reader) next() (Message, error) {
 	if _, err := io.ReadFull(r.br, r.hdr[:]); err != nil {
 		return nil, err

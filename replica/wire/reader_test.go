@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
@@ -165,4 +166,31 @@ func TestReaderSteadyStateAllocations(t *testing.T) {
 		})
 		require.Equal(t, decodeAllocs, readAllocs, "%v: Reader allocates beyond the message", typ)
 	}
+}
+
+// Buffered is true exactly while a whole frame waits in the buffer.
+func TestReaderBuffered(t *testing.T) {
+	frames := AppendFrame(nil, &Sync{Cmd: CmdID{Client: 1, Seq: 1}})
+	frames = AppendFrame(frames, &Sync{Cmd: CmdID{Client: 1, Seq: 2}})
+	pr, pw := io.Pipe()
+	r := NewReader(pr, 0)
+	assert.False(t, r.Buffered(), "nothing has arrived")
+	go func() {
+		// The second frame arrives without its last byte, then the byte.
+		_, _ = pw.Write(frames[:len(frames)-1])
+		_, _ = pw.Write(frames[len(frames)-1:])
+		pw.Close()
+	}()
+	m, err := r.Next()
+	require.NoError(t, err)
+	assert.Equal(t, Seq(1), m.(*Sync).Cmd.Seq)
+	// An io.Pipe read returns one write's bytes: the buffer holds the
+	// second frame but its last byte.
+	require.False(t, r.Buffered(), "a frame without its last byte counted as buffered")
+	m, err = r.Next()
+	require.NoError(t, err)
+	assert.Equal(t, Seq(2), m.(*Sync).Cmd.Seq)
+	_, err = r.Next()
+	require.ErrorIs(t, err, io.EOF)
+	assert.True(t, r.Buffered(), "a failed reader returns at once")
 }
