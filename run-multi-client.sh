@@ -85,6 +85,10 @@ measured, and writes summary.json and summary.txt from it, marked
 interrupted; a second Ctrl-C, or one before the clients start, stops
 everything at once.
 
+On one machine each process runs with GOMAXPROCS set to its share of the
+cores, rounded up (5 processes on 2 cores: 1 each), unless GOMAXPROCS is
+set in the environment; the launcher prints the value it chose.
+
 Output in DIR: summary.txt, summary.json, per-process logs (ALIAS.log,
 both lifetimes of a restarted replica), client outputs (ALIAS.out,
 ALIAS.err), raw results (results-ALIAS.json), what each replica spent
@@ -557,6 +561,18 @@ if [ "$metrics" = 1 ]; then
 		echo "metrics: $alias http://$mhost:$mport/metrics" >&2
 		mport=$((mport + 1))
 	done <<<"$hosts"
+fi
+
+# On one machine the processes share its cores. A Go process runs as many
+# threads as there are cores; with more processes than cores their
+# schedulers spin and wake one another, which costs a fifth of the CPU of
+# a default run on 2 cores (docs/TUNING.md, "GOMAXPROCS"). So each process
+# gets its share of the cores, rounded up, unless GOMAXPROCS is set.
+if [ "$multi" = 0 ] && [ -z "${GOMAXPROCS:-}" ]; then
+	nprocs=$(grep -cE '^(replica|client) ' <<<"$hosts")
+	cores=$(nproc)
+	export GOMAXPROCS=$(((cores + nprocs - 1) / nprocs))
+	echo "GOMAXPROCS=$GOMAXPROCS for each of the $nprocs processes on $cores cores (set GOMAXPROCS to choose)" >&2
 fi
 
 # replica_args ALIAS LIFE: the arguments of replica ALIAS, into rargs;
