@@ -3,6 +3,7 @@ package client
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -100,4 +101,55 @@ func TestZipfTableShared(t *testing.T) {
 	assert.Same(t, w.zipf, za.t)
 	assert.Same(t, za.t, zb.t)
 	assert.Equal(t, int64(1_000_000), za.t.Keys())
+}
+
+// The guided search finds the key a search of the whole table finds: for
+// random draws and for draws on and just below every cumulative
+// probability, at several skews and sizes.
+func TestZipfGuideMatchesFullSearch(t *testing.T) {
+	full := func(tab *ZipfTable, u float64) int64 {
+		return int64(sort.Search(len(tab.cdf), func(k int) bool { return u < tab.cdf[k] }))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range []struct {
+		n int64
+		s float64
+	}{{1, 0.99}, {3, 0}, {1000, 0.99}, {200_000, 0.99}, {50_000, 1.5}, {70_000, 0}} {
+		tab, err := NewZipfTable(c.n, c.s)
+		require.NoError(t, err)
+		us := []float64{0, math.Nextafter(1, 0)}
+		for range 20_000 {
+			us = append(us, rng.Float64())
+		}
+		for k := int64(0); k < c.n && k < 5000; k++ {
+			us = append(us, tab.cdf[k], math.Nextafter(tab.cdf[k], 0))
+		}
+		for _, u := range us {
+			if u >= 1 {
+				continue
+			}
+			require.Equal(t, full(tab, u), tab.Key(u), "n %d s %v u %v", c.n, c.s, u)
+		}
+	}
+}
+
+// BenchmarkZipfKey draws keys of the default workload (a million keys,
+// skew 0.99): guided, and by a search of the whole table for comparison.
+func BenchmarkZipfKey(b *testing.B) {
+	tab, err := NewZipfTable(1_000_000, 0.99)
+	require.NoError(b, err)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var sink int64
+	b.Run("guided", func(b *testing.B) {
+		for range b.N {
+			sink += tab.Key(rng.Float64())
+		}
+	})
+	b.Run("full-search", func(b *testing.B) {
+		for range b.N {
+			u := rng.Float64()
+			sink += int64(sort.Search(len(tab.cdf), func(k int) bool { return u < tab.cdf[k] }))
+		}
+	})
+	_ = sink
 }
