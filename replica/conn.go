@@ -138,7 +138,7 @@ func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
 		in.fromReplica = hello.Replica
 		defer s.post(ctx, inbound{fromReplica: hello.Replica, down: true})
 	}
-	var batch []inbound
+	batch := s.newBatch()
 	for {
 		m, err := r.Next()
 		if err != nil {
@@ -156,7 +156,7 @@ func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
 		if !s.postAll(ctx, batch) {
 			return
 		}
-		batch = nil
+		batch = s.newBatch()
 	}
 }
 

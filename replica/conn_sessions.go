@@ -39,7 +39,7 @@ func (s *server) serveSessions(ctx context.Context, conn net.Conn, remoteAddr ne
 		s.post(ctx, inbound{isClient: true, peer: b, closed: true, shared: true, sessions: ids})
 		b.Close()
 	}()
-	var batch []inbound
+	batch := s.newBatch()
 	for {
 		m, err := r.Next()
 		if err != nil {
@@ -60,7 +60,7 @@ func (s *server) serveSessions(ctx context.Context, conn net.Conn, remoteAddr ne
 		if !s.postAll(ctx, batch) {
 			return
 		}
-		batch = nil
+		batch = s.newBatch()
 	}
 }
 

@@ -14,6 +14,9 @@ import (
 // pipelined: sent[p] advances optimistically and is rewound by a rejection.
 func (c *Core) replicate() {
 	last := c.entries.last()
+	// Followers that are level get the same Accept: one copy of the
+	// entries, one message, whatever the number of followers.
+	var shared *wire.Accept
 	for p := range c.o.N {
 		r := wire.ReplicaID(p)
 		if r == c.o.ID {
@@ -29,15 +32,23 @@ func (c *Core) replicate() {
 		sentSomething := false
 		for c.sent[p] < last {
 			prev := c.sent[p]
-			pb, _ := c.entries.ballotAt(prev)
-			// Copy: the log's backing array is reused after a truncation,
-			// and the message is encoded later on another goroutine.
-			ents := slices.Clone(c.entries.slice(prev+1, last, c.o.MaxBatch))
-			c.out.toReplica(r, &wire.Accept{
-				Ballot: c.ballot, Leader: c.o.ID, PrevSlot: prev, PrevBallot: pb,
-				Entries: ents, LeaderCommit: c.commitIndex,
-			})
-			c.sent[p] += kvs.Slot(len(ents))
+			m := shared
+			if m == nil || m.PrevSlot != prev {
+				pb, _ := c.entries.ballotAt(prev)
+				// Copy: the log's backing array is reused after a
+				// truncation, and the message is encoded later on
+				// another goroutine (a message is read-only once out).
+				ents := slices.Clone(c.entries.slice(prev+1, last, c.o.MaxBatch))
+				m = &wire.Accept{
+					Ballot: c.ballot, Leader: c.o.ID, PrevSlot: prev, PrevBallot: pb,
+					Entries: ents, LeaderCommit: c.commitIndex,
+				}
+				if shared == nil {
+					shared = m
+				}
+			}
+			c.out.toReplica(r, m)
+			c.sent[p] += kvs.Slot(len(m.Entries))
 			sentSomething = true
 		}
 		if !sentSomething && c.commitIndex > c.commitSent {

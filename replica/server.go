@@ -88,6 +88,9 @@ type server struct {
 	log     *zap.Logger
 	core    *Core
 	inbox   chan []inbound
+	// spare holds batches the loop has stepped, for readers to fill again
+	// (newBatch): a steady stream of reads allocates none.
+	spare chan []inbound
 	peers   []*batcher.Batcher[wire.Message]
 	clients map[wire.ClientID]*batcher.Batcher[wire.Message]
 	// meter counts the transport's read and write calls and what the
@@ -147,6 +150,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	s := &server{
 		o: o, cfg: cfg, id: wire.ReplicaID(idx), log: o.Log.With(zap.Int("replica", idx)),
 		inbox:        make(chan []inbound, 1<<12),
+		spare:        make(chan []inbound, 256),
 		peers:        make([]*batcher.Batcher[wire.Message], cfg.N()),
 		clients:      make(map[wire.ClientID]*batcher.Batcher[wire.Message]),
 		rejectedFrom: make(map[string]struct{}),
@@ -264,12 +268,32 @@ func (s *server) loop(ctx context.Context) error {
 // produced, so that a flood of input does not hold every output back.
 const maxDrain = 256
 
-// handleAll steps a reader's batch of inputs and returns how many.
+// handleAll steps a reader's batch of inputs, hands the emptied batch
+// back to the readers, and returns how many inputs it held.
 func (s *server) handleAll(ins []inbound) int {
 	for i := range ins {
 		s.handle(ins[i])
 	}
-	return len(ins)
+	n := len(ins)
+	if cap(ins) < maxHandOff/4 {
+		return n // an event's batch of one: not worth keeping
+	}
+	clear(ins) // the messages are the core's now, not the batch's
+	select {
+	case s.spare <- ins[:0]:
+	default:
+	}
+	return n
+}
+
+// newBatch is an empty batch for a reader to fill.
+func (s *server) newBatch() []inbound {
+	select {
+	case b := <-s.spare:
+		return b
+	default:
+		return make([]inbound, 0, maxHandOff/4)
+	}
 }
 
 func (s *server) handle(in inbound) {
