@@ -108,6 +108,7 @@ type Core struct {
 	// member: the replica may vote, witness and serve (join.go); learner
 	// says, at a leader, which followers are not members yet.
 	member      bool
+	early       []bufferedRequest // client requests held until it is (early.go)
 	jn          joining
 	learner     []bool
 	incarnation uint64   // drawn at start: tells a restart from a slow start
@@ -193,6 +194,9 @@ func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
 		c.sessions.get(from).heard = c.o.Now()
 	}
 	if c.sessionOver(from, m) {
+		return
+	}
+	if !c.member && c.holdEarly(from, m) {
 		return
 	}
 	if c.rec != nil {

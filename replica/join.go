@@ -119,6 +119,7 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 	if c.o.Mutation.EarlyMember && m.Member {
 		c.member = true
 		c.resetElectionTimer()
+		c.releaseEarly()
 		return nil
 	}
 	if m.Leader == from && m.Member && m.Ballot >= c.ballot {
@@ -157,6 +158,7 @@ func (c *Core) bootstrap() {
 	}
 	c.resetElectionTimer()
 	c.log.Info("cluster bootstrapped", zap.Int32("leader", int32(c.o.InitialLeader)))
+	c.releaseEarly()
 }
 
 // checkMember makes a learner a member once it has applied its leader's
@@ -172,4 +174,5 @@ func (c *Core) checkMember() {
 	if c.o.Rejoined != nil {
 		c.o.Rejoined(c.appliedIndex)
 	}
+	c.releaseEarly()
 }
