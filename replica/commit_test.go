@@ -100,6 +100,18 @@ func TestLearnerCopyDoesNotCount(t *testing.T) {
 	require.Equal(t, kvs.Slot(2), c.CommitIndex())
 }
 
+// TestLearnerCopyCountsOnceItIsAMember: the copy a learner acknowledged
+// counts from the moment the same follower acknowledges as a member, even
+// when the log has not grown since: the commit must not wait for a later
+// entry, which may never come (every client re-sending the same commands).
+func TestLearnerCopyCountsOnceItIsAMember(t *testing.T) {
+	c := leaderWith(t, 3, 1, 2)
+	require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true, MatchSlot: 2, Learner: true}))
+	require.Zero(t, c.CommitIndex())
+	require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true, MatchSlot: 2}))
+	require.Equal(t, kvs.Slot(2), c.CommitIndex())
+}
+
 // TestOnlyCurrentBallotCommitsByCounting: PROTOCOL.md 3.2, "entries of
 // older ballots become committed only indirectly" (Raft's figure 8). A new
 // leader of ballot 1 holds slot 3 of ballot 0, uncommitted; a majority

@@ -358,8 +358,11 @@ func (c *Core) SnapshotSlot() kvs.Slot { return c.entries.base }
 func (c *Core) Describe() string {
 	s := fmt.Sprintf("%s b=%d leader=%d last=%d commit=%d applied=%d records=%d voted=%d view=%d@b%d reads=%d", c.role, c.ballot, c.leader,
 		c.entries.last(), c.commitIndex, c.appliedIndex, len(c.wit.byCmd), c.el.votedFor, c.viewStart, c.viewBallot, len(c.reads))
+	if !c.member {
+		s += fmt.Sprintf(" learner (holding %d requests)", len(c.early))
+	}
 	if c.role == Leader {
-		s += fmt.Sprintf(" recovering=%v match=%v sent=%v", c.rec != nil, c.match, c.sent)
+		s += fmt.Sprintf(" recovering=%v match=%v sent=%v learners=%v", c.rec != nil, c.match, c.sent, c.learner)
 		for _, d := range c.barredOrder {
 			_, inLog := c.cmdIndex[d]
 			s += fmt.Sprintf(" [waiting for %v: %d requests; in log %v, applied %v, witness record %v]", d, len(c.barred[d]), inLog, c.sessions.wasApplied(d), c.wit.byCmd[d] != nil)

@@ -91,6 +91,7 @@ func (c *Core) onAcceptAck(from wire.ReplicaID, m *wire.AcceptAck) error {
 		return nil
 	}
 	p := m.Replica
+	joined := c.learner[p] && !m.Learner
 	c.learner[p] = m.Learner
 	if !m.Success {
 		// MatchSlot is the follower's hint of where its log may agree.
@@ -99,8 +100,12 @@ func (c *Core) onAcceptAck(from wire.ReplicaID, m *wire.AcceptAck) error {
 		}
 		return nil
 	}
-	if m.MatchSlot > c.match[p] {
-		c.match[p] = min(m.MatchSlot, c.entries.last())
+	if m.MatchSlot > c.match[p] || joined {
+		// A follower that became a member counts with the copy it
+		// acknowledged as a learner, although that copy did not move: in
+		// one ballot a follower's log only grows, and a restart would
+		// make it a learner again.
+		c.match[p] = max(c.match[p], min(m.MatchSlot, c.entries.last()))
 		c.advanceCommit()
 	}
 	return nil

@@ -184,10 +184,11 @@ func (c *Cluster) settled() bool {
 func (c *Cluster) progress() string {
 	s := ""
 	for i, r := range c.replicas {
+		dead := ""
 		if c.dead[i] {
-			s += "(dead) "
+			dead = "(dead) "
 		}
-		s += fmt.Sprintf("\n  r%d: %s", i, r.Describe())
+		s += fmt.Sprintf("\n  r%d: %s%s", i, dead, r.Describe())
 		if h := r.Records(); len(h) > 0 {
 			s += fmt.Sprintf(" (first record: %v %v %s b%d accepted=%v)", h[0].Cmd, h[0].Level, h[0].Command, h[0].Ballot, h[0].Accepted)
 		}
