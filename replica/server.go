@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -113,6 +114,19 @@ type server struct {
 	metrics      *replicaMetrics // nil: off
 }
 
+// encoders is the bound on the replica's writers encoding at once
+// (maxDescRoutines; 0 or 1: one at a time). No more goroutines run at once
+// than GOMAXPROCS, so a bound at or above it could only make an encoder
+// wait behind one that was preempted mid-message: then the replica keeps
+// none, and encoding takes no lock.
+func encoders(maxDescRoutines int) *semaphore.Weighted {
+	n := max(1, maxDescRoutines)
+	if n >= runtime.GOMAXPROCS(0) {
+		return nil
+	}
+	return semaphore.NewWeighted(int64(n))
+}
+
 // Serve runs a replica until ctx is cancelled or a fatal error occurs.
 func Serve(ctx context.Context, o ServerOptions) error {
 	if o.Log == nil {
@@ -156,7 +170,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		rejectedFrom: make(map[string]struct{}),
 		bopts: batcher.Options{
 			BatchDelay: cfg.BatchDelay,
-			Encoders:   semaphore.NewWeighted(int64(max(1, cfg.MaxDescRoutines))),
+			Encoders:   encoders(cfg.MaxDescRoutines),
 		},
 		tls:      material,
 		applied:  applied,
