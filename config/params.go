@@ -39,7 +39,7 @@ const MaxCommandSize = 1<<16 - 1
 type Params struct {
 	Protocol        Protocol      // protocol; required
 	MasterPort      int           // masterPort: legacy master RPC port
-	MaxDescRoutines int           // maxDescRoutines: descriptor goroutine cap (PROTOCOL.md 9.2)
+	MaxDescRoutines int           // maxDescRoutines: writers encoding at once (PROTOCOL.md 9.2, docs/DECISIONS.md 9)
 	BatchDelay      time.Duration // batchDelayUs: replication batching delay (PROTOCOL.md 9.1)
 
 	Noop        bool // noop: order commands without executing them
