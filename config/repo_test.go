@@ -35,7 +35,7 @@ func TestRepoMultiClientConf(t *testing.T) {
 
 	assert.Equal(t, CURPHO, c.Protocol)
 	assert.Equal(t, 500, c.MaxDescRoutines)
-	assert.Equal(t, 150*time.Microsecond, c.BatchDelay)
+	assert.Equal(t, time.Duration(0), c.BatchDelay)
 	assert.Equal(t, 15, c.Pendings)
 	assert.True(t, c.Pipeline)
 	assert.Equal(t, 2, c.ClientThreads)
