@@ -87,7 +87,7 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 
 	meter := cost.NewMeter()
 	// The threads' sessions share one connection per replica.
-	t, err := NewTransport(TransportOptions{Config: cfg, Alias: o.Alias, Meter: meter, Log: o.Log})
+	t, err := NewTransport(TransportOptions{Config: cfg, Alias: o.Alias, Meter: meter, Log: o.Log, Sessions: threads})
 	if err != nil {
 		return fmt.Errorf("client %s: %w", o.Alias, err)
 	}

@@ -35,6 +35,7 @@ type Transport struct {
 	log   *zap.Logger
 	links []*link        // by replica
 	wg    sync.WaitGroup // the readers
+	queue int            // each connection's outbound queue
 }
 
 // TransportOptions configures a Transport; Config is required.
@@ -47,6 +48,11 @@ type TransportOptions struct {
 	TLSName string
 	Meter   *cost.Meter
 	Log     *zap.Logger
+	// Sessions is how many sessions will share the Transport (default 1).
+	// It sizes each connection's outbound queue, so that every session
+	// has the room a connection of its own would give it: a full queue
+	// breaks the connection, for all of them.
+	Sessions int
 }
 
 // link is the connection to one replica, if there is one.
@@ -83,7 +89,8 @@ func NewTransport(o TransportOptions) (*Transport, error) {
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
-	t := &Transport{cfg: o.Config, alias: o.Alias, meter: o.Meter, log: o.Log, links: make([]*link, o.Config.N())}
+	t := &Transport{cfg: o.Config, alias: o.Alias, meter: o.Meter, log: o.Log, links: make([]*link, o.Config.N()),
+		queue: batcher.DefaultQueueLen * max(1, o.Sessions)}
 	for i := range t.links {
 		t.links[i] = &link{r: wire.ReplicaID(i)}
 	}
@@ -172,7 +179,7 @@ func (t *Transport) open(ctx context.Context, l *link) (*muxConn, error) {
 	}
 	// The emulated one-way delay to this replica (PROTOCOL.md 7.3); the
 	// replica delays its replies likewise.
-	opts := batcher.Options{Delay: t.cfg.OneWayDelay(t.alias, replica.Alias), Stopped: t.meter.Batches(replica.Alias)}
+	opts := batcher.Options{Delay: t.cfg.OneWayDelay(t.alias, replica.Alias), Stopped: t.meter.Batches(replica.Alias), QueueLen: t.queue}
 	b := batcher.New[wire.Message](conn, wire.AppendFrame, opts, t.log)
 	if err := b.Send(&wire.Hello{Kind: wire.PeerSessions, Alias: t.alias}); err != nil {
 		b.Close()
