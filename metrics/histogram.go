@@ -41,7 +41,7 @@ func bucketOf(d time.Duration) int {
 		return 0
 	}
 	// d <= firstBound << i  <=>  ceil(d / firstBound) <= 1 << i.
-	i := bits.Len64(uint64((d-1)/firstBound))
+	i := bits.Len64(uint64((d - 1) / firstBound))
 	return min(i, nBounds)
 }
 
