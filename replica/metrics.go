@@ -35,9 +35,13 @@ type replicaMetrics struct {
 	// ballots counts the ballot changes the loop saw, leaderships the
 	// times this replica became leader: together, the elections.
 	ballots, leaderships atomic.Uint64
-	lastBallot           wire.Ballot // loop-owned
-	wasLeader            bool        // loop-owned
-	peerNames            []string
+	// The role, ballot and membership last published, loop-owned: the
+	// loop checks them after every batch, and its own copies are cheaper
+	// to reach than the published state.
+	pubRole   Role
+	pubBallot wire.Ballot
+	pubMember bool
+	peerNames []string
 }
 
 func newReplicaMetrics(reg prometheus.Registerer, n int) *replicaMetrics {
@@ -66,30 +70,24 @@ func (m *replicaMetrics) publish(s *server) {
 	for _, b := range s.clients {
 		st.clientQueued += b.Queued()
 	}
-	if st.ballot != m.lastBallot {
-		m.lastBallot = st.ballot
+	if st.ballot != m.pubBallot {
 		m.ballots.Add(1)
 	}
-	if leader := st.role == Leader; leader != m.wasLeader {
-		m.wasLeader = leader
-		if leader {
-			m.leaderships.Add(1)
-		}
+	if st.role == Leader && m.pubRole != Leader {
+		m.leaderships.Add(1)
 	}
+	m.pubRole, m.pubBallot, m.pubMember = st.role, st.ballot, st.member
 	m.state.Store(st)
 }
 
-// publishIfMoved publishes at once when the role, membership or ballot
-// changed in the batch just handled, so that a scrape never shows a
-// leadership older than what the replica has since told its peers; the
-// rest waits for the tick. Two comparisons per batch when on.
-func (m *replicaMetrics) publishIfMoved(s *server) {
-	if m == nil {
-		return
-	}
-	if st := m.state.Load(); st.role != s.core.Role() || st.ballot != s.core.Ballot() || st.member != s.core.Member() {
-		m.publish(s)
-	}
+// moved reports whether the role, membership or ballot changed since
+// the last publish. The loop checks it after every batch and publishes
+// at once when it did, so that a scrape never shows a leadership older
+// than what the replica has since told its peers; the rest waits for
+// the tick. Small enough to inline: three comparisons per batch when
+// on, one when off.
+func (m *replicaMetrics) moved(c *Core) bool {
+	return m != nil && (m.pubRole != c.Role() || m.pubBallot != c.Ballot() || m.pubMember != c.Member())
 }
 
 // executedOne counts an executed entry (the core's Executed callback).
