@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -12,23 +13,13 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// loopState is what the event loop publishes for the metrics endpoint:
-// the core is the loop's alone, so a scrape reads this copy, taken on a
-// tick (at most tickEvery old), never the core.
-type loopState struct {
-	role                                   Role
-	member                                 bool
-	ballot                                 wire.Ballot
-	commit, applied, last, snapshot        kvs.Slot
-	logEntries, sessions, records, clients int
-	clientQueued                           int
-	peers                                  []*batcher.Batcher[wire.Message] // by replica id; nil: no connection
-}
-
 // replicaMetrics is the replica's side of the metrics endpoint. A nil
 // *replicaMetrics is off: the loop publishes nothing and counts nothing.
 type replicaMetrics struct {
-	state atomic.Pointer[loopState]
+	state stateCell
+	// peers is the loop's batchers by replica id (nil: no connection),
+	// republished only when one changes.
+	peers atomic.Pointer[[]*batcher.Batcher[wire.Message]]
 	// executed counts the commands the replica executed, by level
 	// (strong, weak) and op (GET, PUT, SCAN), on the loop.
 	executed [2][3]atomic.Uint64
@@ -49,7 +40,7 @@ func newReplicaMetrics(reg prometheus.Registerer, n int) *replicaMetrics {
 	for i := range n {
 		m.peerNames[i] = "replica" + strconv.Itoa(i)
 	}
-	m.state.Store(&loopState{})
+	m.peers.Store(new([]*batcher.Batcher[wire.Message]))
 	reg.MustRegister(m)
 	return m
 }
@@ -61,11 +52,11 @@ func (m *replicaMetrics) publish(s *server) {
 	}
 	c := s.core
 	size := c.Size()
-	st := &loopState{
+	st := loopState{
 		role: c.Role(), member: c.Member(), ballot: c.Ballot(),
 		commit: c.CommitIndex(), applied: c.AppliedIndex(), last: c.LastSlot(), snapshot: c.SnapshotSlot(),
 		logEntries: size.LogEntries, sessions: size.LiveSessions, records: size.WitnessRecords,
-		clients: len(s.clients), peers: append([]*batcher.Batcher[wire.Message](nil), s.peers...),
+		clients: len(s.clients),
 	}
 	for _, b := range s.clients {
 		st.clientQueued += b.Queued()
@@ -77,7 +68,10 @@ func (m *replicaMetrics) publish(s *server) {
 		m.leaderships.Add(1)
 	}
 	m.pubRole, m.pubBallot, m.pubMember = st.role, st.ballot, st.member
-	m.state.Store(st)
+	m.state.store(&st)
+	if !slices.Equal(*m.peers.Load(), s.peers) {
+		m.peers.Store(new(slices.Clone(s.peers)))
+	}
 }
 
 // moved reports whether the role, membership or ballot changed since
@@ -136,7 +130,7 @@ func (m *replicaMetrics) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect implements prometheus.Collector from the published state.
 func (m *replicaMetrics) Collect(ch chan<- prometheus.Metric) {
-	st := m.state.Load()
+	st := m.state.load()
 	g := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
@@ -171,7 +165,7 @@ func (m *replicaMetrics) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	g(descQueue, float64(st.clientQueued), "clients")
-	for i, b := range st.peers {
+	for i, b := range *m.peers.Load() {
 		if b == nil {
 			continue
 		}
