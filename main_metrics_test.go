@@ -106,13 +106,24 @@ func TestMetricsEndpoint(t *testing.T) {
 	require.Equal(t, float64(threads*reqs), sum(t, text, "swiftpaxos_client_operation_latency_seconds_count"))
 	require.Contains(t, text, "go_goroutines")
 
-	leaders := 0.0
+	// The leader executed every strong operation before answering it,
+	// and once (each thread's warm-up read may be one more).
+	strong := sum(t, text, ops, `level="strong"`)
+	leaders, became := 0.0, 0.0
 	for _, u := range urls {
 		rt := scrape(t, u)
-		leaders += sum(t, rt, "swiftpaxos_replica_role", `role="leader"`)
+		leader := sum(t, rt, "swiftpaxos_replica_role", `role="leader"`)
+		leaders += leader
+		became += sum(t, rt, "swiftpaxos_replica_became_leader_total")
 		require.Contains(t, rt, "swiftpaxos_replica_commit_index")
+		if leader == 1 {
+			executed := sum(t, rt, "swiftpaxos_replica_executed_total", `level="strong"`)
+			require.GreaterOrEqual(t, executed, strong, rt)
+			require.LessOrEqual(t, executed, strong+threads, rt)
+		}
 	}
 	require.Equal(t, 1.0, leaders)
+	require.GreaterOrEqual(t, became, 1.0, "the leader's election is counted")
 	pp := scrape(t, strings.TrimSuffix(curl, "metrics")+"debug/pprof/")
 	require.Contains(t, pp, "goroutine")
 }

@@ -141,7 +141,7 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 			Thread: i, Reqs: reqs, RunFor: cfg.RunTime, Window: window, ReplyTimeout: cfg.ReplyTimeout,
 			Ops: wl.Generator(ThreadID{Alias: o.Alias, Process: proc, Thread: i}, seeds[i]),
 			Now: now, StartUnix: start.Unix(), Progress: &done, Failed: &failed, Log: o.Log,
-			Metrics: ops,
+			Metrics: ops.Thread(),
 		}
 		if o.HistoryPath != "" {
 			hist[i] = &historyRecorder{session: applog.SessionOf(sessions[i].ID())}

@@ -58,8 +58,9 @@ type loopOptions struct {
 	// Wall is the wall clock of the history's instants, in Unix
 	// nanoseconds (time.Now when nil).
 	Wall func() int64
-	// Metrics, when set, counts every measured operation (metrics key).
-	Metrics *metrics.Ops
+	// Metrics, when set, counts every measured operation (metrics key);
+	// it is this thread's alone.
+	Metrics *metrics.ThreadOps
 }
 
 // threadStats is what one thread measured. Warm-ups are not in it.

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,71 +16,6 @@ var (
 	Paths  = []string{"fast", "slow", "weak", "failed"}
 )
 
-// Ops counts a client process's operations and their latency. A nil
-// *Ops is off and Observe does nothing.
-type Ops struct {
-	count   [2][3][4]prometheus.Counter
-	latency [2][3]prometheus.Observer
-}
-
-// latencyBuckets run from 50 us to about 3.3 s, doubling: loopback fast
-// paths sit at the bottom, emulated WAN round trips in the middle.
-var latencyBuckets = prometheus.ExponentialBuckets(50e-6, 2, 17)
-
-// NewOps registers the operation metrics in reg.
-func NewOps(reg prometheus.Registerer) *Ops {
-	count := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: Namespace, Name: "client_operations_total",
-		Help: "Operations completed by this process's sessions, by level, kind and path (fast/slow for strong ones, weak, or failed).",
-	}, []string{"level", "kind", "path"})
-	lat := prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: Namespace, Name: "client_operation_latency_seconds",
-		Help:    "Latency of the successful operations, from submission to completion, by level and kind.",
-		Buckets: latencyBuckets,
-	}, []string{"level", "kind"})
-	reg.MustRegister(count, lat)
-	o := &Ops{}
-	// Every child exists from the start, so a scrape shows zeros rather
-	// than missing series, and Observe does no label lookup.
-	for l, level := range Levels {
-		for k, kind := range Kinds {
-			o.latency[l][k] = lat.WithLabelValues(level, kind)
-			for p, path := range Paths {
-				// Only the pairs that occur: a strong operation is
-				// fast or slow, a weak one is weak.
-				if !occurs(l, p) {
-					continue
-				}
-				o.count[l][k][p] = count.WithLabelValues(level, kind, path)
-			}
-		}
-	}
-	return o
-}
-
-// occurs reports whether an operation of level l can complete on path
-// p: a strong one fast, slow or failed, a weak one weak or failed.
-func occurs(l, p int) bool {
-	if p == PathFailed {
-		return true
-	}
-	return (l == LevelStrong) == (p == PathFast || p == PathSlow)
-}
-
-// Observe records one completed operation; level, kind and path index
-// Levels, Kinds and Paths (a strong operation's path is fast, slow or
-// failed, a weak one's weak or failed). A failed operation has no
-// latency.
-func (o *Ops) Observe(level, kind, path int, d time.Duration) {
-	if o == nil {
-		return
-	}
-	o.count[level][kind][path].Inc()
-	if path != PathFailed {
-		o.latency[level][kind].Observe(d.Seconds())
-	}
-}
-
 // Indices into Levels, Kinds and Paths.
 const (
 	LevelStrong = 0
@@ -91,3 +28,109 @@ const (
 	PathWeak    = 2
 	PathFailed  = 3
 )
+
+var (
+	descOps = prometheus.NewDesc(Namespace+"_client_operations_total",
+		"Operations completed by this process's sessions, by level, kind and path (fast/slow for strong ones, weak, or failed).",
+		[]string{"level", "kind", "path"}, nil)
+	descLatency = prometheus.NewDesc(Namespace+"_client_operation_latency_seconds",
+		"Latency of the successful operations, from submission to completion, by level and kind.",
+		[]string{"level", "kind"}, nil)
+)
+
+// Ops is a client process's operation metrics. Each benchmark thread
+// counts into its own ThreadOps, and a scrape adds the threads up: the
+// threads of a process run the same mix, so shared counters would put
+// every operation's atomic adds on cache lines the other cores keep
+// taking away.
+type Ops struct {
+	mu      sync.Mutex
+	threads []*ThreadOps
+}
+
+// NewOps registers the operation metrics in reg.
+func NewOps(reg prometheus.Registerer) *Ops {
+	o := &Ops{}
+	reg.MustRegister(o)
+	return o
+}
+
+// Thread returns a new share of o for one thread to count into; nil
+// when o is nil (off).
+func (o *Ops) Thread() *ThreadOps {
+	if o == nil {
+		return nil
+	}
+	t := &ThreadOps{}
+	o.mu.Lock()
+	o.threads = append(o.threads, t)
+	o.mu.Unlock()
+	return t
+}
+
+// ThreadOps is one thread's operation counts and latency histograms.
+// Only its thread writes it, so its atomic adds stay on that thread's
+// core; any goroutine may read it. A nil *ThreadOps is off.
+type ThreadOps struct {
+	count   [2][3][4]atomic.Uint64
+	latency [2][3]histogram
+	// Keeps the next thread's counters off this one's last cache line.
+	_ [64]byte
+}
+
+// Observe records one completed operation; level, kind and path index
+// Levels, Kinds and Paths (a strong operation's path is fast, slow or
+// failed, a weak one's weak or failed). A failed operation has no
+// latency.
+func (t *ThreadOps) Observe(level, kind, path int, d time.Duration) {
+	if t == nil {
+		return
+	}
+	t.count[level][kind][path].Add(1)
+	if path != PathFailed {
+		t.latency[level][kind].observe(d)
+	}
+}
+
+// occurs reports whether an operation of level l can complete on path
+// p: a strong one fast, slow or failed, a weak one weak or failed. Only
+// these pairs are exported.
+func occurs(l, p int) bool {
+	if p == PathFailed {
+		return true
+	}
+	return (l == LevelStrong) == (p == PathFast || p == PathSlow)
+}
+
+// Describe implements prometheus.Collector.
+func (o *Ops) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descOps
+	ch <- descLatency
+}
+
+// Collect implements prometheus.Collector: every series exists from the
+// start, so a scrape shows zeros rather than missing series.
+func (o *Ops) Collect(ch chan<- prometheus.Metric) {
+	o.mu.Lock()
+	threads := o.threads
+	o.mu.Unlock()
+	for l, level := range Levels {
+		for k, kind := range Kinds {
+			for p, path := range Paths {
+				if !occurs(l, p) {
+					continue
+				}
+				var n uint64
+				for _, t := range threads {
+					n += t.count[l][k][p].Load()
+				}
+				ch <- prometheus.MustNewConstMetric(descOps, prometheus.CounterValue, float64(n), level, kind, path)
+			}
+			var h histogramSum
+			for _, t := range threads {
+				h.add(&t.latency[l][k])
+			}
+			ch <- prometheus.MustNewConstHistogram(descLatency, h.count, h.sum.Seconds(), h.cumulative(), level, kind)
+		}
+	}
+}

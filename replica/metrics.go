@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -12,32 +13,26 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// loopState is what the event loop publishes for the metrics endpoint:
-// the core is the loop's alone, so a scrape reads this copy, taken on a
-// tick (at most tickEvery old), never the core.
-type loopState struct {
-	role                                   Role
-	member                                 bool
-	ballot                                 wire.Ballot
-	commit, applied, last, snapshot        kvs.Slot
-	logEntries, sessions, records, clients int
-	clientQueued                           int
-	peers                                  []*batcher.Batcher[wire.Message] // by replica id; nil: no connection
-}
-
 // replicaMetrics is the replica's side of the metrics endpoint. A nil
 // *replicaMetrics is off: the loop publishes nothing and counts nothing.
 type replicaMetrics struct {
-	state atomic.Pointer[loopState]
+	state stateCell
+	// peers is the loop's batchers by replica id (nil: no connection),
+	// republished only when one changes.
+	peers atomic.Pointer[[]*batcher.Batcher[wire.Message]]
 	// executed counts the commands the replica executed, by level
 	// (strong, weak) and op (GET, PUT, SCAN), on the loop.
 	executed [2][3]atomic.Uint64
 	// ballots counts the ballot changes the loop saw, leaderships the
 	// times this replica became leader: together, the elections.
 	ballots, leaderships atomic.Uint64
-	lastBallot           wire.Ballot // loop-owned
-	wasLeader            bool        // loop-owned
-	peerNames            []string
+	// The role, ballot and membership last published, loop-owned: the
+	// loop checks them after every batch, and its own copies are cheaper
+	// to reach than the published state.
+	pubRole   Role
+	pubBallot wire.Ballot
+	pubMember bool
+	peerNames []string
 }
 
 func newReplicaMetrics(reg prometheus.Registerer, n int) *replicaMetrics {
@@ -45,7 +40,7 @@ func newReplicaMetrics(reg prometheus.Registerer, n int) *replicaMetrics {
 	for i := range n {
 		m.peerNames[i] = "replica" + strconv.Itoa(i)
 	}
-	m.state.Store(&loopState{})
+	m.peers.Store(new([]*batcher.Batcher[wire.Message]))
 	reg.MustRegister(m)
 	return m
 }
@@ -57,39 +52,36 @@ func (m *replicaMetrics) publish(s *server) {
 	}
 	c := s.core
 	size := c.Size()
-	st := &loopState{
+	st := loopState{
 		role: c.Role(), member: c.Member(), ballot: c.Ballot(),
 		commit: c.CommitIndex(), applied: c.AppliedIndex(), last: c.LastSlot(), snapshot: c.SnapshotSlot(),
 		logEntries: size.LogEntries, sessions: size.LiveSessions, records: size.WitnessRecords,
-		clients: len(s.clients), peers: append([]*batcher.Batcher[wire.Message](nil), s.peers...),
+		clients: len(s.clients),
 	}
 	for _, b := range s.clients {
 		st.clientQueued += b.Queued()
 	}
-	if st.ballot != m.lastBallot {
-		m.lastBallot = st.ballot
+	if st.ballot != m.pubBallot {
 		m.ballots.Add(1)
 	}
-	if leader := st.role == Leader; leader != m.wasLeader {
-		m.wasLeader = leader
-		if leader {
-			m.leaderships.Add(1)
-		}
+	if st.role == Leader && m.pubRole != Leader {
+		m.leaderships.Add(1)
 	}
-	m.state.Store(st)
+	m.pubRole, m.pubBallot, m.pubMember = st.role, st.ballot, st.member
+	m.state.store(&st)
+	if !slices.Equal(*m.peers.Load(), s.peers) {
+		m.peers.Store(new(slices.Clone(s.peers)))
+	}
 }
 
-// publishIfMoved publishes at once when the role, membership or ballot
-// changed in the batch just handled, so that a scrape never shows a
-// leadership older than what the replica has since told its peers; the
-// rest waits for the tick. Two comparisons per batch when on.
-func (m *replicaMetrics) publishIfMoved(s *server) {
-	if m == nil {
-		return
-	}
-	if st := m.state.Load(); st.role != s.core.Role() || st.ballot != s.core.Ballot() || st.member != s.core.Member() {
-		m.publish(s)
-	}
+// moved reports whether the role, membership or ballot changed since
+// the last publish. The loop checks it after every batch and publishes
+// at once when it did, so that a scrape never shows a leadership older
+// than what the replica has since told its peers; the rest waits for
+// the tick. Small enough to inline: three comparisons per batch when
+// on, one when off.
+func (m *replicaMetrics) moved(c *Core) bool {
+	return m != nil && (m.pubRole != c.Role() || m.pubBallot != c.Ballot() || m.pubMember != c.Member())
 }
 
 // executedOne counts an executed entry (the core's Executed callback).
@@ -138,7 +130,7 @@ func (m *replicaMetrics) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect implements prometheus.Collector from the published state.
 func (m *replicaMetrics) Collect(ch chan<- prometheus.Metric) {
-	st := m.state.Load()
+	st := m.state.load()
 	g := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
@@ -173,7 +165,7 @@ func (m *replicaMetrics) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	g(descQueue, float64(st.clientQueued), "clients")
-	for i, b := range st.peers {
+	for i, b := range *m.peers.Load() {
 		if b == nil {
 			continue
 		}

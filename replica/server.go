@@ -272,7 +272,9 @@ func (s *server) loop(ctx context.Context) error {
 				break
 			}
 			s.send(s.core.Ready())
-			s.metrics.publishIfMoved(s)
+			if s.metrics.moved(s.core) {
+				s.metrics.publish(s)
+			}
 			s.longestBatch = max(s.longestBatch, time.Since(start))
 		}
 	}
