@@ -113,6 +113,9 @@ type Core struct {
 	incarnation uint64   // drawn at start: tells a restart from a slow start
 	founders    []uint64 // incarnations at the bootstrap, by replica
 	scratchEnts []*wire.Entry
+
+	// dur, in durable mode, collects what must reach the disk (durable.go).
+	dur *journal
 }
 
 // New builds a replica core in ballot 0.
@@ -148,8 +151,13 @@ func New(o Options) (*Core, error) {
 	c.incarnation = o.Rand.Uint64() | 1
 	c.leader = wire.NoReplica
 	c.resetElectionTimer()
-	if o.StartAsMember {
+	if o.Restore != nil && !o.Restore.Empty() {
+		c.restore(o.Restore)
+	} else if o.StartAsMember {
 		c.bootstrap()
+	}
+	if o.Durable {
+		c.startJournal()
 	}
 	c.lastHeartbeat = c.lastHeard
 	return c, nil
