@@ -114,8 +114,11 @@ type Core struct {
 	founders    []uint64 // incarnations at the bootstrap, by replica
 	scratchEnts []*wire.Entry
 
-	// dur, in durable mode, collects what must reach the disk (durable.go).
-	dur *journal
+	// dur, in durable mode, collects what must reach the disk (durable.go);
+	// founded is a new durable cluster's leader waiting for a majority of
+	// members on disk (founding.go).
+	dur     *journal
+	founded *founding
 }
 
 // New builds a replica core in ballot 0.
@@ -202,6 +205,12 @@ func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
 	}
 	if c.sessionOver(from, m) {
 		return
+	}
+	if c.founded != nil {
+		if _, read := m.(*wire.WeakRead); !read {
+			c.founded.buffered = append(c.founded.buffered, bufferedRequest{from, m})
+			return
+		}
 	}
 	if c.rec != nil {
 		if _, read := m.(*wire.WeakRead); !read {

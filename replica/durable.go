@@ -21,6 +21,8 @@ import (
 type journal struct {
 	seq  uint64            // the last batch handed out
 	hard storage.HardState // the hard state as of that batch
+	// memberSeq is the batch that first wrote down the membership.
+	memberSeq uint64
 
 	// from is the slot of ents[0]: the run of entries written since the
 	// last batch; truncated says the log was cut or reset meanwhile.
@@ -95,6 +97,9 @@ func (c *Core) durableReady() Ready {
 	if h := c.hardState(); h != j.hard {
 		j.hard = h
 		b.Hard = &h
+		if h.Member && j.memberSeq == 0 {
+			j.memberSeq = j.seq + 1
+		}
 	}
 	if b.Truncated {
 		b.LogEnd = c.entries.last()
@@ -159,6 +164,9 @@ func (c *Core) Synced(seq uint64) {
 		n++
 	}
 	j.pending = append(j.pending[:0], j.pending[n:]...)
+	if j.memberSeq > 0 && seq >= j.memberSeq {
+		c.foundingAck(c.o.ID)
+	}
 	if c.role == Leader && c.match[c.o.ID] < c.selfMatch() {
 		c.match[c.o.ID] = c.selfMatch()
 		c.advanceCommit()

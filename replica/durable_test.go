@@ -97,16 +97,39 @@ func TestDurableWitnessHoldsBackRecordAck(t *testing.T) {
 // says it is on disk; the LeaderReply waits too, the Accept does not.
 func TestDurableLeaderCountsItselfWhenSynced(t *testing.T) {
 	c := newStepCore(t, 0, 3, durable)
-	c.Ready()
+	founded(t, c)
 	c.StepClient(5, &wire.Propose{Cmd: cmdID(5, 1), Command: putCmd(1, "a")})
 	rd := c.Ready()
 	require.Equal(t, []string{"*wire.Accept", "*wire.Accept"}, types(rd.Messages))
 	require.Equal(t, []string{"*wire.LeaderReply"}, types(rd.AfterSync))
 	seq := rd.SyncSeq
-	require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true, MatchSlot: 1}))
-	require.Equal(t, kvs.Slot(0), c.CommitIndex(), "one follower alone is not a majority")
+	require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true, MatchSlot: 2}))
+	require.Equal(t, kvs.Slot(1), c.CommitIndex(), "one follower alone is not a majority")
 	c.Synced(seq)
+	require.Equal(t, kvs.Slot(2), c.CommitIndex())
+}
+
+// founded takes a new durable cluster's leader through its founding wait
+// (founding.go): requests wait until a majority, itself included, have
+// their membership on disk.
+func founded(t *testing.T, c *testCore) {
+	t.Helper()
+	c.StepClient(5, &wire.Propose{Cmd: cmdID(5, 9), Command: putCmd(7, "early")})
+	rd := c.Ready()
+	require.Equal(t, &storage.HardState{Vote: wire.NoReplica, Member: true}, rd.Persist.Hard)
+	require.Empty(t, rd.AfterSync, "no LeaderReply: the request waits")
+	require.Equal(t, kvs.Slot(0), c.LastSlot())
+	c.Synced(rd.SyncSeq)
+	require.Equal(t, kvs.Slot(0), c.LastSlot(), "the leader alone is no majority")
+	require.NoError(t, c.StepReplica(2, &wire.AcceptAck{Ballot: 0, Replica: 2, Learner: true}))
+	require.Equal(t, kvs.Slot(0), c.LastSlot(), "a learner's ack says nothing of its membership")
+	require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true}))
+	require.Equal(t, kvs.Slot(1), c.LastSlot(), "the waiting request is appended")
+	rd = c.Ready()
+	c.Synced(rd.SyncSeq)
+	require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true, MatchSlot: 1}))
 	require.Equal(t, kvs.Slot(1), c.CommitIndex())
+	c.Ready()
 }
 
 // TestDurableRestart: a follower's batches, applied to a disk, bring back

@@ -148,6 +148,18 @@ func FailoverMix(n int) Faults {
 	return f
 }
 
+// CrashAllMix is FaultMix on durable replicas with two whole-cluster
+// crashes and up to f single ones, each replica back from its disk within
+// 400 ms, and syncs of up to 3 ms.
+func CrashAllMix(n int) Faults {
+	f := FailoverMix(n)
+	f.CrashWithin = 1500 * time.Millisecond
+	f.CrashAlls = 2
+	f.RestartAfter = 400 * time.Millisecond
+	f.SyncDelay = 3 * time.Millisecond
+	return f
+}
+
 // HarshMix is for n = 5: many dropped connections, weak writes lost on the
 // way to witnesses (CURP-HO), and two crashes that take the leader first.
 func HarshMix() Faults {
