@@ -106,6 +106,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	threads := fs.Int("threads", 0, "client: sessions per process, overriding clientThreads")
 	checkMode := fs.Bool("check", false, "check mode: unique written values (as checkerMode: true)")
 	tlsDir := fs.String("tls", "", "server, client, kv: mutual TLS with the certificates in this directory, overriding the configuration's tls")
+	dataDir := fs.String("data", "", "server: durable mode, the replica's files in DIR/ALIAS, overriding the configuration's dataDir")
 	outDir := fs.String("out", "", "certs: the directory to create the certificates in")
 	kvLevel := fs.String("level", "strong", "kv: the level of a command that names none: strong or weak")
 	verbose := fs.Bool("v", false, "kv: print the path, the replica that answered and the latency of each operation (on stderr)")
@@ -178,6 +179,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *tlsDir != "" {
 		if cfg.TLSDir, err = filepath.Abs(*tlsDir); err != nil {
 			fmt.Fprintf(stderr, "swiftpaxos: -tls: %v\n", err)
+			return 1
+		}
+	}
+	if *dataDir != "" {
+		if cfg.DataPath, err = filepath.Abs(*dataDir); err != nil {
+			fmt.Fprintf(stderr, "swiftpaxos: -data: %v\n", err)
 			return 1
 		}
 	}

@@ -97,7 +97,7 @@ type Result struct {
 	// Restarts, Installs, Rejoins, Ended and IdleExpired as counted by
 	// the Cluster.
 	Restarts, Installs, Rejoins, Ended, IdleExpired int
-	FromDisk, CrashAlls                            int
+	FromDisk, CrashAlls                             int
 	// Expired is how many live sessions were told that acknowledged
 	// writes of theirs were refused (docs/DECISIONS.md 15).
 	Expired int
