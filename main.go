@@ -319,11 +319,14 @@ func makeCerts(cfg *config.Config, dir string, stdout, stderr io.Writer) int {
 
 // printHosts lists the processes of cfg, one per line ("replica ALIAS
 // IP:PORT" or "client ALIAS IP"), "option check true" when the file
-// turns check mode on and "option tls DIR" when it turns TLS on, for
-// run-multi-client.sh.
+// turns check mode on, "option tls DIR" when it turns TLS on and "option
+// data DIR" when the replicas are durable, for run-multi-client.sh.
 func printHosts(w io.Writer, cfg *config.Config) {
 	if cfg.CheckerMode {
 		fmt.Fprintln(w, "option check true")
+	}
+	if cfg.DataPath != "" {
+		fmt.Fprintf(w, "option data %s\n", cfg.DataPath)
 	}
 	if cfg.TLSDir != "" {
 		fmt.Fprintf(w, "option tls %s\n", cfg.TLSDir)
