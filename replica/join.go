@@ -7,9 +7,10 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// A replica starts without state (there is no durable mode yet) and is not
-// a member of the cluster until it knows it may be one (PROTOCOL.md 6.10,
-// docs/DECISIONS.md 21). It asks every peer with Join:
+// A replica that starts without state (in memory, or durable with an empty
+// data directory; a durable replica with state restores it, restore.go) is
+// not a member of the cluster until it knows it may be one (PROTOCOL.md
+// 6.10, docs/DECISIONS.md 21). It asks every peer with Join:
 //
 //   - if every replica of the cluster, itself included, reports ballot 0,
 //     an empty log and no membership, the cluster is brand new and nothing
