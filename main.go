@@ -106,6 +106,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	threads := fs.Int("threads", 0, "client: sessions per process, overriding clientThreads")
 	checkMode := fs.Bool("check", false, "check mode: unique written values (as checkerMode: true)")
 	tlsDir := fs.String("tls", "", "server, client, kv: mutual TLS with the certificates in this directory, overriding the configuration's tls")
+	dataDir := fs.String("data", "", "server: durable mode, the replica's files in DIR/ALIAS, overriding the configuration's dataDir")
 	outDir := fs.String("out", "", "certs: the directory to create the certificates in")
 	kvLevel := fs.String("level", "strong", "kv: the level of a command that names none: strong or weak")
 	verbose := fs.Bool("v", false, "kv: print the path, the replica that answered and the latency of each operation (on stderr)")
@@ -178,6 +179,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *tlsDir != "" {
 		if cfg.TLSDir, err = filepath.Abs(*tlsDir); err != nil {
 			fmt.Fprintf(stderr, "swiftpaxos: -tls: %v\n", err)
+			return 1
+		}
+	}
+	if *dataDir != "" {
+		if cfg.DataPath, err = filepath.Abs(*dataDir); err != nil {
+			fmt.Fprintf(stderr, "swiftpaxos: -data: %v\n", err)
 			return 1
 		}
 	}
@@ -312,11 +319,14 @@ func makeCerts(cfg *config.Config, dir string, stdout, stderr io.Writer) int {
 
 // printHosts lists the processes of cfg, one per line ("replica ALIAS
 // IP:PORT" or "client ALIAS IP"), "option check true" when the file
-// turns check mode on and "option tls DIR" when it turns TLS on, for
-// run-multi-client.sh.
+// turns check mode on, "option tls DIR" when it turns TLS on and "option
+// data DIR" when the replicas are durable, for run-multi-client.sh.
 func printHosts(w io.Writer, cfg *config.Config) {
 	if cfg.CheckerMode {
 		fmt.Fprintln(w, "option check true")
+	}
+	if cfg.DataPath != "" {
+		fmt.Fprintf(w, "option data %s\n", cfg.DataPath)
 	}
 	if cfg.TLSDir != "" {
 		fmt.Fprintf(w, "option tls %s\n", cfg.TLSDir)

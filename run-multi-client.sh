@@ -16,7 +16,8 @@ usage() {
 	cat <<USAGE
 usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                              [--check] [--tls] [--kill-leader-at SECONDS] [--hosts]
-                             [--restart-follower-at S[:DOWN]] [--sample-rss S]
+                             [--restart-follower-at S[:DOWN]] [--crash-all-at S[:DOWN]]
+                             [--sample-rss S]
                              [--proxy] [--partition-leader-at S[:DUR]] [--metrics] [-h]
 
   -c CONF                  configuration file (default: multi-client.conf)
@@ -41,6 +42,16 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            a new applied log: log-ALIAS.2.jsonl); summary.json
                            says when it was a witness again ("restart"); the
                            run must last past S + DOWN (scripts/restart.conf)
+  --crash-all-at S[:DOWN]  kill -9 every replica S seconds after the clients
+                           start and start them all again DOWN seconds later
+                           (default 2), with the same aliases and arguments,
+                           from their data directories (with --check, new
+                           applied logs: log-ALIAS.2.jsonl, from each
+                           replica's snapshot on); the clients keep retrying;
+                           summary.json says when the cluster was down and
+                           when the first operation completed after
+                           ("outage"). Needs dataDir (or -data in the
+                           configuration's processes): refused without
   --sample-rss S           every S seconds, record each replica's resident
                            memory (VmRSS) in DIR/rss.csv (unix_ms,alias,
                            rss_kb), following a restarted replica; draw it
@@ -124,6 +135,8 @@ metrics=0
 kill_at=""
 restart_at=""
 restart_down=1
+crash_at=""
+crash_down=2
 multi=0
 proxy=0
 part_at=""
@@ -149,6 +162,9 @@ while [ $# -gt 0 ]; do
 	--restart-follower-at)
 		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || { echo "run-multi-client.sh: $1 needs S or S:DOWN (seconds)" >&2; exit 2; }
 		restart_at=${2%%:*}; [[ "$2" != *:* ]] || restart_down=${2#*:}; shift 2 ;;
+	--crash-all-at)
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || { echo "run-multi-client.sh: $1 needs S or S:DOWN (seconds)" >&2; exit 2; }
+		crash_at=${2%%:*}; [[ "$2" != *:* ]] || crash_down=${2#*:}; shift 2 ;;
 	--sample-rss)
 		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ ! "$2" =~ ^0+(\.0+)?$ ]] || { echo "run-multi-client.sh: $1 needs a positive number of seconds" >&2; exit 2; }
 		rss_every=$2; shift 2 ;;
@@ -170,6 +186,10 @@ done
 [ -f "$conf" ] || { echo "run-multi-client.sh: no configuration file $conf" >&2; exit 2; }
 if [ -n "$kill_at" ] && [ -n "$restart_at" ]; then
 	echo "run-multi-client.sh: --restart-follower-at and --kill-$kill_which-at cannot be combined" >&2
+	exit 2
+fi
+if [ -n "$crash_at" ] && { [ -n "$kill_at" ] || [ -n "$restart_at" ]; }; then
+	echo "run-multi-client.sh: --crash-all-at cannot be combined with --kill-*-at or --restart-follower-at" >&2
 	exit 2
 fi
 if [ "$multi" = 1 ] && [ -n "$rss_every" ]; then
@@ -210,6 +230,21 @@ fi
 # behind the proxies too (their per-process configurations live in
 # another directory, which a relative tls path would follow).
 tls_dir=$(awk '$1 == "option" && $2 == "tls" { sub(/^option tls /, ""); print; exit }' <<<"$hosts")
+# dataDir: durable replicas keep their files in DIR/ALIAS across the run.
+# A run with --check needs a brand-new cluster (a log left by an earlier
+# run holds commands this run's histories do not know).
+data_dir=$(awk '$1 == "option" && $2 == "data" { sub(/^option data /, ""); print; exit }' <<<"$hosts")
+if [ -n "$crash_at" ] && [ -z "$data_dir" ]; then
+	echo "run-multi-client.sh: --crash-all-at needs durable replicas (dataDir in the configuration): in memory, a whole-cluster crash loses everything" >&2
+	exit 2
+fi
+if [ -n "$data_dir" ] && [ -d "$data_dir" ] && [ -n "$(ls -A "$data_dir")" ]; then
+	if [ "$check" = 1 ]; then
+		echo "run-multi-client.sh: dataDir $data_dir is not empty: a checked run starts a brand-new cluster (remove it, or use another dataDir)" >&2
+		exit 2
+	fi
+	echo "note: dataDir $data_dir holds an earlier cluster's state: the replicas start from it" >&2
+fi
 if [ "$tls" = 1 ]; then
 	tls_dir="$(cd "$out" && pwd)/tls"
 	"$bin" -run certs -config "$conf" -out "$tls_dir" >/dev/null
@@ -760,6 +795,68 @@ if [ -n "$restart_at" ]; then
 	killed=$victim
 fi
 
+# --crash-all-at: one background job kills every replica, starts them all
+# again (as its own children, so that it can wait for them) and, when the
+# launcher stops it with TERM, stops them by their PIDs and exits non-zero
+# if any of them exited on its own. crash_pid is the job.
+crash_pid=""
+if [ -n "$crash_at" ]; then
+	crashed=$(awk '$1 == "replica" { print $2 }' <<<"$hosts")
+	(
+		declare -A new_pid=()
+		sp=""
+		stop_crashed() {
+			local a rc=0
+			[ -z "$sp" ] || kill "$sp" 2>/dev/null
+			for a in "${!new_pid[@]}"; do
+				if kill -0 "${new_pid[$a]}" 2>/dev/null; then
+					if [ "$multi" = 0 ]; then kill -TERM "${new_pid[$a]}" 2>/dev/null; else signal_proc TERM "$a" || true; fi
+					wait "${new_pid[$a]}" || rc=1
+				else
+					say "run-multi-client.sh: the restarted $a exited during the run; $out/$a.log ends with:"
+					show_tail "$a" "$a.log"
+					rc=1
+				fi
+			done
+			exit $rc
+		}
+		trap stop_crashed TERM
+		isleep "$crash_at"
+		for a in $crashed; do
+			signal_proc KILL "$a" && event killed "$a"
+		done
+		say "killed every replica at ${crash_at}s"
+		isleep "$crash_down"
+		# Every old process must be gone, its port closed (every 20 ms, at
+		# most 10 s).
+		for a in $crashed; do
+			addr=$(awk -v a="$a" '$1 == "replica" && $2 == a { print $3 }' <<<"$hosts")
+			for ((i = 0; ; i++)); do
+				probe "$(host_of "$addr")" "${addr##*:}" || break
+				if [ "$i" -ge 500 ]; then
+					echo "run-multi-client.sh: $a still holds $addr 10 s after kill -9; not restarted" >&2
+					exit 1
+				fi
+				isleep 0.02
+			done
+		done
+		term=0
+		trap 'term=1' TERM
+		for a in $crashed; do
+			replica_args "$a" .2
+			event restarted "$a"
+			start replica "$a" "${rargs[@]}"
+			new_pid[$a]=${pid_of[$a]}
+		done
+		trap stop_crashed TERM
+		[ "$term" = 0 ] || stop_crashed
+		say "restarted every replica at $(awk -v a="$crash_at" -v d="$crash_down" 'BEGIN { print a + d }')s"
+		while :; do isleep 1; done
+	) &
+	crash_pid=$!
+	all_pids+=($crash_pid)
+fi
+
 if [ -n "$part_at" ]; then
 	leader=$(awk '$1 == "replica" { print $2; exit }' <<<"$hosts")
 	partition() {
@@ -843,9 +940,18 @@ if [ -n "$restart_pid" ]; then
 		status=1
 	fi
 fi
+if [ -n "$crash_pid" ]; then
+	kill -TERM "$crash_pid" 2>/dev/null || true
+	wait "$crash_pid" || { echo "run-multi-client.sh: the whole-cluster crash and restart failed; see the replicas' logs in $out" >&2; status=1; }
+	if [ "$interrupted" = 0 ] && [ "$(grep -c ' restarted ' "$out/events.txt" 2>/dev/null)" != "$(grep -c '^replica ' <<<"$hosts")" ]; then
+		echo "run-multi-client.sh: the clients finished before every replica was restarted (at $crash_at + $crash_down s): make the run longer (runTime)" >&2
+		status=1
+	fi
+fi
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
 	[ -z "$restart_pid" ] || [ "$alias" != "$victim" ] || continue
+	[ -z "$crash_pid" ] || continue
 	p=${pid_of[$alias]}
 	if ! kill -0 "$p" 2>/dev/null; then
 		# An interrupt from the terminal reaches the replicas too.

@@ -135,7 +135,7 @@
 // goroutine. Its connections are a Transport's (transport.go): one per
 // replica, shared by every session given the same Transport, each with
 // one reader that hands every reply to the session it names
-// (docs/DECISIONS.md 24); a session given none opens its own.
+// (docs/DECISIONS.md 28); a session given none opens its own.
 // RunBenchmark (bench*.go) is
 // the benchmark client process, and results*.go and runsummary.go merge
 // its results into a run's summary.

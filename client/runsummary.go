@@ -69,6 +69,8 @@ type RunSummary struct {
 	// the last restart and what followed (results_restart.go).
 	Events  []EventJSON  `json:"events,omitempty"`
 	Restart *RestartJSON `json:"restart,omitempty"`
+	// Outage is a whole-cluster crash and restart (results_outage.go).
+	Outage *OutageJSON `json:"outage,omitempty"`
 	// Cost is what the processes spent per operation (results_cost.go);
 	// absent when none reported.
 	Cost *cost.Section `json:"cost,omitempty"`
@@ -129,8 +131,13 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 	if rep.Events, err = readEvents(dir, sum.StartUnixMs); err != nil {
 		return nil, err
 	}
-	if rep.Restart, err = restartOf(dir, rep.Events, &sum); err != nil {
+	if rep.Outage, err = outageOf(dir, rep.Events, cfg.N(), &sum); err != nil {
 		return nil, err
+	}
+	if rep.Outage == nil {
+		if rep.Restart, err = restartOf(dir, rep.Events, &sum); err != nil {
+			return nil, err
+		}
 	}
 	if rep.Check, err = checkRun(dir); err != nil {
 		return nil, err
@@ -151,6 +158,9 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 	}
 	if rep.Restart != nil {
 		writeRestartText(&txt, rep.Restart, &sum)
+	}
+	if rep.Outage != nil {
+		writeOutageText(&txt, rep.Outage)
 	}
 	switch {
 	case !rep.Check.Ran:

@@ -20,7 +20,7 @@ import (
 
 // Transport is a client process's connections to the replicas: one per
 // replica, shared by every session of the process that uses it
-// (wire.PeerSessions; docs/DECISIONS.md 24). A batch then carries what
+// (wire.PeerSessions; docs/DECISIONS.md 28). A batch then carries what
 // all the sessions sent, and a replica writes one batch for all of them:
 // fewer, fuller writes at both ends (docs/TUNING.md). Each connection has
 // one reader, which hands every reply to the session it names, and one

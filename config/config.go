@@ -55,6 +55,11 @@ type Config struct {
 	// file's directory, or "" for plain TCP. It lives outside Params so that
 	// a command-line override (swiftpaxos -tls) survives For.
 	TLSDir string
+	// DataPath is the directory of the key dataDir, relative to the file's
+	// directory, or "" for in-memory replicas; replica ALIAS keeps its
+	// files in DataPath/ALIAS. Outside Params for the same reason as
+	// TLSDir (swiftpaxos -data).
+	DataPath string
 
 	file      string
 	global    []setting

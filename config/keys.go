@@ -71,6 +71,10 @@ func init() {
 		{name: "sessionIdleMs", global: true, set: positiveMs(func(p *Params) *time.Duration { return &p.SessionIdle })},
 		{name: "checkerMode", global: true, set: boolean(func(p *Params) *bool { return &p.CheckerMode })},
 		{name: "latencyFile", global: true, path: true, set: func(p *Params, v string) error { p.LatencyFile = v; return nil }},
+		// Durable or not is the cluster's choice: a replica in memory
+		// next to durable ones would make a whole-cluster crash lose
+		// what the others kept.
+		{name: "dataDir", global: true, path: true, set: func(p *Params, v string) error { p.DataDir = v; return nil }},
 		// Every process must agree on TLS: a plain and a TLS end cannot talk.
 		{name: "metrics", set: setMetrics},
 		{name: "tls", global: true, path: true, set: func(p *Params, v string) error { p.TLS = v; return nil }},

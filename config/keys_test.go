@@ -51,6 +51,7 @@ func TestEveryKeyReachesItsField(t *testing.T) {
 		"leaderless: false",
 		"waitClosest: false",
 		"tls: /etc/swiftpaxos/Certs",
+		"dataDir: /var/lib/swiftpaxos",
 		"maxConns: 100",
 		"handshakeTimeoutMs: 250",
 		"clientIdleTimeoutMs: 60000",
@@ -94,12 +95,14 @@ func TestEveryKeyReachesItsField(t *testing.T) {
 		LogRetain:          700,
 		SessionIdle:        time.Minute,
 		CheckerMode:        true,
+		DataDir:            "/var/lib/swiftpaxos",
 		TLS:                "/etc/swiftpaxos/Certs",
 		MaxConns:           100,
 		HandshakeTimeout:   250 * time.Millisecond,
 		ClientIdleTimeout:  time.Minute,
 	}, c.Params)
 	assert.Equal(t, "/etc/swiftpaxos/Certs", c.TLSDir)
+	assert.Equal(t, "/var/lib/swiftpaxos", c.DataPath)
 }
 
 func TestDefaults(t *testing.T) {
@@ -130,6 +133,17 @@ func TestDefaults(t *testing.T) {
 	}, c.Params)
 	assert.Nil(t, c.Latency)
 	assert.Empty(t, c.TLSDir, "TLS is off by default")
+	assert.Empty(t, c.DataPath, "replicas keep their state in memory by default")
+}
+
+// A relative dataDir is relative to the file, and survives For.
+func TestDataDirIsRelativeToTheFile(t *testing.T) {
+	c, err := parse("conf/f.conf", strings.NewReader(withHosts("dataDir: data", "-- Apply to replica1 --", "snapshotEvery: 9")), noDisk)
+	require.NoError(t, err)
+	assert.Equal(t, "conf/data", c.DataPath)
+	assert.Equal(t, "conf/data", c.For("replica1").DataPath)
+	_, err = parse("f.conf", strings.NewReader(withHosts("-- Apply to replica1 --", "dataDir: x")), noDisk)
+	require.ErrorContains(t, err, "dataDir")
 }
 
 // A relative tls directory is relative to the file, as latencyFile is, and

@@ -81,6 +81,7 @@ type Params struct {
 	SessionIdle        time.Duration // sessionIdleMs: the leader ends a session it has not heard from this long
 	CheckerMode        bool          // checkerMode (synonym: check): unique values, history recording (PROTOCOL.md 2.6)
 	LatencyFile        string        // latencyFile: per-pair latency matrix, relative to the config file
+	DataDir            string        // dataDir: durable mode, each replica's files in DataDir/ALIAS; "" = in memory. Config.DataPath is the resolved path
 
 	// Transport: authentication and the bounds on what a connection may hold.
 	Metrics           string        // metrics: HOST:PORT or :PORT of the Prometheus endpoint (metrics/); "" = off

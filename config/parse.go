@@ -57,6 +57,9 @@ func parse(name string, r io.Reader, open opener) (*Config, error) {
 	if c.TLS != "" {
 		c.TLSDir = relativeTo(name, c.TLS)
 	}
+	if c.DataDir != "" {
+		c.DataPath = relativeTo(name, c.DataDir)
+	}
 	if err := c.Validate(); err != nil {
 		var es *Errors
 		if errors.As(err, &es) {

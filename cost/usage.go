@@ -48,6 +48,9 @@ type Usage struct {
 	// (/sched/pauses/total/gc:seconds, a few percent wide).
 	GCPauseTotalUs int64 `json:"gc_pause_total_us"`
 	GCPauseMaxUs   int64 `json:"gc_pause_max_us"`
+	// Fsyncs is how many fsyncs a durable replica's log cost (dataDir;
+	// absent in memory mode): one per group of batches written together.
+	Fsyncs uint64 `json:"fsyncs,omitempty"`
 }
 
 // Sent sums the process's links.

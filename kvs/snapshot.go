@@ -97,3 +97,13 @@ func (s *Store) Load(items []Item) {
 
 // SetLastApplied marks a restored store as applied up to slot.
 func (s *Store) SetLastApplied(slot Slot) { s.lastApplied = slot }
+
+// Thaw returns a store whose state is the snapshot's, sharing its frozen
+// shards: a write copies the shard it touches first, so the snapshot stays
+// as it was. A replica restarting from disk thaws its snapshot instead of
+// copying every key twice.
+func (sn *Snapshot) Thaw() *Store {
+	s := &Store{keys: sn.keys, present: sn.present, lastApplied: sn.lastApplied}
+	s.shards = sn.shards
+	return s
+}

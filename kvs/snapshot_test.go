@@ -95,3 +95,24 @@ func BenchmarkSnapshot(b *testing.B) {
 		}
 	})
 }
+
+// TestThawLeavesTheSnapshot: a store thawed from a snapshot has its state,
+// and writing to it changes neither the snapshot nor a second thawed store.
+func TestThawLeavesTheSnapshot(t *testing.T) {
+	s := NewStore()
+	for i := range 300 {
+		s.Apply(Slot(i+1), put(Key(i), fmt.Sprint("v", i)))
+	}
+	sn := s.Snapshot()
+	before := allItems(sn, math.MaxInt)
+	a, b := sn.Thaw(), sn.Thaw()
+	require.Equal(t, Slot(300), a.LastApplied())
+	require.Equal(t, 300, a.Keys())
+	for i := range 300 {
+		a.Apply(Slot(400+i), put(Key(i), "a"))
+	}
+	require.Equal(t, before, allItems(sn, math.MaxInt))
+	require.Equal(t, before, allItems(b.Snapshot(), math.MaxInt))
+	v, _ := a.Get(7)
+	require.Equal(t, Value("a"), v)
+}

@@ -38,14 +38,30 @@ var _ driver = (*Core)(nil)
 // TestServerDrivesCoreThroughDriver: the server's code calls on its core
 // only the driver's methods, PeerDown (an input only a TCP driver has: a
 // broken connection may shorten the election timeout, PROTOCOL.md 6.1)
-// and read-only accessors for its final log line; and it uses all of the
-// driver. A server that reached into the core otherwise (sending through
+// Synced (durable mode's input, which the simulator calls too), and
+// read-only accessors for its final log line and its applied log; and it
+// uses all of the driver. A server that reached into the core otherwise (sending through
 // it, applying on its own schedule) would be driving a core the simulator
 // never tested.
 func TestServerDrivesCoreThroughDriver(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "server.go", nil, 0)
-	require.NoError(t, err)
 	called := map[string]bool{}
+	for _, file := range []string{"server.go", "server_persist.go"} {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		require.NoError(t, err)
+		inspectCoreCalls(f, called)
+	}
+	surface := []string{"StepClient", "StepReplica", "Tick", "Ready"}
+	allowed := append(slices.Clone(surface), "PeerDown", "Synced", "Size", "LastSlot", "AppliedIndex", "SnapshotSlot")
+	for m := range called {
+		require.Contains(t, allowed, m, "the server calls Core.%s", m)
+	}
+	for _, m := range surface {
+		require.True(t, called[m], "the server never calls Core.%s", m)
+	}
+}
+
+// inspectCoreCalls notes the methods f calls on a field named core.
+func inspectCoreCalls(f *ast.File, called map[string]bool) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
@@ -60,14 +76,6 @@ func TestServerDrivesCoreThroughDriver(t *testing.T) {
 		}
 		return true
 	})
-	surface := []string{"StepClient", "StepReplica", "Tick", "Ready"}
-	allowed := append(slices.Clone(surface), "PeerDown", "Size", "LastSlot", "AppliedIndex")
-	for m := range called {
-		require.Contains(t, allowed, m, "server.go calls Core.%s", m)
-	}
-	for _, m := range surface {
-		require.True(t, called[m], "server.go never calls Core.%s", m)
-	}
 }
 
 // batchingPolicy stands in for a protocol that batches notifications

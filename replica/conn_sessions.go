@@ -19,7 +19,7 @@ import (
 const maxSessionsPerConn = 1 << 12
 
 // serveSessions reads a connection that carries the sessions of one
-// client process (wire.PeerSessions; docs/DECISIONS.md 24). A session
+// client process (wire.PeerSessions; docs/DECISIONS.md 28). A session
 // attaches with a PeerClient Hello; from then on the loop sends its
 // replies here. A message must name an attached session
 // (wire.SessionOf): one that names none, or another, is a protocol

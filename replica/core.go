@@ -114,6 +114,12 @@ type Core struct {
 	incarnation uint64   // drawn at start: tells a restart from a slow start
 	founders    []uint64 // incarnations at the bootstrap, by replica
 	scratchEnts []*wire.Entry
+
+	// dur, in durable mode, collects what must reach the disk (durable.go);
+	// founded is a new durable cluster's leader waiting for a majority of
+	// members on disk (founding.go).
+	dur     *journal
+	founded *founding
 }
 
 // New builds a replica core in ballot 0.
@@ -149,8 +155,13 @@ func New(o Options) (*Core, error) {
 	c.incarnation = o.Rand.Uint64() | 1
 	c.leader = wire.NoReplica
 	c.resetElectionTimer()
-	if o.StartAsMember {
+	if o.Restore != nil && !o.Restore.Empty() {
+		c.restore(o.Restore)
+	} else if o.StartAsMember {
 		c.bootstrap()
+	}
+	if o.Durable {
+		c.startJournal()
 	}
 	c.lastHeartbeat = c.lastHeard
 	return c, nil
@@ -198,6 +209,12 @@ func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
 	}
 	if !c.member && c.holdEarly(from, m) {
 		return
+	}
+	if c.founded != nil {
+		if _, read := m.(*wire.WeakRead); !read {
+			c.founded.buffered = append(c.founded.buffered, bufferedRequest{from, m})
+			return
+		}
 	}
 	if c.rec != nil {
 		if _, read := m.(*wire.WeakRead); !read {

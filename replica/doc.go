@@ -47,6 +47,19 @@
 // slow path's Sync; decide.go flushes stale witness records to the leader
 // (WitnessSync) and decides them.
 //
+// # Durable mode
+//
+// With Options.Durable (the dataDir key) every Ready carries the batch of
+// changes to durable state (storage.Batch: hard state, entries, witness
+// records, snapshots) and holds back in AfterSync the acknowledgements
+// that depend on it; the driver writes the batches, sends AfterSync once
+// they are on disk and calls Synced, and a leader counts its own entries
+// toward commits only then (durable.go). A replica restarts from what it
+// wrote (restore.go); a brand-new durable cluster serves once a majority
+// have their membership on disk (founding.go). The server persists on a
+// goroutine of its own with one fsync per drained queue (server_persist.go,
+// replica/storage). In memory mode none of this runs.
+//
 // # Failures
 //
 // election.go elects leaders (randomised timeouts, the up-to-date-log vote

@@ -223,6 +223,7 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 		c.log.Info("stepping down", zap.Uint32("ballot", uint32(b)))
 	}
 	if c.role != Follower {
+		c.founded = nil // its buffered requests are retried by their clients
 		clear(c.barred)
 		clear(c.ending)
 		clear(c.barredOrder)

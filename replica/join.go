@@ -7,9 +7,10 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// A replica starts without state (there is no durable mode yet) and is not
-// a member of the cluster until it knows it may be one (PROTOCOL.md 6.10,
-// docs/DECISIONS.md 21). It asks every peer with Join:
+// A replica that starts without state (in memory, or durable with an empty
+// data directory; a durable replica with state restores it, restore.go) is
+// not a member of the cluster until it knows it may be one (PROTOCOL.md
+// 6.10, docs/DECISIONS.md 21). It asks every peer with Join:
 //
 //   - if every replica of the cluster, itself included, reports ballot 0,
 //     an empty log and no membership, the cluster is brand new and nothing
@@ -108,7 +109,7 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 	if c.fresh() {
 		c.founders = make([]uint64, c.o.N)
 		for p, r := range j.replies {
-			if r != nil && r.Ballot == 0 && r.LastSlot == 0 && !r.Member {
+			if c.freshReply(r) {
 				c.founders[p] = r.Incarnation
 			}
 		}
@@ -140,11 +141,18 @@ func (c *Core) fresh() bool {
 		return false
 	}
 	for p, r := range c.jn.replies {
-		if wire.ReplicaID(p) != c.o.ID && (r == nil || r.Ballot != 0 || r.LastSlot != 0 || r.Member) {
+		if wire.ReplicaID(p) != c.o.ID && !c.freshReply(r) {
 			return false
 		}
 	}
 	return true
+}
+
+// freshReply reports whether a peer's JoinReply shows it fresh: ballot 0,
+// an empty log, and not a member, or, in durable mode, a member with
+// nothing appended (founding.go).
+func (c *Core) freshReply(r *wire.JoinReply) bool {
+	return r != nil && r.Ballot == 0 && r.LastSlot == 0 && (!r.Member || c.o.Durable)
 }
 
 // bootstrap makes the replica a member of a brand-new cluster.
@@ -155,6 +163,7 @@ func (c *Core) bootstrap() {
 		c.role = Leader
 		c.viewCommitted = true
 		c.leaderSince = c.o.Now()
+		c.startFounding()
 	}
 	c.resetElectionTimer()
 	c.log.Info("cluster bootstrapped", zap.Int32("leader", int32(c.o.InitialLeader)))

@@ -20,6 +20,8 @@ type raftLog struct {
 	base       kvs.Slot
 	baseBallot wire.Ballot
 	entries    []wire.Entry
+	// j, in durable mode, is told of every entry written and every cut.
+	j *journal
 }
 
 func (l *raftLog) last() kvs.Slot { return l.base + kvs.Slot(len(l.entries)) }
@@ -51,6 +53,9 @@ func (l *raftLog) lastBallot() wire.Ballot {
 func (l *raftLog) append(e wire.Entry) kvs.Slot {
 	e.Slot = l.last() + 1
 	l.entries = append(l.entries, e)
+	if l.j != nil {
+		l.j.logged(e)
+	}
 	return e.Slot
 }
 
@@ -61,6 +66,9 @@ func (l *raftLog) append(e wire.Entry) kvs.Slot {
 // under the encoder. It happens only at a view change.
 func (l *raftLog) truncate(s kvs.Slot) {
 	l.entries = slices.Clone(l.entries[:s-l.base-1])
+	if l.j != nil {
+		l.j.cut(s - 1)
+	}
 }
 
 // compact forgets the entries up to slot s (at most last), keeping the
@@ -78,6 +86,9 @@ func (l *raftLog) compact(s kvs.Slot) {
 // reset empties the log onto a snapshot that ends at slot s of ballot b.
 func (l *raftLog) reset(s kvs.Slot, b wire.Ballot) {
 	l.entries, l.base, l.baseBallot = nil, s, b
+	if l.j != nil {
+		l.j.cut(s)
+	}
 }
 
 // slice returns the entries of slots from..to (inclusive), at most max of

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/wire"
 )
 
@@ -79,6 +80,14 @@ type Options struct {
 	// Check mode dumps the applied log through it.
 	Executed func(e *wire.Entry, res kvs.Result)
 
+	// Durable makes the core hand out, with each Ready, what must reach
+	// the disk and hold back the acknowledgements that depend on it
+	// (durable.go). Restore, when not empty, is the state a durable
+	// replica found on disk: it comes back a member with it at once
+	// (restore.go).
+	Durable bool
+	Restore *storage.State
+
 	// Mutation deliberately breaks a protocol rule. It exists only so that
 	// tests can prove the checker catches the breakage; never set it
 	// outside tests.
@@ -107,6 +116,9 @@ type Mutation struct {
 	// witnessing, as soon as a member answers its Join, before it has
 	// caught up (the leader-completeness hole of PROTOCOL.md 6.10).
 	EarlyMember bool
+	// EarlyRecordAck makes a durable witness acknowledge a record before
+	// the record is on disk (the hole durable mode closes).
+	EarlyRecordAck bool
 }
 
 // withDefaults fills zero durations with the values of PROTOCOL.md 7.2.
@@ -175,6 +187,9 @@ func (o Options) validate() error {
 	}
 	if o.SessionIdle < 0 {
 		errs = append(errs, fmt.Errorf("session idle time %v: must be positive", o.SessionIdle))
+	}
+	if o.Restore != nil && !o.Durable {
+		errs = append(errs, errors.New("state to restore, but not in durable mode"))
 	}
 	if o.ElectionTimeoutMin > o.ElectionTimeoutMax {
 		errs = append(errs, fmt.Errorf("election timeout %v-%v: min above max", o.ElectionTimeoutMin, o.ElectionTimeoutMax))

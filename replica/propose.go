@@ -136,6 +136,6 @@ func (c *Core) appendEntry(e wire.Entry) kvs.Slot {
 	s := c.entries.append(e)
 	c.cmdIndex[e.Cmd] = s
 	c.keys.add(s, e.Command)
-	c.match[c.o.ID] = s
+	c.match[c.o.ID] = c.selfMatch()
 	return s
 }

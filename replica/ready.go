@@ -1,6 +1,9 @@
 package replica
 
-import "swiftpaxos/replica/wire"
+import (
+	"swiftpaxos/replica/storage"
+	"swiftpaxos/replica/wire"
+)
 
 // Envelope is one message a core produced, with where it goes: a replica,
 // or a client session when ToClient is set.
@@ -28,6 +31,14 @@ type Ready struct {
 	// without durable state leaves it empty, and a driver sends it after
 	// Messages.
 	AfterSync []Envelope
+	// Persist, in durable mode, is what changed in the replica's durable
+	// state since the last Ready (nil if nothing did). The driver writes
+	// batches in order; once every batch up to SyncSeq is on disk it sends
+	// AfterSync and calls Core.Synced(SyncSeq). AfterSync waits even
+	// without a batch of its own: what it acknowledges may be in an
+	// earlier batch not yet synced.
+	Persist *storage.Batch
+	SyncSeq uint64
 }
 
 // outbox collects a core's outputs between two calls to Ready. It keeps
@@ -58,5 +69,8 @@ func (o *outbox) take() []Envelope {
 // it batched) and returns every output produced since the last call.
 func (c *Core) Ready() Ready {
 	c.flush()
+	if c.dur != nil {
+		return c.durableReady()
+	}
 	return Ready{Messages: c.out.take()}
 }

@@ -35,7 +35,7 @@ func (c *Core) becomeLeader() {
 	for p := range c.o.N {
 		c.match[p], c.sent[p] = 0, last
 	}
-	c.match[c.o.ID] = last
+	c.match[c.o.ID] = c.selfMatch()
 	c.commitSent = c.commitIndex
 	c.viewCommitted = false
 	c.rec = &recovery{replies: make([]*wire.CollectReply, c.o.N)}

@@ -93,6 +93,9 @@ func (c *Core) onAcceptAck(from wire.ReplicaID, m *wire.AcceptAck) error {
 	p := m.Replica
 	joined := c.learner[p] && !m.Learner
 	c.learner[p] = m.Learner
+	if !m.Learner {
+		c.foundingAck(p)
+	}
 	if !m.Success {
 		// MatchSlot is the follower's hint of where its log may agree.
 		if m.MatchSlot < c.sent[p] {

@@ -19,6 +19,7 @@ import (
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 	"swiftpaxos/cost"
+	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/wire"
 )
 
@@ -112,6 +113,10 @@ type server struct {
 	longestBatch time.Duration
 	started      time.Time       // for the status's uptime
 	metrics      *replicaMetrics // nil: off
+	// disk, in durable mode, writes the core's batches; held are the
+	// acknowledgements waiting for them (server_persist.go).
+	disk *persister
+	held []heldBack
 }
 
 // encoders is the bound on the replica's writers encoding at once
@@ -184,9 +189,21 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	if s.counters == nil {
 		s.counters = &ConnCounters{}
 	}
+	var restore *storage.State
+	if cfg.DataPath != "" {
+		if s.disk, restore, err = openDurable(cfg.DataPath, cfg.Replica(idx).Alias, s.log); err != nil {
+			ln.Close()
+			if applied != nil {
+				err = errors.Join(err, applied.Close())
+			}
+			return err
+		}
+		defer s.disk.store.Close()
+	}
 	start := time.Now()
 	s.started = start
 	s.core, err = New(Options{
+		Durable: s.disk != nil, Restore: restore,
 		ID: s.id, N: cfg.N(), Policy: o.Policy(), Log: s.log,
 		Now:                func() int64 { return int64(time.Since(start)) },
 		Rand:               rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(idx))),
@@ -209,6 +226,9 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		}
 		return err
 	}
+	if sn := s.core.SnapshotSlot(); sn > 0 {
+		s.recordSnapshot(sn) // restarted from disk: the applied log goes on after it
+	}
 	if o.Ready != nil {
 		o.Ready(ln.Addr())
 	}
@@ -226,6 +246,10 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		}
 	}
 	g.Go(func() error { return s.loop(gctx) })
+	if s.disk != nil {
+		g.Go(func() error { return s.disk.run(gctx) })
+		g.Go(func() error { return s.disk.writeSnapshots(gctx) })
+	}
 	if cfg.ClientIdleTimeout > 0 {
 		g.Go(func() error { return s.sweepIdle(gctx) })
 	}
@@ -236,7 +260,11 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		werr = applied.Close() // a lost applied log fails even a clean stop
 	}
 	if o.CostPath != "" {
-		werr = errors.Join(werr, cost.WriteFile(o.CostPath, cost.Take(o.Alias, cost.RoleReplica, s.meter)))
+		u := cost.Take(o.Alias, cost.RoleReplica, s.meter)
+		if s.disk != nil {
+			u.Fsyncs = s.disk.fsyncs.Load()
+		}
+		werr = errors.Join(werr, cost.WriteFile(o.CostPath, u))
 	}
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return werr
@@ -249,10 +277,16 @@ func (s *server) loop(ctx context.Context) error {
 	t := time.NewTicker(tickEvery)
 	defer t.Stop()
 	defer s.closeAll()
+	var synced <-chan struct{} // nil in memory mode: never ready
+	if s.disk != nil {
+		synced = s.disk.notify
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-synced:
+			s.onSynced()
 		case <-t.C:
 			s.core.Tick()
 			s.send(s.core.Ready())
@@ -379,6 +413,10 @@ func (s *server) send(rd Ready) {
 	for _, e := range rd.Messages {
 		s.sendOne(e)
 	}
+	if s.disk != nil {
+		s.persist(rd)
+		return
+	}
 	for _, e := range rd.AfterSync {
 		s.sendOne(e)
 	}
@@ -421,5 +459,5 @@ func (s *server) logStats() {
 		zap.Uint64("bytes", sent.Bytes), zap.Float64("avg_batch", sent.AvgBatch),
 		zap.Uint64("reads", calls.Reads), zap.Uint64("writes", calls.Writes),
 		zap.Uint64("last_slot", uint64(s.core.LastSlot())), zap.Uint64("applied", uint64(s.core.AppliedIndex()))},
-		s.counters.fields()...)...)
+		append(s.counters.fields(), s.disk.fields()...)...)...)
 }

@@ -39,6 +39,7 @@ func (c *Core) takeSnapshot() {
 	}()
 	b, _ := c.entries.ballotAt(c.appliedIndex)
 	c.snap = &snapshot{lastSlot: c.appliedIndex, lastBallot: b, store: c.store.Snapshot(), sessions: c.sessions.states()}
+	c.persistSnapshot(c.snap, false)
 	if retain := kvs.Slot(c.o.LogRetain); c.snap.lastSlot > retain {
 		c.entries.compact(c.snap.lastSlot - retain)
 	}
@@ -214,6 +215,7 @@ func (c *Core) install(in *installing) {
 	c.commitIndex, c.appliedIndex = in.lastSlot, in.lastSlot
 	c.matchedUpTo = max(c.matchedUpTo, in.lastSlot)
 	c.snap = &snapshot{lastSlot: in.lastSlot, lastBallot: in.lastBallot, store: c.store.Snapshot(), sessions: in.sessions}
+	c.persistSnapshot(c.snap, true)
 	// Records of commands the snapshot applied are decided.
 	for id := range c.wit.byCmd {
 		if c.sessions.wasApplied(id) {

@@ -27,6 +27,8 @@ type witness struct {
 	byKey   map[kvs.Key][]*witnessRecord
 	index   RecordIndex
 	arrival uint64
+	// j, in durable mode, is told of every record kept and removed.
+	j *journal
 }
 
 func newWitness(index RecordIndex) *witness {
@@ -84,7 +86,19 @@ func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	if w.index != nil {
 		w.index.RecordKept(r.Record)
 	}
+	if w.j != nil {
+		w.j.kept(r.Record)
+	}
 	return r
+}
+
+// restore keeps a record read back from disk with its arrival number, so
+// that recovery replays in the order the records arrived before the crash
+// (docs/DECISIONS.md 18).
+func (w *witness) restore(rec wire.Record, now int64) {
+	arrival := rec.Arrival
+	w.add(rec, now).Arrival = arrival
+	w.arrival = max(w.arrival, arrival)
 }
 
 // remove deletes the record of id, if kept.
@@ -105,6 +119,9 @@ func (w *witness) remove(id wire.CmdID) {
 	}
 	if w.index != nil {
 		w.index.RecordDropped(r.Record)
+	}
+	if w.j != nil {
+		w.j.dropped(id)
 	}
 }
 

@@ -115,6 +115,20 @@ func Configs(protocol string) []Config {
 			o.SnapshotEvery, o.LogRetain = 40, 10
 			return o
 		}},
+		// Durable replicas (a simulated disk each, durable.go): the whole
+		// cluster crashes twice under load, losing every unsynced batch
+		// but a prefix, and comes back from disk; up to f replicas also
+		// crash alone and come back from disk. Nothing acknowledged may be
+		// lost.
+		{Name: "crash-all", Sizes: []int{3, 5}, CISeeds: 8, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			wide(&o, 6, 120, 3, 10)
+			o.Durable = true
+			o.Faults = CrashAllMix(n)
+			o.SnapshotEvery, o.LogRetain = 40, 10
+			return o
+		}},
 		// Sessions end in the middle of the run: the leader expires those
 		// idle longer than SessionIdle (some think times are longer),
 		// through the log and across view changes; a late request of an

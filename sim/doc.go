@@ -9,6 +9,12 @@
 // connections (everything in flight on them is lost, the next message
 // reconnects) and partitions that isolate a replica and heal.
 //
+// With Options.Durable every replica has a simulated disk (durable.go):
+// syncs take random time and cover what was written before they started,
+// a crash keeps a random prefix of the unsynced batches, and a crashed
+// replica restarts from its disk; Faults.CrashAlls crashes the whole
+// cluster at once.
+//
 // A run is a pure function of its Options: the same seed replays the same
 // run exactly. Nothing here is safe for concurrent use; a test owns a run.
 package sim

@@ -13,6 +13,7 @@ const (
 	evApply
 	evReplicaDown
 	evReplicaUp
+	evSync
 )
 
 // event is one scheduled happening. seq breaks ties between events at the
@@ -29,6 +30,8 @@ type event struct {
 	idx int
 	// evReplicaDown: the crashed replica
 	peer int
+	// evSync: the last batch the sync covers
+	batch uint64
 }
 
 type eventQueue []*event

@@ -12,6 +12,7 @@ const (
 	faultCrash
 	faultCrashClient
 	faultRestart
+	faultCrashAll
 )
 
 func (c *Cluster) fault(kind int) {
@@ -52,6 +53,17 @@ func (c *Cluster) fault(kind int) {
 		if c.o.Faults.CrashClientToo {
 			c.sessions[c.rng.IntN(len(c.sessions))].dead = true
 		}
+	case faultCrashAll:
+		// Every replica at once (a power cut): only durable replicas come
+		// back with what they acknowledged.
+		c.CrashAlls++
+		for r := range c.replicas {
+			c.crash(r)
+		}
+		back := c.now + 1 + c.rng.Int64N(int64(f.RestartAfter))
+		for r := range c.replicas {
+			c.schedule(&event{at: back, kind: evFault, idx: faultRestart, peer: r})
+		}
 	case faultCrashClient:
 		var live []*session
 		for _, s := range c.sessions {
@@ -67,8 +79,9 @@ func (c *Cluster) fault(kind int) {
 
 func (c *Cluster) heal() { c.isolated = -1 }
 
-// restart brings crashed replica r back, empty (PROTOCOL.md 6.10): its
-// connections were broken, its sessions learn it is reachable again.
+// restart brings crashed replica r back, empty (PROTOCOL.md 6.10), or in
+// durable mode with what its disk holds: its connections were broken, its
+// sessions learn it is reachable again.
 func (c *Cluster) restart(r int) {
 	if !c.dead[r] {
 		return
@@ -102,6 +115,9 @@ func (c *Cluster) crash(r int) {
 		return
 	}
 	c.dead[r] = true
+	if c.o.Durable {
+		c.crashDisk(r)
+	}
 	for i, s := range c.sessions {
 		if !s.dead {
 			c.schedule(&event{at: c.now + int64(c.o.Faults.MaxDelay), kind: evReplicaDown, idx: i, peer: r})

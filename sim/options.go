@@ -59,6 +59,13 @@ type Faults struct {
 	// empty, within that long of its crash (PROTOCOL.md 6.10): it must
 	// rejoin before it votes or witnesses again.
 	RestartAfter time.Duration
+	// CrashAlls is how many times every replica crashes at once, at random
+	// instants within CrashWithin of the start; they all come back within
+	// RestartAfter. It needs durable replicas (Options.Durable).
+	CrashAlls int
+	// SyncDelay is the longest a durable replica's sync takes (0: 2 ms);
+	// a sync takes between a tenth of it and all of it.
+	SyncDelay time.Duration
 	// ClientCrashes is how many client sessions crash on their own, at
 	// random instants within CrashWithin (or the first second).
 	ClientCrashes int
@@ -117,6 +124,9 @@ type Options struct {
 	// failing seed): the instant, the endpoints (replicas 0..N-1, then
 	// sessions) and the message.
 	Trace func(now time.Duration, from, to int, m wire.Message)
+	// Durable runs the replicas in durable mode, each with a simulated disk
+	// (durable.go): a crashed replica restarts from it.
+	Durable bool
 	// Mutation is passed to every replica, ClientMutation to every
 	// session (tests of the checker only).
 	Mutation       replica.Mutation
@@ -138,6 +148,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LogRetain == 0 {
 		o.LogRetain = 20
+	}
+	if o.Faults.SyncDelay == 0 {
+		o.Faults.SyncDelay = 2 * time.Millisecond
 	}
 	if o.Workload.Pendings == 0 {
 		o.Workload.Pendings = 1
@@ -167,6 +180,9 @@ func (o Options) validate() error {
 	}
 	if o.Faults.Crashes > 0 && o.Faults.CrashWithin <= 0 {
 		errs = append(errs, errors.New("crashes need a positive CrashWithin"))
+	}
+	if o.Faults.CrashAlls > 0 && (!o.Durable || o.Faults.RestartAfter <= 0 || o.Faults.CrashWithin <= 0) {
+		errs = append(errs, errors.New("whole-cluster crashes need durable replicas, a positive RestartAfter and a positive CrashWithin"))
 	}
 	if o.Faults.MaxDelay < o.Faults.MinDelay {
 		errs = append(errs, errors.New("MaxDelay below MinDelay"))

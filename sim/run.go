@@ -43,6 +43,9 @@ func (c *Cluster) run() error {
 	if within <= 0 {
 		within = time.Second
 	}
+	for range c.o.Faults.CrashAlls {
+		c.schedule(&event{at: start + 1 + c.rng.Int64N(int64(c.o.Faults.CrashWithin)), kind: evFault, idx: faultCrashAll})
+	}
 	for range c.o.Faults.ClientCrashes {
 		c.schedule(&event{at: start + 1 + c.rng.Int64N(int64(within)), kind: evFault, idx: faultCrashClient})
 	}
@@ -119,11 +122,13 @@ func (c *Cluster) handle(e *event, settling bool) error {
 		c.replicas[e.idx].Apply(1 + c.rng.IntN(4))
 		c.drain(e.idx)
 		c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(c.o.Faults.ApplyLag)), kind: evApply, idx: e.idx})
+	case evSync:
+		c.synced(e.idx, e.batch)
 	case evFault:
 		switch {
 		case e.idx == faultRestart:
 			c.restart(e.peer)
-		case !settling || e.idx == faultCrash || e.idx == faultCrashClient:
+		case !settling || e.idx == faultCrash || e.idx == faultCrashClient || e.idx == faultCrashAll:
 			c.fault(e.idx)
 		}
 	}

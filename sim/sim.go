@@ -10,6 +10,7 @@ import (
 	"swiftpaxos/client"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
+	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/wire"
 )
 
@@ -53,6 +54,7 @@ type Cluster struct {
 	isolated int                   // isolated replica, -1 if none
 	deferred []bool                // replicas whose execution lags
 	dead     []bool                // crashed replicas
+	disks    []*disk               // durable mode: each replica's disk
 	filter   func(from, to int, m wire.Message) bool
 	healAt   int64
 
@@ -71,6 +73,9 @@ type Cluster struct {
 	// snapshots installed by state transfer, and restarted replicas that
 	// became members again.
 	Restarts, Installs, Rejoins int
+	// FromDisk counts replicas restarted from their disk (durable mode);
+	// CrashAlls the whole-cluster crashes.
+	FromDisk, CrashAlls int
 	// Ended counts sessions whose clean end the cluster confirmed;
 	// IdleExpired the sessions the leader ended for being idle.
 	Ended, IdleExpired int
@@ -92,6 +97,7 @@ type Result struct {
 	// Restarts, Installs, Rejoins, Ended and IdleExpired as counted by
 	// the Cluster.
 	Restarts, Installs, Rejoins, Ended, IdleExpired int
+	FromDisk, CrashAlls                             int
 	// Expired is how many live sessions were told that acknowledged
 	// writes of theirs were refused (docs/DECISIONS.md 15).
 	Expired int
@@ -133,6 +139,7 @@ func Run(o Options) (*Result, error) {
 	return &Result{
 		Ballot: ballot, Crashed: crashed, Expired: lost,
 		Restarts: c.Restarts, Installs: c.Installs, Rejoins: c.Rejoins, Ended: c.Ended, IdleExpired: c.IdleExpired,
+		FromDisk: c.FromDisk, CrashAlls: c.CrashAlls,
 		History: c.history, Logs: logs, Report: rep,
 		Fast: c.Fast, Slow: c.Slow, Messages: c.Messages,
 		Virtual: time.Duration(c.now),
@@ -156,6 +163,11 @@ func newCluster(o Options) (*Cluster, error) {
 		c.links[i] = make([]*link, total)
 		for j := range total {
 			c.links[i][j] = &link{from: i, to: j}
+		}
+	}
+	for range o.N {
+		if o.Durable {
+			c.disks = append(c.disks, &disk{mem: storage.NewMem()})
 		}
 	}
 	for i := range o.N {
@@ -208,6 +220,10 @@ func (c *Cluster) schedule(e *event) {
 // only merges Accepts (replica.Ready).
 func (c *Cluster) drain(i int) {
 	rd := c.replicas[i].Ready()
+	if c.o.Durable {
+		c.drainDurable(i, rd)
+		return
+	}
 	for _, e := range rd.Messages {
 		c.deliverFrom(i, e)
 	}
@@ -329,11 +345,22 @@ type segment struct {
 	entries []check.LogEntry
 }
 
-// startReplica starts replica i, empty, in a new lifetime.
+// startReplica starts replica i in a new lifetime: empty, or, in durable
+// mode, with what its disk holds (its applied log then goes on after the
+// snapshot's slot).
 func (c *Cluster) startReplica(i int) error {
 	o := c.o
 	c.newSegment(i)
+	var restore *storage.State
+	if o.Durable {
+		st, err := c.diskState(i)
+		if err != nil {
+			return err
+		}
+		restore = st
+	}
 	core, err := replica.New(replica.Options{
+		Durable: o.Durable, Restore: restore,
 		ID: wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
 		Now:           c.clock,
 		Rand:          rand.New(rand.NewPCG(o.Seed, uint64(i)|uint64(c.lifetime[i])<<32)),
@@ -350,6 +377,12 @@ func (c *Cluster) startReplica(i int) error {
 		return err
 	}
 	c.replicas[i] = core
+	if s := core.SnapshotSlot(); s > 0 {
+		c.recordSnapshot(i, s)
+	}
+	if restore != nil && !restore.Empty() {
+		c.FromDisk++
+	}
 	return nil
 }
 

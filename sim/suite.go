@@ -78,7 +78,7 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 	for _, n := range ns {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			t.Parallel()
-			fast, slow, restarts, installs, rejoins, ended, expired := 0, 0, 0, 0, 0, 0, 0
+			fast, slow, restarts, installs, rejoins, ended, expired, fromDisk, crashAlls := 0, 0, 0, 0, 0, 0, 0, 0, 0
 			seeds := Seeds(count)
 			for _, seed := range seeds {
 				res, err := Run(mk(seed, n))
@@ -89,12 +89,14 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 				restarts += res.Restarts
 				installs += res.Installs
 				rejoins += res.Rejoins
+				fromDisk += res.FromDisk
+				crashAlls += res.CrashAlls
 				ended += res.Ended
 				expired += res.IdleExpired
 				slow += res.Slow
 			}
-			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d; %d restarts, %d snapshots installed, %d rejoined; sessions: %d ended, %d expired idle",
-				n, len(seeds), fast, slow, restarts, installs, rejoins, ended, expired)
+			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d; %d restarts (%d from disk, %d whole-cluster crashes), %d snapshots installed, %d rejoined; sessions: %d ended, %d expired idle",
+				n, len(seeds), fast, slow, restarts, fromDisk, crashAlls, installs, rejoins, ended, expired)
 			if fast == 0 || slow == 0 {
 				t.Fatalf("fast path %d, slow path %d: the workload must exercise both", fast, slow)
 			}
@@ -145,6 +147,18 @@ func FailoverMix(n int) Faults {
 	f := FaultMix
 	f.Crashes = quorum.F(n)
 	f.CrashWithin = 150 * time.Millisecond
+	return f
+}
+
+// CrashAllMix is FaultMix on durable replicas with two whole-cluster
+// crashes and up to f single ones, each replica back from its disk within
+// 400 ms, and syncs of up to 3 ms.
+func CrashAllMix(n int) Faults {
+	f := FailoverMix(n)
+	f.CrashWithin = 1500 * time.Millisecond
+	f.CrashAlls = 2
+	f.RestartAfter = 400 * time.Millisecond
+	f.SyncDelay = 3 * time.Millisecond
 	return f
 }
 

@@ -58,7 +58,7 @@ const (
 	// session to it.
 	PeerClient PeerKind = 2
 	// PeerSessions: the connection carries the sessions of one client
-	// process (docs/DECISIONS.md 24). Its Hello names no session; each
+	// process (docs/DECISIONS.md 28). Its Hello names no session; each
 	// session attaches with a PeerClient Hello of its own before its first
 	// request, and every message then names its session through its
 	// command id (SessionOf).

@@ -1,0 +1,63 @@
+package replica
+
+import (
+	"go.uber.org/zap"
+
+	"swiftpaxos/replica/storage"
+	"swiftpaxos/replica/wire"
+)
+
+// restore rebuilds a durable replica from what it found on disk: the
+// snapshot's store and client table, the log after it (not yet known
+// committed: a leader will say), the witness records in their arrival
+// order, its ballot and vote. Nothing it acknowledged before the crash is
+// missing, so, unlike a replica restarted without its state (join.go,
+// PROTOCOL.md 6.10), it is a member at once if it was one: it may vote and
+// witness. It comes back a follower with no known leader, and learns its
+// current view's start from the log (the ballot's no-op) when the log
+// holds it.
+func (c *Core) restore(st *storage.State) {
+	c.ballot, c.el.votedFor, c.member = st.Hard.Ballot, st.Hard.Vote, st.Hard.Member
+	if sn := st.Snapshot; sn != nil {
+		c.store = sn.Store.Thaw()
+		c.sessions = restoreSessions(sn.Sessions)
+		c.snap = &snapshot{lastSlot: sn.LastSlot, lastBallot: sn.LastBallot, store: c.store.Snapshot(), sessions: sn.Sessions}
+		c.entries.reset(sn.LastSlot, sn.LastBallot)
+		c.commitIndex, c.appliedIndex, c.matchedUpTo = sn.LastSlot, sn.LastSlot, sn.LastSlot
+	}
+	for _, e := range st.Entries {
+		s := c.entries.append(e)
+		c.cmdIndex[e.Cmd] = s
+		c.keys.add(s, e.Command)
+		if isViewNoop(&e) && e.Ballot == c.ballot && c.ballot > 0 {
+			c.viewBallot, c.viewStart = c.ballot, s+1
+		}
+	}
+	now := c.o.Now()
+	for _, r := range st.Records {
+		c.wit.restore(r, now)
+	}
+	c.role, c.leader = Follower, wire.NoReplica
+	c.resetElectionTimer()
+	c.log.Info("restarted from disk", zap.Uint32("ballot", uint32(c.ballot)), zap.Bool("member", c.member),
+		zap.Uint64("snapshot", uint64(c.entries.base)), zap.Uint64("last", uint64(c.entries.last())),
+		zap.Int("records", len(st.Records)), zap.Int("cut", st.Cut))
+}
+
+// startJournal starts durable mode: from here on every change is written
+// down. The disk holds what restore read (or nothing), so the journal
+// starts from that; records of commands the snapshot already applied are
+// decided, and go.
+func (c *Core) startJournal() {
+	j := &journal{hard: storage.HardState{Vote: wire.NoReplica}, synced: c.entries.last()}
+	if st := c.o.Restore; st != nil {
+		j.hard = st.Hard
+	}
+	c.dur = j
+	c.entries.j, c.wit.j = j, j
+	for id := range c.wit.byCmd {
+		if c.sessions.wasApplied(id) {
+			c.wit.remove(id)
+		}
+	}
+}

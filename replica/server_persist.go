@@ -1,0 +1,186 @@
+package replica
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+
+	"swiftpaxos/replica/storage"
+)
+
+// Durable mode in the server (dataDir): the event loop never waits on the
+// disk. Each Ready's batch goes to the persister's queue; the persister
+// goroutine takes every batch queued, writes them as one pebble batch with
+// one fsync (group commit: the more the loop produces while a sync runs,
+// the more the next one carries), and posts the last sequence number
+// synced. The loop then sends the acknowledgements those batches held
+// back, in order, and tells the core (Core.Synced). Snapshots the replica
+// takes itself are written by a third goroutine, the latest first, so that
+// writing a large store never delays an fsync.
+
+// persister writes a durable replica's batches.
+type persister struct {
+	store *storage.Store
+	log   *zap.Logger
+
+	mu    sync.Mutex
+	queue []*storage.Batch
+	wake  chan struct{} // one pending wake-up at most
+
+	synced   atomic.Uint64 // the last batch on disk
+	notify   chan struct{} // tells the loop that synced moved
+	snaps    chan *storage.Snapshot
+	fsyncs   atomic.Uint64
+	batches  atomic.Uint64
+	maxGroup atomic.Uint64 // most batches one fsync carried
+}
+
+// fields are the persister's counters for the replica's last log line.
+func (p *persister) fields() []zap.Field {
+	if p == nil {
+		return nil
+	}
+	return []zap.Field{zap.Uint64("fsyncs", p.fsyncs.Load()), zap.Uint64("batches_synced", p.batches.Load()),
+		zap.Uint64("most_batches_per_fsync", p.maxGroup.Load())}
+}
+
+// heldBack is one Ready's AfterSync, waiting for batch seq.
+type heldBack struct {
+	seq  uint64
+	msgs []Envelope
+}
+
+// openDurable opens the replica's store (dataDir/ALIAS) and returns what
+// it holds.
+func openDurable(dir, alias string, log *zap.Logger) (*persister, *storage.State, error) {
+	st, state, err := storage.Open(filepath.Join(dir, alias), log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &persister{
+		store: st, log: log,
+		wake:   make(chan struct{}, 1),
+		notify: make(chan struct{}, 1),
+		snaps:  make(chan *storage.Snapshot, 1),
+	}, state, nil
+}
+
+// enqueue hands a batch to the persister; it never waits on the disk.
+func (p *persister) enqueue(b *storage.Batch) {
+	p.mu.Lock()
+	p.queue = append(p.queue, b)
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run writes what is queued, one fsync per drained queue, until ctx ends
+// or a write fails (the replica then stops: it cannot acknowledge
+// anything any more).
+func (p *persister) run(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-p.wake:
+		}
+		p.mu.Lock()
+		bs := p.queue
+		p.queue = nil
+		p.mu.Unlock()
+		if len(bs) == 0 {
+			continue
+		}
+		before := p.store.Syncs()
+		if err := p.store.Write(bs); err != nil {
+			return err
+		}
+		p.fsyncs.Add(p.store.Syncs() - before)
+		p.batches.Add(uint64(len(bs)))
+		if g := uint64(len(bs)); g > p.maxGroup.Load() {
+			p.maxGroup.Store(g)
+		}
+		for _, b := range bs {
+			if b.Snapshot != nil && !b.Installed {
+				p.offerSnapshot(b.Snapshot)
+			}
+		}
+		p.synced.Store(bs[len(bs)-1].Seq)
+		select {
+		case p.notify <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// offerSnapshot hands a snapshot to the writer, replacing one it has not
+// started on: only the latest matters.
+func (p *persister) offerSnapshot(sn *storage.Snapshot) {
+	for {
+		select {
+		case p.snaps <- sn:
+			return
+		default:
+		}
+		select {
+		case <-p.snaps:
+		default:
+		}
+	}
+}
+
+// writeSnapshots writes the snapshots the replica takes, until ctx ends.
+// A failure is logged: the log keeps every slot the snapshot would have
+// covered, so nothing is lost but disk space.
+func (p *persister) writeSnapshots(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case sn := <-p.snaps:
+			if err := p.store.SaveSnapshot(sn); err != nil {
+				p.log.Error("writing a snapshot", zap.Error(err))
+			}
+		}
+	}
+}
+
+// persist is send's durable half: the batch to the persister, the held
+// messages queued behind the batches they wait for.
+func (s *server) persist(rd Ready) {
+	if rd.Persist != nil {
+		s.disk.enqueue(rd.Persist)
+	}
+	if len(rd.AfterSync) == 0 {
+		return
+	}
+	if len(s.held) == 0 && rd.SyncSeq <= s.disk.synced.Load() {
+		for _, e := range rd.AfterSync {
+			s.sendOne(e)
+		}
+		return
+	}
+	s.held = append(s.held, heldBack{seq: rd.SyncSeq, msgs: slices.Clone(rd.AfterSync)})
+}
+
+// onSynced sends what the synced batches held back and tells the core.
+func (s *server) onSynced() {
+	seq := s.disk.synced.Load()
+	n := 0
+	for n < len(s.held) && s.held[n].seq <= seq {
+		for _, e := range s.held[n].msgs {
+			s.sendOne(e)
+		}
+		n++
+	}
+	clear(s.held[:n])
+	s.held = append(s.held[:0], s.held[n:]...)
+	s.core.Synced(seq)
+	s.send(s.core.Ready())
+}

@@ -1,0 +1,80 @@
+package storage
+
+import (
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// HardState is what a replica must not forget about elections: its ballot
+// and its vote in that ballot (a replica that forgot its vote could vote
+// twice in one ballot), and whether it is a member (docs/DECISIONS.md 21).
+type HardState struct {
+	Ballot wire.Ballot
+	Vote   wire.ReplicaID
+	Member bool
+}
+
+// RecordOp keeps (Remove false) or removes a witness record; a removal
+// reads only Record.Cmd.
+type RecordOp struct {
+	Remove bool
+	Record wire.Record
+}
+
+// Snapshot is a replica's applied state at one slot (PROTOCOL.md 6.10).
+type Snapshot struct {
+	LastSlot   kvs.Slot
+	LastBallot wire.Ballot
+	// Store is frozen: the writer may read it while the store goes on.
+	Store    *kvs.Snapshot
+	Sessions []wire.SessionState
+}
+
+// Batch is what changed in a replica's durable state since the previous
+// batch; a durable core hands out one with each Ready (replica.Ready.Persist).
+type Batch struct {
+	// Seq numbers the batches of one core from 1; the driver reports it
+	// back (replica.Core.Synced) once the batch and every earlier one are
+	// on disk.
+	Seq uint64
+	// Hard, when set, is the new hard state.
+	Hard *HardState
+	// Entries are log entries to write at their slots, contiguous and in
+	// slot order; Entries[i] replaces what the slot held.
+	Entries []wire.Entry
+	// Truncated says the log now ends at LogEnd: entries above it go.
+	Truncated bool
+	LogEnd    kvs.Slot
+	// Records are witness records kept and removed, in order.
+	Records []RecordOp
+	// Snapshot, when set, is the latest snapshot. Installed says it came
+	// from the leader and replaced the log up to its slot: it must be
+	// durable with this batch. A snapshot the replica took itself may be
+	// written later (the log keeps its slots until then).
+	Snapshot  *Snapshot
+	Installed bool
+}
+
+// Empty reports whether b changes nothing.
+func (b *Batch) Empty() bool {
+	return b.Hard == nil && len(b.Entries) == 0 && !b.Truncated && len(b.Records) == 0 && b.Snapshot == nil
+}
+
+// State is what a replica finds on disk when it starts.
+type State struct {
+	Hard HardState
+	// Snapshot is nil when none was written.
+	Snapshot *Snapshot
+	// Entries follow the snapshot's slot (slot 1 without one),
+	// contiguous.
+	Entries []wire.Entry
+	// Records are the witness records in arrival order.
+	Records []wire.Record
+	// Cut is how many log entries above a gap were dropped.
+	Cut int
+}
+
+// Empty reports whether nothing was ever stored.
+func (s *State) Empty() bool {
+	return s.Hard == (HardState{Vote: wire.NoReplica}) && s.Snapshot == nil && len(s.Entries) == 0 && len(s.Records) == 0
+}

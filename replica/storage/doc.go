@@ -1,0 +1,37 @@
+// Package storage keeps a replica's durable state in durable mode (the
+// dataDir key): its hard state (ballot, vote, membership), its log entries
+// by slot, its witness records (strong ones and CURP-HO's weak-write
+// records), and its latest snapshot (PROTOCOL.md 3.1, 3.4, 5.3, 6.10).
+//
+// # Shape
+//
+// The core never touches a disk. Each Ready of a durable core carries a
+// Batch, what changed since the previous one; the server hands batches to
+// one persister goroutine that writes every batch it finds queued into one
+// pebble batch and commits it with one fsync (group commit), then lets the
+// loop send the acknowledgements those batches held back (Ready.AfterSync).
+// Mem applies the same batches to memory with the same outcome and lets
+// the simulator model a crash (unsynced batches lost, a torn last one cut).
+//
+// # Files
+//
+// In a replica's directory: db/, a pebble database (its write-ahead log
+// checksums each batch and cuts a torn tail at open), and snapshot, the
+// latest snapshot, written to snapshot.tmp, synced, renamed and the
+// directory synced, with a CRC-32C over the whole file (snapfile.go). A
+// snapshot that fails its checksum or does not decode is an error that
+// names the file: a replica never starts empty over a damaged one.
+//
+// # Invariants
+//
+//   - Batches are applied in order and each one whole or not at all, so
+//     a batch that is durable implies every earlier one is.
+//   - The log on disk is contiguous from the snapshot's slot + 1; entries
+//     above a gap (a crash between a received snapshot and its suffix)
+//     are removed when the store opens, and entries at or below the
+//     snapshot's slot are removed once the snapshot is durable.
+//   - A snapshot file is replaced only by a snapshot of a later slot.
+//
+// Store is safe for one writer (Write) plus the snapshot writer
+// (SaveSnapshot) at once; Mem is not safe for concurrent use.
+package storage

@@ -1,0 +1,275 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"go.uber.org/zap"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// Keys in the database: the hard state under "h", entries under "l" and
+// their slot (big-endian, so that they sort by slot), records under "r"
+// and their command id.
+const (
+	prefixHard   = 'h'
+	prefixLog    = 'l'
+	prefixRecord = 'r'
+)
+
+func logKey(s kvs.Slot) []byte { return binary.BigEndian.AppendUint64([]byte{prefixLog}, uint64(s)) }
+
+// logEnd is past every log key.
+var logEnd = []byte{prefixLog + 1}
+
+func recordKey(id wire.CmdID) []byte {
+	k := binary.BigEndian.AppendUint64([]byte{prefixRecord}, uint64(id.Client))
+	return binary.BigEndian.AppendUint64(k, uint64(id.Seq))
+}
+
+func encodeHard(h HardState) []byte {
+	b := binary.AppendUvarint(nil, uint64(h.Ballot))
+	b = binary.AppendVarint(b, int64(h.Vote))
+	if h.Member {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+func decodeHard(b []byte) (HardState, error) {
+	ballot, n := binary.Uvarint(b)
+	if n <= 0 || ballot > 1<<32-1 {
+		return HardState{}, errors.New("bad ballot")
+	}
+	vote, m := binary.Varint(b[n:])
+	if m <= 0 || len(b) != n+m+1 || b[n+m] > 1 || vote < -1 || vote > 1<<31-1 {
+		return HardState{}, errors.New("bad vote or membership")
+	}
+	return HardState{Ballot: wire.Ballot(ballot), Vote: wire.ReplicaID(vote), Member: b[n+m] == 1}, nil
+}
+
+// Store is a replica's durable state in a directory (doc.go: Files).
+type Store struct {
+	dir string
+	db  *pebble.DB
+	log *zap.Logger
+
+	// snapMu orders snapshot files: snapSlot is the slot of the one on
+	// disk, and only a later one replaces it.
+	snapMu   sync.Mutex
+	snapSlot kvs.Slot
+
+	// Syncs counts the fsyncs of the log (one per Write, plus one per
+	// received snapshot that cut the log).
+	syncs uint64
+}
+
+// Open opens (creating it if need be) the store in dir and returns what it
+// holds.
+func Open(dir string, log *zap.Logger) (*Store, *State, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("data directory: %w", err)
+	}
+	db, err := pebble.Open(filepath.Join(dir, "db"), &pebble.Options{
+		Logger:       pebbleLogger{log},
+		MemTableSize: 32 << 20,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening %s: %w", filepath.Join(dir, "db"), err)
+	}
+	s := &Store{dir: dir, db: db, log: log}
+	st, err := s.load()
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return s, st, nil
+}
+
+func (s *Store) snapPath() string { return filepath.Join(s.dir, "snapshot") }
+
+// load reads everything back and removes log entries past a gap.
+func (s *Store) load() (*State, error) {
+	snap, err := readSnapshotFile(s.snapPath())
+	if err != nil {
+		return nil, err
+	}
+	if snap != nil {
+		s.snapSlot = snap.LastSlot
+	}
+	hard := HardState{Vote: wire.NoReplica}
+	v, closer, err := s.db.Get([]byte{prefixHard})
+	switch {
+	case err == nil:
+		hard, err = decodeHard(v)
+		closer.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: hard state: %w", s.dir, err)
+		}
+	case !errors.Is(err, pebble.ErrNotFound):
+		return nil, fmt.Errorf("%s: hard state: %w", s.dir, err)
+	}
+	var ents []wire.Entry
+	var recs []wire.Record
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixLog}, UpperBound: []byte{prefixRecord + 1}})
+	if err != nil {
+		return nil, err
+	}
+	for it.First(); it.Valid(); it.Next() {
+		k := it.Key()
+		switch k[0] {
+		case prefixLog:
+			e, err := wire.DecodeEntry(it.Value())
+			if err != nil || len(k) != 9 || kvs.Slot(binary.BigEndian.Uint64(k[1:])) != e.Slot {
+				it.Close()
+				return nil, fmt.Errorf("%s: log entry under key %x: %v", s.dir, k, err)
+			}
+			ents = append(ents, e)
+		case prefixRecord:
+			r, err := wire.DecodeRecord(it.Value())
+			if err != nil {
+				it.Close()
+				return nil, fmt.Errorf("%s: witness record under key %x: %w", s.dir, k, err)
+			}
+			recs = append(recs, r)
+		}
+	}
+	if err := it.Close(); err != nil {
+		return nil, err
+	}
+	st, err := assemble(hard, snap, ents, recs, s.dir)
+	if err != nil {
+		return nil, err
+	}
+	if st.Cut > 0 {
+		s.log.Warn("log entries past a gap removed", zap.Int("entries", st.Cut), zap.Uint64("after_slot", uint64(st.lastSlot())))
+		if err := s.db.DeleteRange(logKey(st.lastSlot()+1), logEnd, pebble.Sync); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// Write makes batches durable, in order, with one fsync for all of them
+// (group commit). A batch with a received snapshot costs more: the log
+// past its suffix is cut and synced first, then the snapshot file is
+// written, so that no crash leaves the old log's tail after the new
+// snapshot or the new log without its snapshot.
+func (s *Store) Write(batches []*Batch) error {
+	b := s.db.NewBatch()
+	defer func() { b.Close() }()
+	var buf []byte
+	for _, bt := range batches {
+		if bt.Installed {
+			if err := s.install(b, bt); err != nil {
+				return err
+			}
+			b.Close()
+			b = s.db.NewBatch()
+		}
+		if bt.Hard != nil {
+			b.Set([]byte{prefixHard}, encodeHard(*bt.Hard), nil)
+		}
+		for i := range bt.Entries {
+			buf = wire.AppendEntry(buf[:0], &bt.Entries[i])
+			b.Set(logKey(bt.Entries[i].Slot), buf, nil)
+		}
+		if bt.Truncated {
+			b.DeleteRange(logKey(bt.LogEnd+1), logEnd, nil)
+		}
+		for i := range bt.Records {
+			op := &bt.Records[i]
+			if op.Remove {
+				b.Delete(recordKey(op.Record.Cmd), nil)
+				continue
+			}
+			buf = wire.AppendRecord(buf[:0], &op.Record)
+			b.Set(recordKey(op.Record.Cmd), buf, nil)
+		}
+	}
+	if b.Empty() {
+		return nil
+	}
+	s.syncs++
+	if err := b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("%s: writing the log: %w", s.dir, err)
+	}
+	return nil
+}
+
+// install commits what b holds so far, cuts the log past the received
+// snapshot's suffix, writes the snapshot, and drops the slots it covers.
+func (s *Store) install(b *pebble.Batch, bt *Batch) error {
+	if bt.Truncated {
+		b.DeleteRange(logKey(bt.LogEnd+1), logEnd, nil)
+	}
+	if !b.Empty() {
+		s.syncs++
+		if err := b.Commit(pebble.Sync); err != nil {
+			return fmt.Errorf("%s: writing the log: %w", s.dir, err)
+		}
+	}
+	return s.SaveSnapshot(bt.Snapshot)
+}
+
+// SaveSnapshot writes sn if it is later than the snapshot on disk, then
+// drops the log entries it covers. The server calls it off the persister
+// for the snapshots the replica takes itself, so that writing a large
+// store never holds back the log's fsyncs.
+func (s *Store) SaveSnapshot(sn *Snapshot) error {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	if sn.LastSlot <= s.snapSlot {
+		return nil
+	}
+	if err := writeSnapshotFile(s.snapPath(), sn); err != nil {
+		return err
+	}
+	s.snapSlot = sn.LastSlot
+	// Without a sync: if the cut is lost, the entries are skipped at load.
+	if err := s.db.DeleteRange(logKey(0), logKey(sn.LastSlot+1), pebble.NoSync); err != nil {
+		return fmt.Errorf("%s: compacting the log: %w", s.dir, err)
+	}
+	return nil
+}
+
+// Syncs is how many fsyncs the log has cost; only the persister's
+// goroutine may call it.
+func (s *Store) Syncs() uint64 { return s.syncs }
+
+// Close closes the database; the state written stays.
+func (s *Store) Close() error {
+	if s.db == nil {
+		return nil
+	}
+	err := s.db.Close()
+	s.db = nil
+	return err
+}
+
+// pebbleLogger sends pebble's messages to the replica's logger: its
+// routine ones at debug level.
+type pebbleLogger struct{ l *zap.Logger }
+
+func (p pebbleLogger) Infof(format string, args ...any) {
+	if ce := p.l.Check(zap.DebugLevel, "pebble"); ce != nil {
+		ce.Write(zap.String("msg", fmt.Sprintf(format, args...)))
+	}
+}
+func (p pebbleLogger) Errorf(format string, args ...any) {
+	p.l.Error("pebble", zap.String("msg", fmt.Sprintf(format, args...)))
+}
+func (p pebbleLogger) Fatalf(format string, args ...any) {
+	p.l.Error("pebble fatal", zap.String("msg", fmt.Sprintf(format, args...)))
+	panic(fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,268 @@
+package storage
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// history draws a sequence of batches a replica could produce: hard state
+// changes, appends, overwrites of a suffix (a new ballot), witness records
+// kept and removed, snapshots taken and received. The disk's contents
+// after them are the same whichever store applies them.
+type history struct {
+	rng     *rand.Rand
+	seq     uint64
+	last    kvs.Slot
+	ballot  wire.Ballot
+	applied kvs.Slot // slots below it may be snapshotted
+	store   *kvs.Store
+	kept    []wire.CmdID
+	arrival uint64
+}
+
+func newHistory(seed uint64) *history {
+	return &history{rng: rand.New(rand.NewPCG(seed, 1)), store: kvs.NewStore()}
+}
+
+func (h *history) entry(s kvs.Slot) wire.Entry {
+	return wire.Entry{Slot: s, Ballot: h.ballot, Cmd: wire.CmdID{Client: 7, Seq: wire.Seq(s)},
+		Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(h.rng.IntN(20)), Value: []byte(fmt.Sprintf("v%d", s))}, Level: wire.Strong}
+}
+
+func (h *history) next() *Batch {
+	h.seq++
+	b := &Batch{Seq: h.seq}
+	if h.rng.IntN(5) == 0 {
+		h.ballot++
+		b.Hard = &HardState{Ballot: h.ballot, Vote: wire.ReplicaID(h.rng.IntN(3)), Member: true}
+		if h.last > h.applied && h.rng.IntN(2) == 0 {
+			// A new ballot overwrites an uncommitted suffix.
+			h.last = h.applied + kvs.Slot(h.rng.IntN(int(h.last-h.applied)))
+			b.Truncated, b.LogEnd = true, h.last
+		}
+	}
+	for range h.rng.IntN(6) {
+		h.last++
+		b.Entries = append(b.Entries, h.entry(h.last))
+	}
+	if b.Truncated {
+		b.LogEnd = h.last
+	}
+	for range h.rng.IntN(4) {
+		if len(h.kept) > 0 && h.rng.IntN(2) == 0 {
+			i := h.rng.IntN(len(h.kept))
+			b.Records = append(b.Records, RecordOp{Remove: true, Record: wire.Record{Cmd: h.kept[i]}})
+			h.kept = append(h.kept[:i], h.kept[i+1:]...)
+			continue
+		}
+		h.arrival++
+		id := wire.CmdID{Client: 9, Seq: wire.Seq(h.arrival)}
+		h.kept = append(h.kept, id)
+		b.Records = append(b.Records, RecordOp{Record: wire.Record{Cmd: id, Level: wire.Weak, Accepted: true, Ballot: h.ballot,
+			Arrival: h.arrival, Command: kvs.Command{Op: kvs.OpPut, Key: 3, Value: []byte("w")}}})
+	}
+	for h.applied < h.last && h.rng.IntN(2) == 0 {
+		h.applied++
+		h.store.Apply(h.applied, kvs.Command{Op: kvs.OpPut, Key: kvs.Key(h.applied % 7), Value: []byte("x")})
+	}
+	if h.applied > 0 && h.rng.IntN(8) == 0 {
+		b.Snapshot = &Snapshot{LastSlot: h.applied, LastBallot: h.ballot, Store: h.store.Snapshot(),
+			Sessions: []wire.SessionState{{Client: 7, Floor: wire.Seq(h.applied)}}}
+		if h.rng.IntN(3) == 0 {
+			// Received from a leader: the log restarts after it.
+			b.Installed, b.Truncated, b.LogEnd, b.Entries = true, true, h.last, nil
+			for s := h.applied + 1; s <= h.last; s++ {
+				b.Entries = append(b.Entries, h.entry(s))
+			}
+		}
+	}
+	return b
+}
+
+// requireSame compares two states (snapshots by slot, ballot and items).
+func requireSame(t *testing.T, want, got *State) {
+	t.Helper()
+	require.Equal(t, want.Hard, got.Hard)
+	require.Equal(t, want.Entries, got.Entries)
+	require.Equal(t, len(want.Records), len(got.Records))
+	for i := range want.Records {
+		require.Equal(t, want.Records[i], got.Records[i])
+	}
+	require.Equal(t, want.Snapshot == nil, got.Snapshot == nil)
+	if want.Snapshot != nil {
+		require.Equal(t, want.Snapshot.LastSlot, got.Snapshot.LastSlot)
+		require.Equal(t, want.Snapshot.LastBallot, got.Snapshot.LastBallot)
+		require.Equal(t, want.Snapshot.Sessions, got.Snapshot.Sessions)
+		wi, _ := want.Snapshot.Store.Chunk(kvs.ChunkPos{}, 1<<30)
+		gi, _ := got.Snapshot.Store.Chunk(kvs.ChunkPos{}, 1<<30)
+		require.Equal(t, wi, gi)
+	}
+}
+
+// TestStoreMatchesMem applies random batches to a Store (group-committed
+// in random runs, reopened in between) and to a Mem, and requires the
+// same state from both.
+func TestStoreMatchesMem(t *testing.T) {
+	for seed := uint64(1); seed <= 8; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			dir := t.TempDir()
+			h, mem := newHistory(seed), NewMem()
+			s, st, err := Open(dir, zaptest.NewLogger(t))
+			require.NoError(t, err)
+			require.True(t, st.Empty())
+			for round := 0; round < 6; round++ {
+				for range 10 {
+					var group []*Batch
+					for range 1 + h.rng.IntN(4) {
+						b := h.next()
+						mem.Apply(b)
+						group = append(group, b)
+					}
+					require.NoError(t, s.Write(group))
+					for _, b := range group {
+						if b.Snapshot != nil && !b.Installed {
+							require.NoError(t, s.SaveSnapshot(b.Snapshot))
+						}
+					}
+				}
+				require.NoError(t, s.Close())
+				s, st, err = Open(dir, zaptest.NewLogger(t))
+				require.NoError(t, err)
+				want, err := mem.State()
+				require.NoError(t, err)
+				requireSame(t, want, st)
+			}
+			require.NoError(t, s.Close())
+			require.NoError(t, s.Close(), "Close twice")
+		})
+	}
+}
+
+// TestTornTailIsCut cuts the last bytes of the write-ahead log, as a crash
+// in the middle of a write leaves it: the store opens with every batch
+// but the torn one.
+func TestTornTailIsCut(t *testing.T) {
+	dir := t.TempDir()
+	s, _, err := Open(dir, zaptest.NewLogger(t))
+	require.NoError(t, err)
+	h, mem := newHistory(3), NewMem()
+	var last *Batch
+	for range 20 {
+		b := h.next()
+		b.Snapshot, b.Installed = nil, false
+		if last != nil {
+			mem.Apply(last)
+		}
+		require.NoError(t, s.Write([]*Batch{b}))
+		last = b
+	}
+	// A crash leaves the files as they are now (Close would end the log
+	// cleanly): copy them, and cut the copy's log in the last batch.
+	crashed := t.TempDir()
+	copyDir(t, dir, crashed)
+	require.NoError(t, s.Close())
+	dir = crashed
+	wals, err := filepath.Glob(filepath.Join(dir, "db", "*.log"))
+	require.NoError(t, err)
+	require.NotEmpty(t, wals)
+	newest := wals[len(wals)-1]
+	fi, err := os.Stat(newest)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(newest, fi.Size()-3))
+	s, st, err := Open(dir, zaptest.NewLogger(t))
+	require.NoError(t, err)
+	defer s.Close()
+	want, err := mem.State()
+	require.NoError(t, err)
+	requireSame(t, want, st)
+}
+
+// TestCorruptSnapshotNamesTheFile: one flipped byte in the snapshot file
+// makes Open fail with an error naming it; a missing snapshot under a
+// compacted log fails too. Neither starts empty.
+func TestCorruptSnapshotNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	s, _, err := Open(dir, nil)
+	require.NoError(t, err)
+	store := kvs.NewStore()
+	store.Apply(1, kvs.Command{Op: kvs.OpPut, Key: 1, Value: []byte("a")})
+	store.Apply(2, kvs.Command{Op: kvs.OpPut, Key: 2, Value: []byte("b")})
+	require.NoError(t, s.SaveSnapshot(&Snapshot{LastSlot: 2, LastBallot: 1, Store: store.Snapshot()}))
+	require.NoError(t, s.Write([]*Batch{{Entries: []wire.Entry{{Slot: 3, Ballot: 1, Command: kvs.Command{Op: kvs.OpNoop}, Level: wire.Strong}}}}))
+	require.NoError(t, s.Close())
+
+	path := filepath.Join(dir, "snapshot")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	b[len(b)/2] ^= 0x40
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	_, _, err = Open(dir, nil)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorContains(t, err, path)
+
+	require.NoError(t, os.Remove(path))
+	_, _, err = Open(dir, nil)
+	require.ErrorContains(t, err, "the log starts at slot 3 and no snapshot covers the slots below it")
+}
+
+// TestGapIsCut: entries past a gap (a received snapshot whose suffix was
+// not written yet) are dropped at open, and stay dropped.
+func TestGapIsCut(t *testing.T) {
+	dir := t.TempDir()
+	s, _, err := Open(dir, nil)
+	require.NoError(t, err)
+	ent := func(s kvs.Slot) wire.Entry {
+		return wire.Entry{Slot: s, Ballot: 1, Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(s)}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}, Level: wire.Strong}
+	}
+	require.NoError(t, s.Write([]*Batch{{Entries: []wire.Entry{ent(1), ent(2), ent(5), ent(6)}}}))
+	require.NoError(t, s.Close())
+	s, st, err := Open(dir, nil)
+	require.NoError(t, err)
+	require.Equal(t, []wire.Entry{ent(1), ent(2)}, st.Entries)
+	require.Equal(t, 2, st.Cut)
+	require.NoError(t, s.Write([]*Batch{{Entries: []wire.Entry{ent(3), ent(4)}}}))
+	require.NoError(t, s.Close())
+	s, st, err = Open(dir, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	require.Equal(t, []wire.Entry{ent(1), ent(2), ent(3), ent(4)}, st.Entries, "the entries past the gap must not come back")
+}
+
+func TestHardStateCodec(t *testing.T) {
+	for _, h := range []HardState{{Vote: wire.NoReplica}, {Ballot: 1<<32 - 1, Vote: 4, Member: true}} {
+		got, err := decodeHard(encodeHard(h))
+		require.NoError(t, err)
+		require.Equal(t, h, got)
+	}
+	for _, b := range [][]byte{nil, {1}, {1, 2}, {1, 2, 7}, {0xff, 0xff, 0xff, 0xff, 0x1f, 0, 0}} {
+		_, err := decodeHard(b)
+		require.Error(t, err, "%x", b)
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	}))
+}
