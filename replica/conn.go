@@ -97,7 +97,7 @@ func (s *server) accept(ctx context.Context, ln net.Listener) error {
 			continue
 		}
 		s.open.Add(1)
-		go s.serveConn(ctx, conn)
+		s.live.serve(conn, func() { s.serveConn(ctx, conn) })
 	}
 }
 

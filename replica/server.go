@@ -84,15 +84,15 @@ type inbound struct {
 // decoded messages to the event loop, which alone owns the core; one
 // batcher per connection writes (ARCHITECTURE.md section 4).
 type server struct {
-	o       ServerOptions
-	cfg     *config.Config
-	id      wire.ReplicaID
-	log     *zap.Logger
-	core    *Core
-	inbox   chan []inbound
+	o     ServerOptions
+	cfg   *config.Config
+	id    wire.ReplicaID
+	log   *zap.Logger
+	core  *Core
+	inbox chan []inbound
 	// spare holds batches the loop has stepped, for readers to fill again
 	// (newBatch): a steady stream of reads allocates none.
-	spare chan []inbound
+	spare   chan []inbound
 	peers   []*batcher.Batcher[wire.Message]
 	clients map[wire.ClientID]*batcher.Batcher[wire.Message]
 	// meter counts the transport's read and write calls and what the
@@ -107,6 +107,7 @@ type server struct {
 	tls      *certs.Material // nil: plain TCP
 	counters *ConnCounters
 	open     atomic.Int64 // incoming connections open, for maxConns
+	live     connSet      // incoming connections, closed and awaited at the stop
 	idle     idleConns
 	// longestBatch is the longest the loop took over one drained batch of
 	// inputs, snapshots included (reported at exit).
@@ -254,6 +255,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		g.Go(func() error { return s.sweepIdle(gctx) })
 	}
 	err = g.Wait()
+	s.live.stop()
 	s.logStats()
 	var werr error
 	if applied != nil {
