@@ -601,7 +601,7 @@ fi
 # On one machine the processes share its cores. A Go process runs as many
 # threads as there are cores; with more processes than cores their
 # schedulers spin and wake one another, which costs a fifth of the CPU of
-# a default run on 2 cores (docs/TUNING.md, "GOMAXPROCS"). So each process
+# a default run on 2 cores (docs/TUNING.md, "The hot path"). So each process
 # gets its share of the cores, rounded up, unless GOMAXPROCS is set.
 if [ "$multi" = 0 ] && [ -z "${GOMAXPROCS:-}" ]; then
 	nprocs=$(grep -cE '^(replica|client) ' <<<"$hosts")
