@@ -138,6 +138,17 @@ func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
 		in.fromReplica = hello.Replica
 		defer s.post(ctx, inbound{fromReplica: hello.Replica, down: true})
 	}
+	s.readAll(ctx, r, cc, remote, func(m wire.Message) (inbound, error) {
+		in.msg = m
+		return in, nil
+	})
+}
+
+// readAll reads a connection until it fails, turns each message into the
+// loop's input (input's error closes the connection as a protocol
+// violation), and hands the loop one batch per read: everything that one
+// read brought (wire.Reader.Buffered), up to maxHandOff messages.
+func (s *server) readAll(ctx context.Context, r *wire.Reader, cc *clientConn, remote zap.Field, input func(wire.Message) (inbound, error)) {
 	batch := s.newBatch()
 	for {
 		m, err := r.Next()
@@ -149,7 +160,13 @@ func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
 		if cc != nil {
 			cc.frames.Add(1)
 		}
-		in.msg = m
+		in, err := input(m)
+		if err != nil {
+			s.postAll(ctx, batch)
+			s.counters.InvalidMessage.Add(1)
+			s.log.Warn("invalid message from a client: connection closed", remote, zap.Error(err))
+			return
+		}
 		if batch = append(batch, in); r.Buffered() && len(batch) < maxHandOff {
 			continue
 		}

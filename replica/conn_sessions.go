@@ -39,29 +39,9 @@ func (s *server) serveSessions(ctx context.Context, conn net.Conn, remoteAddr ne
 		s.post(ctx, inbound{isClient: true, peer: b, closed: true, shared: true, sessions: ids})
 		b.Close()
 	}()
-	batch := s.newBatch()
-	for {
-		m, err := r.Next()
-		if err != nil {
-			s.postAll(ctx, batch)
-			s.logClosed(ctx, cc, remote, err)
-			return
-		}
-		cc.frames.Add(1)
-		in, err := s.sessionInput(attached, m, b, conn)
-		if err != nil {
-			s.postAll(ctx, batch)
-			s.refuseSessions(remote, err)
-			return
-		}
-		if batch = append(batch, in); r.Buffered() && len(batch) < maxHandOff {
-			continue
-		}
-		if !s.postAll(ctx, batch) {
-			return
-		}
-		batch = s.newBatch()
-	}
+	s.readAll(ctx, r, cc, remote, func(m wire.Message) (inbound, error) {
+		return s.sessionInput(attached, m, b, conn)
+	})
 }
 
 // sessionInput is the loop's input for a message on a sessions
@@ -91,12 +71,4 @@ func attach(attached map[wire.ClientID]struct{}, h *wire.Hello) error {
 	}
 	attached[h.Client] = struct{}{}
 	return nil
-}
-
-// refuseSessions counts and logs why a sessions connection is closed. The
-// reader logs it, not the loop: the connection is closed at once, so a
-// peer gets one line per connection it opens, as for a bad Hello.
-func (s *server) refuseSessions(remote zap.Field, err error) {
-	s.counters.InvalidMessage.Add(1)
-	s.log.Warn("invalid message from a client: connection closed", remote, zap.Error(err))
 }
