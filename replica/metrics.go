@@ -33,10 +33,12 @@ type replicaMetrics struct {
 	pubBallot wire.Ballot
 	pubMember bool
 	peerNames []string
+	// conns is publish's scratch set of client connections (loop-owned).
+	conns map[*batcher.Batcher[wire.Message]]struct{}
 }
 
 func newReplicaMetrics(reg prometheus.Registerer, n int) *replicaMetrics {
-	m := &replicaMetrics{peerNames: make([]string, n)}
+	m := &replicaMetrics{peerNames: make([]string, n), conns: make(map[*batcher.Batcher[wire.Message]]struct{})}
 	for i := range n {
 		m.peerNames[i] = "replica" + strconv.Itoa(i)
 	}
@@ -56,11 +58,17 @@ func (m *replicaMetrics) publish(s *server) {
 		role: c.Role(), member: c.Member(), ballot: c.Ballot(),
 		commit: c.CommitIndex(), applied: c.AppliedIndex(), last: c.LastSlot(), snapshot: c.SnapshotSlot(),
 		logEntries: size.LogEntries, sessions: size.LiveSessions, records: size.WitnessRecords,
-		clients: len(s.clients),
 	}
+	// The sessions of a client process share its connection: count each
+	// connection, and its queue, once.
+	clear(m.conns)
 	for _, b := range s.clients {
-		st.clientQueued += b.Queued()
+		if _, seen := m.conns[b]; !seen {
+			m.conns[b] = struct{}{}
+			st.clientQueued += b.Queued()
+		}
 	}
+	st.clients = len(m.conns)
 	if st.ballot != m.pubBallot {
 		m.ballots.Add(1)
 	}
