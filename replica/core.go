@@ -113,6 +113,8 @@ type Core struct {
 	learner     []bool
 	incarnation uint64   // drawn at start: tells a restart from a slow start
 	founders    []uint64 // incarnations at the bootstrap, by replica
+	restored    bool     // it restarted from disk, at restoredAt
+	restoredAt  int64
 	scratchEnts []*wire.Entry
 
 	// dur, in durable mode, collects what must reach the disk (durable.go);
@@ -158,7 +160,7 @@ func New(o Options) (*Core, error) {
 	if o.Restore != nil && !o.Restore.Empty() {
 		c.restore(o.Restore)
 	} else if o.StartAsMember {
-		c.bootstrap()
+		c.bootstrap(true)
 	}
 	if o.Durable {
 		c.startJournal()

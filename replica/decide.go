@@ -22,7 +22,9 @@ import (
 // committed for WitnessSyncAge; the leader decides its own. A record is
 // shown again after another WitnessSyncAge, in case the leader changed.
 func (c *Core) flushStaleRecords(now int64) {
-	if c.leader == wire.NoReplica || c.rec != nil || c.role == Candidate {
+	// A founding leader appends nothing (founding.go): its stale
+	// records wait, and are flushed once it serves.
+	if c.leader == wire.NoReplica || c.rec != nil || c.role == Candidate || c.founded != nil {
 		return
 	}
 	age := int64(c.o.WitnessSyncAge)
@@ -47,7 +49,9 @@ func (c *Core) flushStaleRecords(now int64) {
 }
 
 func (c *Core) onWitnessSync(m *wire.WitnessSync) {
-	if c.role == Leader && c.rec == nil {
+	// A founding leader appends nothing (founding.go); the witnesses
+	// send their stale records again.
+	if c.role == Leader && c.rec == nil && c.founded == nil {
 		c.decide(m.Records)
 	}
 }

@@ -122,7 +122,7 @@ func (c *Core) onPreVote(from wire.ReplicaID, m *wire.PreVote) error {
 	if m.Candidate != from {
 		return invalid("PreVote from replica %d names candidate %d", from, m.Candidate)
 	}
-	granted := c.member && m.Ballot > c.ballot && !c.leaderAlive() && c.upToDate(m.LastSlot, m.LastBallot)
+	granted := c.member && m.Ballot > c.ballot && !c.leaderAlive() && !c.justRestored() && c.upToDate(m.LastSlot, m.LastBallot)
 	if granted {
 		c.el.preGranted, c.el.preGrantedIn, c.el.preGrantedAt = m.Candidate, m.Ballot, c.o.Now()
 	}

@@ -91,7 +91,7 @@ func (c *Core) sessionOver(from wire.ClientID, m wire.Message) bool {
 // most every SessionIdle/8.
 func (c *Core) expireIdle(now int64) {
 	idle := int64(c.o.SessionIdle)
-	if c.role != Leader || c.rec != nil || now-c.idleScan < idle/8 {
+	if c.role != Leader || c.rec != nil || c.founded != nil || now-c.idleScan < idle/8 {
 		return
 	}
 	c.idleScan = now

@@ -103,18 +103,26 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 	if len(m.Founders) == c.o.N && m.Member && m.Founders[c.o.ID] == c.incarnation {
 		// A founding member that was still starting.
 		c.founders = m.Founders
-		c.bootstrap()
+		c.bootstrap(true)
 		return nil
 	}
 	if c.fresh() {
 		c.founders = make([]uint64, c.o.N)
+		refound := false
 		for p, r := range j.replies {
 			if c.freshReply(r) {
 				c.founders[p] = r.Incarnation
 			}
+			refound = refound || r != nil && r.Member
 		}
 		c.founders[c.o.ID] = c.incarnation
-		c.bootstrap()
+		// Members that report nothing appended mean the cluster was
+		// founded before and this replica lost its state with nothing
+		// on disk (founding.go). It joins them, but never leads ballot 0
+		// a second time: an Accept it sent in its first life may still
+		// reach a follower and be taken for one of its second. The next
+		// leader is elected, in ballot 1 or later, and recovers.
+		c.bootstrap(!refound)
 		return nil
 	}
 	if c.o.Mutation.EarlyMember && m.Member {
@@ -155,11 +163,15 @@ func (c *Core) freshReply(r *wire.JoinReply) bool {
 	return r != nil && r.Ballot == 0 && r.LastSlot == 0 && (!r.Member || c.o.Durable)
 }
 
-// bootstrap makes the replica a member of a brand-new cluster.
-func (c *Core) bootstrap() {
+// bootstrap makes the replica a member of a brand-new cluster; lead false
+// keeps the initial leader from leading ballot 0 (onJoinReply).
+func (c *Core) bootstrap(lead bool) {
 	c.member = true
 	c.leader = c.o.InitialLeader
-	if c.o.ID == c.o.InitialLeader {
+	if c.o.ID == c.o.InitialLeader && !lead {
+		c.leader = wire.NoReplica
+	}
+	if c.o.ID == c.o.InitialLeader && lead {
 		c.role = Leader
 		c.viewCommitted = true
 		c.leaderSince = c.o.Now()

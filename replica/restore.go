@@ -39,9 +39,20 @@ func (c *Core) restore(st *storage.State) {
 	}
 	c.role, c.leader = Follower, wire.NoReplica
 	c.resetElectionTimer()
+	c.restored, c.restoredAt = true, now
 	c.log.Info("restarted from disk", zap.Uint32("ballot", uint32(c.ballot)), zap.Bool("member", c.member),
 		zap.Uint64("snapshot", uint64(c.entries.base)), zap.Uint64("last", uint64(c.entries.last())),
 		zap.Int("records", len(st.Records)), zap.Int("cut", st.Cut))
+}
+
+// justRestored reports whether the replica restarted from disk less than
+// the minimum election timeout ago. It then grants no pre-vote: it does
+// not know the leader yet, and granting would let a follower that only
+// lost its own link to a live leader depose it. A leader that is alive
+// makes itself known within that time; a cluster restarted whole waits
+// at least as long for its first election anyway.
+func (c *Core) justRestored() bool {
+	return c.restored && c.o.Now()-c.restoredAt < int64(c.o.ElectionTimeoutMin)
 }
 
 // startJournal starts durable mode: from here on every change is written

@@ -66,13 +66,16 @@ func (c *Cluster) startSync(i int) {
 	d.syncing, d.lifetime = true, c.lifetime[i]
 	upTo := d.unsynced[len(d.unsynced)-1].Seq
 	max := int64(c.o.Faults.SyncDelay)
-	c.schedule(&event{at: c.now + max/10 + 1 + c.rng.Int64N(max), kind: evSync, idx: i, batch: upTo})
+	// The event names the lifetime that started the sync: a sync begun
+	// before a crash must not complete one the restarted replica began.
+	c.schedule(&event{at: c.now + max/10 + 1 + c.rng.Int64N(max), kind: evSync, idx: i, peer: d.lifetime, batch: upTo})
 }
 
-// synced completes a sync of replica i's batches up to seq.
-func (c *Cluster) synced(i int, seq uint64) {
+// synced completes a sync of replica i's batches up to seq, begun in
+// lifetime life.
+func (c *Cluster) synced(i, life int, seq uint64) {
 	d := c.disks[i]
-	if c.dead[i] || d.lifetime != c.lifetime[i] || !d.syncing {
+	if c.dead[i] || life != d.lifetime || d.lifetime != c.lifetime[i] || !d.syncing {
 		return // the replica crashed meanwhile: this sync never finished
 	}
 	d.syncing = false

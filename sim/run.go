@@ -123,7 +123,7 @@ func (c *Cluster) handle(e *event, settling bool) error {
 		c.drain(e.idx)
 		c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(c.o.Faults.ApplyLag)), kind: evApply, idx: e.idx})
 	case evSync:
-		c.synced(e.idx, e.batch)
+		c.synced(e.idx, e.peer, e.batch)
 	case evFault:
 		switch {
 		case e.idx == faultRestart:

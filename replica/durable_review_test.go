@@ -1,0 +1,55 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/replica/storage"
+	"swiftpaxos/replica/wire"
+)
+
+// Step tests of the founding and restart rules (founding.go, join.go,
+// restore.go; docs/DECISIONS.md 26).
+
+// TestFoundingLeaderDecidesNoRecord: while a majority's membership is
+// not on disk, the initial leader appends nothing, also for the records a
+// witness sends it (a WitnessSync) or its own stale records.
+func TestFoundingLeaderDecidesNoRecord(t *testing.T) {
+	c := newStepCore(t, 0, 3, durable)
+	require.True(t, c.IsLeader())
+	rec := wire.Record{Cmd: cmdID(5, 1), Command: putCmd(1, "a"), Level: wire.Strong, Accepted: true}
+	require.NoError(t, c.StepReplica(1, &wire.WitnessSync{Records: []wire.Record{rec}}))
+	c.now += int64(c.o.WitnessSyncAge) * 2
+	c.Tick()
+	c.Ready()
+	require.Zero(t, c.LastSlot(), "a founding leader appended")
+}
+
+// TestRefoundingLeaderDoesNotLeadBallotZero: the initial leader, back with
+// nothing on disk among members that report nothing appended, joins them
+// but does not lead ballot 0 again; among fresh replicas it founds the
+// cluster and leads.
+func TestRefoundingLeaderDoesNotLeadBallotZero(t *testing.T) {
+	for _, members := range []bool{false, true} {
+		c := newStepCore(t, 0, 3, func(o *Options) { o.Durable, o.StartAsMember = true, false })
+		for p := wire.ReplicaID(1); p < 3; p++ {
+			require.NoError(t, c.StepReplica(p, &wire.JoinReply{Replica: p, Leader: 0, Member: members, Incarnation: uint64(p) + 10}))
+		}
+		require.True(t, c.Member(), "members %v", members)
+		require.Equal(t, !members, c.IsLeader(), "members %v", members)
+	}
+}
+
+// TestRestoredReplicaWaitsBeforePreVoting: a replica restored from disk
+// grants no pre-vote for the minimum election timeout, then does.
+func TestRestoredReplicaWaitsBeforePreVoting(t *testing.T) {
+	c := newStepCore(t, 1, 3, func(o *Options) {
+		o.Durable, o.StartAsMember = true, false
+		o.Restore = &storage.State{Hard: storage.HardState{Member: true, Vote: wire.NoReplica}}
+	})
+	require.True(t, c.Member())
+	require.False(t, c.preVote(t, 2, 1, 0, 0), "granted at once after the restart")
+	c.now += int64(c.o.ElectionTimeoutMin)
+	require.True(t, c.preVote(t, 2, 1, 0, 0))
+}
