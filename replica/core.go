@@ -214,7 +214,11 @@ func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
 	}
 	if c.founded != nil {
 		if _, read := m.(*wire.WeakRead); !read {
-			c.founded.buffered = append(c.founded.buffered, bufferedRequest{from, m})
+			// Bounded like the requests held before membership
+			// (early.go): beyond it, the clients' retries carry them.
+			if len(c.founded.buffered) < maxEarly {
+				c.founded.buffered = append(c.founded.buffered, bufferedRequest{from, m})
+			}
 			return
 		}
 	}
