@@ -74,6 +74,12 @@ func encodeSnapshot(w io.Writer, sn *Snapshot) error {
 		m.Items, pos = sn.Store.Chunk(pos, snapChunkBytes)
 		m.Done = pos.Done()
 		buf = wire.AppendFrame(buf[:0], m)
+		if n := len(buf); n > wire.MaxFrame {
+			// The reader refuses such a frame: a file written anyway
+			// could never be read back, with the log behind it cut.
+			return fmt.Errorf("snapshot chunk %d of %d bytes exceeds the %d-byte frame limit (a session table of %d sessions)",
+				chunk, n, wire.MaxFrame, len(m.Sessions))
+		}
 		if _, err := bw.Write(buf); err != nil {
 			return err
 		}

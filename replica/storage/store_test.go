@@ -266,3 +266,29 @@ func copyDir(t *testing.T, from, to string) {
 		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
 	}))
 }
+
+// TestOversizedSnapshotIsRefused: a snapshot whose first frame (the
+// session table) exceeds the frame limit is not written, since it could
+// never be read back; the previous snapshot stays.
+func TestOversizedSnapshotIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	s, _, err := Open(dir, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	store := kvs.NewStore()
+	store.Apply(1, kvs.Command{Op: kvs.OpPut, Key: 1, Value: []byte("a")})
+	require.NoError(t, s.SaveSnapshot(&Snapshot{LastSlot: 1, LastBallot: 1, Store: store.Snapshot()}))
+
+	// Results held for retries carry their values: 300 of 60 KB.
+	big := make([]byte, 60<<10)
+	var sessions []wire.SessionState
+	for c := range 300 {
+		sessions = append(sessions, wire.SessionState{Client: wire.ClientID(c + 1),
+			Results: []wire.SessionResult{{Seq: 1, Slot: 1, Value: big}}})
+	}
+	err = s.SaveSnapshot(&Snapshot{LastSlot: 2, LastBallot: 1, Store: store.Snapshot(), Sessions: sessions})
+	require.ErrorContains(t, err, "exceeds the 16777216-byte frame limit")
+	sn, err := readSnapshotFile(filepath.Join(dir, "snapshot"))
+	require.NoError(t, err)
+	require.Empty(t, sn.Sessions, "the earlier snapshot was replaced")
+}
