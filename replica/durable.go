@@ -147,6 +147,8 @@ func (c *Core) holdsBack(m wire.Message) bool {
 		return false
 	case *wire.RecordAck:
 		return !c.o.Mutation.EarlyRecordAck
+	case *wire.AcceptAck:
+		return !c.o.Mutation.EarlyAcceptAck
 	}
 	return true
 }
@@ -176,7 +178,7 @@ func (c *Core) Synced(seq uint64) {
 // selfMatch is the last slot of the leader's own log that counts toward a
 // commit: all of it in memory mode, what is synced in durable mode.
 func (c *Core) selfMatch() kvs.Slot {
-	if c.dur == nil {
+	if c.dur == nil || c.o.Mutation.UnsyncedSelfCount {
 		return c.entries.last()
 	}
 	return min(c.dur.synced, c.entries.last())

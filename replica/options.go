@@ -119,6 +119,12 @@ type Mutation struct {
 	// EarlyRecordAck makes a durable witness acknowledge a record before
 	// the record is on disk (the hole durable mode closes).
 	EarlyRecordAck bool
+	// EarlyAcceptAck makes a durable follower acknowledge entries before
+	// they are on disk.
+	EarlyAcceptAck bool
+	// UnsyncedSelfCount makes a durable leader count its own entries
+	// toward a commit before they are on disk.
+	UnsyncedSelfCount bool
 }
 
 // withDefaults fills zero durations with the values of PROTOCOL.md 7.2.
