@@ -110,7 +110,7 @@ type invocation struct {
 type reply struct {
 	from wire.ReplicaID
 	msgs []wire.Message // in arrival order
-	conn *port // non-nil: a connection event
+	conn *port          // non-nil: a connection event
 	down bool
 	// dialed, when set, is the outcome of a dial started by the loop.
 	dialed *dialResult

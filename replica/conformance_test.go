@@ -14,8 +14,8 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// The two drivers of a Core, the TCP server (server.go) and the simulator
-// (sim/), must drive it through the same narrow surface, so that
+// The two drivers of a Core, the TCP server (server*.go) and the
+// simulator (sim/), must drive it through the same narrow surface, so that
 // what the simulator establishes about the core (safety under faults,
 // checked histories) holds for the server too (docs/ARCHITECTURE.md,
 // "Deterministic cores"). They differ in one respect only: the server
@@ -45,7 +45,7 @@ var _ driver = (*Core)(nil)
 // never tested.
 func TestServerDrivesCoreThroughDriver(t *testing.T) {
 	called := map[string]bool{}
-	for _, file := range []string{"server.go", "server_persist.go"} {
+	for _, file := range []string{"server.go", "server_inputs.go", "server_persist.go"} {
 		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
 		require.NoError(t, err)
 		inspectCoreCalls(f, called)

@@ -22,12 +22,24 @@ func crashAllOptions(seed uint64, p sim.Protocol) sim.Options {
 	}
 }
 
-// TestMutationEarlyRecordAckIsCaught: a witness that acknowledges a record
-// before it is on disk lets a strong write complete on the fast path with
-// records a whole-cluster crash erases; a new leader whose log lacks the
-// write then cannot replay it, and the checker finds it lost. The correct
-// build passes the same seeds.
-func TestMutationEarlyRecordAckIsCaught(t *testing.T) {
+// requireDurabilityCaught requires that, under mutation m, some seed of
+// crashAllOptions within maxSeeds breaks the durability rule, for each
+// protocol. Lost state can also stall a run for good: such a seed is
+// passed over after 30 s of virtual time (a correct run ends well
+// before).
+func requireDurabilityCaught(t *testing.T, maxSeeds int, m replica.Mutation) {
+	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
+		sim.RequireViolation(t, maxSeeds, func(seed uint64) sim.Options {
+			o := crashAllOptions(seed, p)
+			o.Mutation, o.Deadline = m, 30*time.Second
+			return o
+		}, check.RuleDurability)
+	})
+}
+
+// TestCrashAllCorrectBuildPasses: the seeds the mutation tests search
+// pass without a mutation.
+func TestCrashAllCorrectBuildPasses(t *testing.T) {
 	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
 		for seed := uint64(1); seed <= 20; seed++ {
 			res, err := sim.Run(crashAllOptions(seed, p))
@@ -35,41 +47,29 @@ func TestMutationEarlyRecordAckIsCaught(t *testing.T) {
 				t.Fatalf("correct build, seed %d: %s", seed, f)
 			}
 		}
-		sim.RequireViolation(t, 300, func(seed uint64) sim.Options {
-			o := crashAllOptions(seed, p)
-			o.Mutation = replica.Mutation{EarlyRecordAck: true}
-			return o
-		}, check.RuleDurability)
 	})
+}
+
+// TestMutationEarlyRecordAckIsCaught: a witness that acknowledges a record
+// before it is on disk lets a strong write complete on the fast path with
+// records a whole-cluster crash erases; a new leader whose log lacks the
+// write then cannot replay it, and the checker finds it lost.
+func TestMutationEarlyRecordAckIsCaught(t *testing.T) {
+	requireDurabilityCaught(t, 300, replica.Mutation{EarlyRecordAck: true})
 }
 
 // TestMutationEarlyAcceptAckIsCaught: followers that acknowledge entries
 // before they are on disk let the leader commit, and answer, writes a
 // whole-cluster crash erases from every log.
 func TestMutationEarlyAcceptAckIsCaught(t *testing.T) {
-	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
-		sim.RequireViolation(t, 300, func(seed uint64) sim.Options {
-			o := crashAllOptions(seed, p)
-			o.Mutation = replica.Mutation{EarlyAcceptAck: true}
-			// Lost entries can also stall a run for good; such a seed is
-			// passed over sooner (a correct run ends in well under 30 s).
-			o.Deadline = 30 * time.Second
-			return o
-		}, check.RuleDurability)
-	})
+	requireDurabilityCaught(t, 300, replica.Mutation{EarlyAcceptAck: true})
 }
 
 // TestMutationUnsyncedSelfCountIsCaught: a leader that counts its own
 // entries before they are on disk commits with one other copy on disk;
 // losing that one in a whole-cluster crash loses the write.
 func TestMutationUnsyncedSelfCountIsCaught(t *testing.T) {
-	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
-		sim.RequireViolation(t, 600, func(seed uint64) sim.Options {
-			o := crashAllOptions(seed, p)
-			o.Mutation = replica.Mutation{UnsyncedSelfCount: true}
-			return o
-		}, check.RuleDurability)
-	})
+	requireDurabilityCaught(t, 600, replica.Mutation{UnsyncedSelfCount: true})
 }
 
 func TestDurableRunReplays(t *testing.T) {
