@@ -200,29 +200,23 @@ func (t *Transport) read(l *link, c *muxConn, conn net.Conn) {
 	defer t.wg.Done()
 	rd := wire.NewReader(conn, 16<<20)
 	var batch []routed
-	for {
-		m, err := rd.Next()
-		if err != nil {
+	err := rd.Each(func(m wire.Message, last bool) error {
+		if id, ok := wire.SessionOf(m); ok {
+			l.mu.RLock()
+			p := c.ports[id]
+			l.mu.RUnlock()
+			if p != nil { // nil: a reply to a session that has detached or closed
+				batch = append(batch, routed{p, m})
+			}
+		}
+		if len(batch) > 0 && (last || len(batch) >= maxHandOff) {
 			deliver(l.r, batch)
-			t.broken(l, c, err)
-			return
+			batch = batch[:0]
 		}
-		id, ok := wire.SessionOf(m)
-		if !ok {
-			continue
-		}
-		l.mu.RLock()
-		p := c.ports[id]
-		l.mu.RUnlock()
-		if p == nil {
-			continue // a reply to a session that has detached or closed
-		}
-		if batch = append(batch, routed{p, m}); rd.Buffered() && len(batch) < maxHandOff {
-			continue
-		}
-		deliver(l.r, batch)
-		batch = batch[:0]
-	}
+		return nil
+	})
+	deliver(l.r, batch)
+	t.broken(l, c, err)
 }
 
 // maxHandOff bounds the messages a reader gathers before it hands them on.

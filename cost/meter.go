@@ -1,11 +1,13 @@
 package cost
 
 import (
+	"errors"
 	"net"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"swiftpaxos/batcher"
 )
@@ -130,6 +132,23 @@ func (c *conn) Write(p []byte) (int, error) {
 	c.writes.Add(1)
 	return c.Conn.Write(p)
 }
+
+// CountRead counts a read that a reader made on the descriptor itself
+// (wire.Reader.Each on a socket).
+func (c *conn) CountRead() { c.reads.Add(1) }
+
+// SyscallConn exposes the descriptor of a socket, so that wire.Reader can
+// read on it; other connections report that they have none.
+func (c *conn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errNoDescriptor
+}
+
+// errNoDescriptor is SyscallConn's answer for a connection that is not a
+// socket of this process.
+var errNoDescriptor = errors.New("cost: the connection has no descriptor")
 
 // Close closes the connection and, the first time, retires its counts
 // into the Meter. A call made after that fails without a system call, so

@@ -150,13 +150,7 @@ func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
 // read brought (wire.Reader.Buffered), up to maxHandOff messages.
 func (s *server) readAll(ctx context.Context, r *wire.Reader, cc *clientConn, remote zap.Field, input func(wire.Message) (inbound, error)) {
 	batch := s.newBatch()
-	for {
-		m, err := r.Next()
-		if err != nil {
-			s.postAll(ctx, batch)
-			s.logClosed(ctx, cc, remote, err)
-			return
-		}
+	err := r.Each(func(m wire.Message, last bool) error {
 		if cc != nil {
 			cc.frames.Add(1)
 		}
@@ -165,17 +159,30 @@ func (s *server) readAll(ctx context.Context, r *wire.Reader, cc *clientConn, re
 			s.postAll(ctx, batch)
 			s.counters.InvalidMessage.Add(1)
 			s.log.Warn("invalid message from a client: connection closed", remote, zap.Error(err))
-			return
+			return errInvalid
 		}
-		if batch = append(batch, in); r.Buffered() && len(batch) < maxHandOff {
-			continue
+		if batch = append(batch, in); !last && len(batch) < maxHandOff {
+			return nil
 		}
 		if !s.postAll(ctx, batch) {
-			return
+			return errStopped
 		}
 		batch = s.newBatch()
+		return nil
+	})
+	if err == errInvalid || err == errStopped {
+		return
 	}
+	s.postAll(ctx, batch)
+	s.logClosed(ctx, cc, remote, err)
 }
+
+// errInvalid and errStopped end a reader's loop: the connection sent a
+// message that is not valid from it, or the replica stops.
+var (
+	errInvalid = errors.New("invalid message")
+	errStopped = errors.New("replica stopped")
+)
 
 // logClosed says why a connection's reader stopped, unless the reason is
 // ordinary: the idle sweep closed it, the peer hung up, the replica stops.

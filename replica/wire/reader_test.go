@@ -111,7 +111,7 @@ func TestReaderHugeFrameAllocatesLittle(t *testing.T) {
 	r := NewReader(bytes.NewReader(data), 0)
 	_, err := r.Next()
 	require.Equal(t, io.ErrUnexpectedEOF, err)
-	require.LessOrEqual(t, cap(r.body), 2*growStep)
+	require.LessOrEqual(t, cap(r.buf), 2*growStep)
 }
 
 // TestReaderLargeFrame crosses several growth steps and the keepBuf limit.
@@ -128,10 +128,13 @@ func TestReaderLargeFrame(t *testing.T) {
 	m, err := r.Next()
 	require.NoError(t, err)
 	require.Equal(t, big, m)
-	require.Nil(t, r.body, "a buffer above keepBuf is released")
+	require.Greater(t, cap(r.buf), keepBuf)
 	m, err = r.Next()
 	require.NoError(t, err)
 	require.Equal(t, &Commit{Ballot: 1, CommitIndex: 40}, m)
+	_, err = r.Next()
+	require.Equal(t, io.EOF, err)
+	require.LessOrEqual(t, cap(r.buf), keepBuf, "an empty buffer above keepBuf is released")
 }
 
 // loop repeats one frame forever, so Next can be measured in steady state.
