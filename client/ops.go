@@ -19,11 +19,16 @@ type Pending struct {
 	invoked, sent int64
 	leaderReply   *wire.LeaderReply
 	acks          []*wire.RecordAck // by replica
+	ackBuf        [inlineAcks]*wire.RecordAck
 	target        wire.ReplicaID    // weak reads: where the read went
 	redirected    bool              // the last re-send follows a NotLeader
 	deferred      bool              // deferred by the policy
 	attempts      int               // re-sends so far
 }
+
+// inlineAcks is how many replicas' RecordAcks a Pending holds without
+// a second allocation: clusters of up to 5 replicas.
+const inlineAcks = 5
 
 // Attempts is the number of times p was re-sent.
 func (p *Pending) Attempts() int { return p.attempts }
@@ -56,7 +61,11 @@ func (s *Core) Invoke(op Op) wire.Seq {
 	switch {
 	case op.Level == wire.Strong:
 		p.WeakDep = s.o.Policy.StrongWeakDep(s)
-		p.acks = make([]*wire.RecordAck, s.o.N)
+		if s.o.N <= inlineAcks {
+			p.acks = p.ackBuf[:s.o.N:s.o.N]
+		} else {
+			p.acks = make([]*wire.RecordAck, s.o.N)
+		}
 	case op.Command.IsWrite():
 		p.CausalDep = s.lastWeakWrite
 		s.lastWeakWrite = p.Seq

@@ -236,8 +236,15 @@ func deliver(from wire.ReplicaID, batch []routed) {
 		if first.p == nil {
 			continue // handed on with an earlier message of its session
 		}
-		msgs := []wire.Message{first.m}
-		for j := i + 1; j < len(batch); j++ {
+		n := 1
+		for _, r := range batch[i+1:] {
+			if r.p == first.p {
+				n++
+			}
+		}
+		msgs := make([]wire.Message, 1, n)
+		msgs[0] = first.m
+		for j := i + 1; j < len(batch) && len(msgs) < n; j++ {
 			if batch[j].p == first.p {
 				msgs = append(msgs, batch[j].m)
 				batch[j].p = nil

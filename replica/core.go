@@ -142,7 +142,7 @@ func New(o Options) (*Core, error) {
 		store:     kvs.NewStore(),
 		sessions:  make(sessionTable),
 		cmdIndex:  make(map[wire.CmdID]kvs.Slot),
-		keys:      make(keyIndex),
+		keys:      newKeyIndex(),
 		wit:       newWitness(index),
 		match:     make([]kvs.Slot, o.N),
 		sent:      make([]kvs.Slot, o.N),

@@ -331,7 +331,7 @@ func (c *Core) truncate(s kvs.Slot) {
 
 // rebuildKeys recomputes the key index from the unapplied suffix.
 func (c *Core) rebuildKeys() {
-	clear(c.keys)
+	c.keys.reset()
 	for s := c.appliedIndex + 1; s <= c.entries.last(); s++ {
 		c.keys.add(s, c.entries.at(s).Command)
 	}

@@ -206,7 +206,7 @@ func (c *Core) install(in *installing) {
 	}
 	c.entries.reset(in.lastSlot, in.lastBallot)
 	clear(c.cmdIndex)
-	clear(c.keys)
+	c.keys.reset()
 	for _, e := range suffix {
 		c.entries.append(e)
 		c.cmdIndex[e.Cmd] = e.Slot

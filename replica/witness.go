@@ -23,8 +23,11 @@ type witnessRecord struct {
 // A protocol's own index over the records (index, nil if it keeps none)
 // is told of every record added and removed here.
 type witness struct {
-	byCmd   map[wire.CmdID]*witnessRecord
-	byKey   map[kvs.Key][]*witnessRecord
+	byCmd map[wire.CmdID]*witnessRecord
+	byKey map[kvs.Key][]*witnessRecord
+	// lists are emptied key lists kept for the next key, so that a
+	// record on a key with no other record does not allocate one.
+	lists   [][]*witnessRecord
 	index   RecordIndex
 	arrival uint64
 	// j, in durable mode, is told of every record kept and removed.
@@ -80,7 +83,11 @@ func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	w.byCmd[rec.Cmd] = r
 	if rec.Command.Op != kvs.OpNoop {
 		for k := range rec.Command.Keys() {
-			w.byKey[k] = append(w.byKey[k], r)
+			l, ok := w.byKey[k]
+			if n := len(w.lists); !ok && n > 0 {
+				l, w.lists = w.lists[n-1], w.lists[:n-1]
+			}
+			w.byKey[k] = append(l, r)
 		}
 	}
 	if w.index != nil {
@@ -112,6 +119,9 @@ func (w *witness) remove(id wire.CmdID) {
 		for k := range r.Command.Keys() {
 			if l := removeRecord(w.byKey[k], r); len(l) == 0 {
 				delete(w.byKey, k)
+				if len(w.lists) < maxFreeLists && cap(l) <= maxFreeListCap {
+					w.lists = append(w.lists, l)
+				}
 			} else {
 				w.byKey[k] = l
 			}
@@ -134,6 +144,13 @@ func (w *witness) removeOlderThan(b wire.Ballot) {
 		}
 	}
 }
+
+// maxFreeLists and maxFreeListCap bound the emptied key lists a witness
+// keeps: a burst of records leaves no lasting memory behind.
+const (
+	maxFreeLists   = 1 << 12
+	maxFreeListCap = 8
+)
 
 func removeRecord(l []*witnessRecord, r *witnessRecord) []*witnessRecord {
 	for i, x := range l {

@@ -239,3 +239,24 @@ func TestNonMemberIsNoWitness(t *testing.T) {
 	require.Empty(t, msgsOf[*wire.RecordAck](propose(c, 10, putCmd(1, "a"))))
 	require.Zero(t, c.RecordCount())
 }
+
+// TestWitnessReusesKeyLists: a record on a key no other record touches
+// costs the record itself, not a new list for the key; the lists kept are
+// the emptied ones, and the indexes stay consistent.
+func TestWitnessReusesKeyLists(t *testing.T) {
+	w := newWitness(nil)
+	seq, v := wire.Seq(0), kvs.Value("v")
+	step := func() {
+		seq++
+		id := wire.CmdID{Client: 1, Seq: seq}
+		w.add(wire.Record{Cmd: id, Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(seq), Value: v},
+			Level: wire.Strong}, 0)
+		w.remove(id)
+	}
+	for range 100 {
+		step()
+	}
+	require.Equal(t, 1.0, testing.AllocsPerRun(1000, step), "allocations beyond the record")
+	require.Empty(t, w.byKey)
+	require.NoError(t, w.check())
+}
