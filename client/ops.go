@@ -20,10 +20,10 @@ type Pending struct {
 	leaderReply   *wire.LeaderReply
 	acks          []*wire.RecordAck // by replica
 	ackBuf        [inlineAcks]*wire.RecordAck
-	target        wire.ReplicaID    // weak reads: where the read went
-	redirected    bool              // the last re-send follows a NotLeader
-	deferred      bool              // deferred by the policy
-	attempts      int               // re-sends so far
+	target        wire.ReplicaID // weak reads: where the read went
+	redirected    bool           // the last re-send follows a NotLeader
+	deferred      bool           // deferred by the policy
+	attempts      int            // re-sends so far
 }
 
 // inlineAcks is how many replicas' RecordAcks a Pending holds without
