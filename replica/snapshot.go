@@ -79,9 +79,9 @@ func restoreSessions(states []wire.SessionState) sessionTable {
 	return t
 }
 
-// snapshotChunkBytes bounds the values of one InstallSnapshot, so that a
-// transfer never holds a connection for long and replication to the other
-// followers goes on between its chunks.
+// snapshotChunkBytes bounds the client table and values of one
+// InstallSnapshot, so that a transfer never holds a connection for long
+// and replication to the other followers goes on between its chunks.
 const snapshotChunkBytes = 64 << 10
 
 // transfer is a leader's state transfer to one follower: the snapshot
@@ -89,7 +89,8 @@ const snapshotChunkBytes = 64 << 10
 type transfer struct {
 	snap   *snapshot
 	chunk  uint32
-	pos    kvs.ChunkPos
+	pos    wire.SnapshotCursor
+	done   bool  // the last chunk sent was the last
 	sentAt int64 // when the last chunk left
 }
 
@@ -101,13 +102,10 @@ func (c *Core) sendSnapshot(p wire.ReplicaID) {
 		x = &transfer{snap: c.snap}
 		c.xfer[p] = x
 	}
-	items, next := x.snap.store.Chunk(x.pos, snapshotChunkBytes)
 	m := &wire.InstallSnapshot{Ballot: c.ballot, Leader: c.o.ID, LastSlot: x.snap.lastSlot, LastBallot: x.snap.lastBallot,
-		Chunk: x.chunk, Done: next.Done(), Items: items}
-	if x.chunk == 0 {
-		m.Sessions = x.snap.sessions
-	}
-	x.pos, x.sentAt = next, c.o.Now()
+		Chunk: x.chunk}
+	x.pos = wire.FillChunk(m, x.snap.sessions, x.snap.store, x.pos, snapshotChunkBytes)
+	x.done, x.sentAt = m.Done, c.o.Now()
 	c.out.toReplica(p, m)
 }
 
@@ -123,7 +121,7 @@ func (c *Core) onInstallSnapshotAck(from wire.ReplicaID, m *wire.InstallSnapshot
 	if c.role != Leader || m.Ballot != c.ballot || x == nil || m.LastSlot != x.snap.lastSlot || m.Chunk != x.chunk {
 		return nil
 	}
-	if x.pos.Done() {
+	if x.done {
 		// The follower installed it: replication goes on after it.
 		delete(c.xfer, from)
 		c.match[from] = max(c.match[from], m.LastSlot)
@@ -175,6 +173,8 @@ func (c *Core) onInstallSnapshot(from wire.ReplicaID, m *wire.InstallSnapshot) e
 		c.inst = &installing{lastSlot: m.LastSlot, lastBallot: m.LastBallot, store: kvs.NewStore(), sessions: m.Sessions}
 	case c.inst == nil || c.inst.lastSlot != m.LastSlot || c.inst.next != m.Chunk:
 		return nil // a chunk of a transfer this replica is not in; the leader starts over
+	default:
+		c.inst.sessions = append(c.inst.sessions, m.Sessions...)
 	}
 	c.inst.store.Load(m.Items)
 	c.inst.next++

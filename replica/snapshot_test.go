@@ -122,3 +122,56 @@ func TestInstallKeepsAcknowledgedSuffix(t *testing.T) {
 	_, ver := f.store.Get(34)
 	require.Equal(t, kvs.Slot(35), ver)
 }
+
+// TestTransferSplitsTheClientTable: a client table far larger than a chunk
+// (held GET results carry their values) crosses in several chunks of
+// bounded size, and the follower ends with the leader's whole table.
+func TestTransferSplitsTheClientTable(t *testing.T) {
+	c := leaderWithLog(t, 1)
+	v := make(kvs.Value, 4<<10)
+	c.StepClient(7, &wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: 2}, AckUpTo: 1,
+		Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: v}})
+	const clients = 100
+	for cl := range wire.ClientID(clients) {
+		// Never acknowledged, so each session holds its result and value.
+		c.StepClient(100+cl, &wire.Propose{Cmd: wire.CmdID{Client: 100 + cl, Seq: 1},
+			Command: kvs.Command{Op: kvs.OpGet, Key: 1}})
+	}
+	require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true, MatchSlot: c.LastSlot()}))
+	require.Equal(t, c.LastSlot(), c.AppliedIndex())
+	c.o.LogRetain = 1
+	c.takeSnapshot()
+	require.Greater(t, len(c.snap.sessions), clients)
+
+	f := newTestCoreWith(t, 2, 3, BasePolicy{})
+	c.out.discard()
+	c.sent[2] = 0
+	c.flush()
+	chunks := 0
+	for {
+		var snap *wire.InstallSnapshot
+		for _, m := range c.out.peer() {
+			if s, ok := m.(*wire.InstallSnapshot); ok {
+				snap = s
+			}
+		}
+		require.NotNil(t, snap, "chunk %d was not sent", chunks)
+		chunks++
+		require.LessOrEqual(t, len(wire.AppendFrame(nil, snap)), 2*snapshotChunkBytes, "chunk %d", snap.Chunk)
+		require.NoError(t, f.StepReplica(0, snap))
+		var ack *wire.InstallSnapshotAck
+		for _, m := range f.out.peer() {
+			if a, ok := m.(*wire.InstallSnapshotAck); ok {
+				ack = a
+			}
+		}
+		require.NotNil(t, ack)
+		if snap.Done {
+			break
+		}
+		require.NoError(t, c.StepReplica(2, ack))
+	}
+	require.Greater(t, chunks, 4, "the table crossed in one chunk")
+	require.Equal(t, c.AppliedIndex(), f.AppliedIndex(), "the snapshot is installed")
+	require.Equal(t, c.snap.sessions, f.snap.sessions, "the follower has the whole client table")
+}

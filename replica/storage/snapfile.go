@@ -65,20 +65,16 @@ func encodeSnapshot(w io.Writer, sn *Snapshot) error {
 	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<16)
 	bw.Write(snapMagic)
 	var buf []byte
-	pos := kvs.ChunkPos{}
+	var pos wire.SnapshotCursor
 	for chunk := uint32(0); ; chunk++ {
 		m := &wire.InstallSnapshot{LastSlot: sn.LastSlot, LastBallot: sn.LastBallot, Chunk: chunk, Leader: wire.NoReplica}
-		if chunk == 0 {
-			m.Sessions = sn.Sessions
-		}
-		m.Items, pos = sn.Store.Chunk(pos, snapChunkBytes)
-		m.Done = pos.Done()
+		pos = wire.FillChunk(m, sn.Sessions, sn.Store, pos, snapChunkBytes)
 		buf = wire.AppendFrame(buf[:0], m)
 		if n := len(buf); n > wire.MaxFrame {
 			// The reader refuses such a frame: a file written anyway
 			// could never be read back, with the log behind it cut.
-			return fmt.Errorf("snapshot chunk %d of %d bytes exceeds the %d-byte frame limit (a session table of %d sessions)",
-				chunk, n, wire.MaxFrame, len(m.Sessions))
+			return fmt.Errorf("snapshot chunk %d of %d bytes exceeds the %d-byte frame limit (%d sessions, %d items)",
+				chunk, n, wire.MaxFrame, len(m.Sessions), len(m.Items))
 		}
 		if _, err := bw.Write(buf); err != nil {
 			return err
@@ -132,8 +128,9 @@ func decodeSnapshot(b []byte) (*Snapshot, error) {
 			return nil, fmt.Errorf("frame %d is not chunk %d of one snapshot", chunk, chunk)
 		}
 		if chunk == 0 {
-			sn = &Snapshot{LastSlot: is.LastSlot, LastBallot: is.LastBallot, Sessions: is.Sessions}
+			sn = &Snapshot{LastSlot: is.LastSlot, LastBallot: is.LastBallot}
 		}
+		sn.Sessions = append(sn.Sessions, is.Sessions...)
 		store.Load(is.Items)
 		if is.Done {
 			break

@@ -267,28 +267,38 @@ func copyDir(t *testing.T, from, to string) {
 	}))
 }
 
-// TestOversizedSnapshotIsRefused: a snapshot whose first frame (the
-// session table) exceeds the frame limit is not written, since it could
-// never be read back; the previous snapshot stays.
-func TestOversizedSnapshotIsRefused(t *testing.T) {
+// TestLargeSessionTable: a session table larger than a frame crosses in
+// several chunks and reads back whole; a single session larger than a
+// frame could never be read back, so such a snapshot is not written and
+// the previous one stays.
+func TestLargeSessionTable(t *testing.T) {
 	dir := t.TempDir()
 	s, _, err := Open(dir, nil)
 	require.NoError(t, err)
 	defer s.Close()
 	store := kvs.NewStore()
 	store.Apply(1, kvs.Command{Op: kvs.OpPut, Key: 1, Value: []byte("a")})
-	require.NoError(t, s.SaveSnapshot(&Snapshot{LastSlot: 1, LastBallot: 1, Store: store.Snapshot()}))
 
-	// Results held for retries carry their values: 300 of 60 KB.
+	// Results held for retries carry their values: 300 sessions of 60 KB.
 	big := make([]byte, 60<<10)
 	var sessions []wire.SessionState
 	for c := range 300 {
 		sessions = append(sessions, wire.SessionState{Client: wire.ClientID(c + 1),
 			Results: []wire.SessionResult{{Seq: 1, Slot: 1, Value: big}}})
 	}
-	err = s.SaveSnapshot(&Snapshot{LastSlot: 2, LastBallot: 1, Store: store.Snapshot(), Sessions: sessions})
-	require.ErrorContains(t, err, "exceeds the 16777216-byte frame limit")
+	require.NoError(t, s.SaveSnapshot(&Snapshot{LastSlot: 2, LastBallot: 1, Store: store.Snapshot(), Sessions: sessions}))
 	sn, err := readSnapshotFile(filepath.Join(dir, "snapshot"))
 	require.NoError(t, err)
-	require.Empty(t, sn.Sessions, "the earlier snapshot was replaced")
+	require.Equal(t, sessions, sn.Sessions)
+
+	var results []wire.SessionResult
+	for q := range 300 {
+		results = append(results, wire.SessionResult{Seq: wire.Seq(q + 1), Slot: 1, Value: big})
+	}
+	one := []wire.SessionState{{Client: 1, Results: results}}
+	err = s.SaveSnapshot(&Snapshot{LastSlot: 3, LastBallot: 1, Store: store.Snapshot(), Sessions: one})
+	require.ErrorContains(t, err, "exceeds the 16777216-byte frame limit")
+	sn, err = readSnapshotFile(filepath.Join(dir, "snapshot"))
+	require.NoError(t, err)
+	require.Equal(t, kvs.Slot(2), sn.LastSlot, "the earlier snapshot was replaced")
 }

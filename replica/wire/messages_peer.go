@@ -96,8 +96,9 @@ type SessionState struct {
 }
 
 // InstallSnapshot carries one chunk of the leader's snapshot to a follower
-// that needs slots the leader compacted (PROTOCOL.md 6.10). Chunk 0 holds
-// the client table; every chunk holds store items; the last says Done. The
+// that needs slots the leader compacted (PROTOCOL.md 6.10). The first
+// chunks hold the client table, in order and in pieces of bounded size
+// (FillChunk); then chunks hold store items; the last says Done. The
 // leader sends the next chunk when the previous one is acknowledged.
 type InstallSnapshot struct {
 	Ballot     Ballot
