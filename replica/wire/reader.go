@@ -52,6 +52,7 @@ func NewReader(r io.Reader, maxFrame int) *Reader {
 // does not decode, and otherwise the error of the underlying reader. Errors
 // are sticky: once Next fails, it keeps returning the same error.
 func (r *Reader) Next() (Message, error) {
+	empty := 0
 	for r.err == nil {
 		if m, ok := r.take(); ok {
 			return m, nil
@@ -62,12 +63,23 @@ func (r *Reader) Next() (Message, error) {
 		r.room()
 		n, err := r.src.Read(r.buf[r.tail:])
 		r.tail += n
-		if err != nil && n == 0 {
+		switch {
+		case err != nil && n == 0:
 			r.fail(err)
+		case n > 0:
+			empty = 0
+		default:
+			if empty++; empty >= maxEmptyReads {
+				r.err = io.ErrNoProgress
+			}
 		}
 	}
 	return nil, r.err
 }
+
+// maxEmptyReads is how many reads in a row may return nothing and no
+// error before the source is taken as broken, as bufio does.
+const maxEmptyReads = 100
 
 // Buffered reports whether Next can return without reading from the
 // stream: a whole frame has arrived (or Next would fail at once). A reader

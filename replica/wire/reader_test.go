@@ -197,3 +197,15 @@ func TestReaderBuffered(t *testing.T) {
 	require.ErrorIs(t, err, io.EOF)
 	assert.True(t, r.Buffered(), "a failed reader returns at once")
 }
+
+// emptyReader returns nothing, and no error, for ever.
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, nil }
+
+// TestReaderNoProgress: a source that keeps returning nothing is an error,
+// not a loop without end.
+func TestReaderNoProgress(t *testing.T) {
+	_, err := NewReader(emptyReader{}, 0).Next()
+	require.ErrorIs(t, err, io.ErrNoProgress)
+}
