@@ -32,14 +32,15 @@ func NewZipfTable(n int64, s float64) (*ZipfTable, error) {
 	if s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
 		return nil, fmt.Errorf("zipf: exponent %v is not a non-negative number", s)
 	}
-	cdf := make([]float64, n)
+	cdf := zipfWeights(int(n), s)
 	var sum float64
-	for k := range cdf {
-		sum += math.Pow(float64(k+1), -s)
+	for k, w := range cdf {
+		sum += w
 		cdf[k] = sum
 	}
+	inv := 1 / sum
 	for k := range cdf {
-		cdf[k] /= sum
+		cdf[k] *= inv
 	}
 	cdf[n-1] = 1
 	guide := make([]int32, guideSize+1)
@@ -85,4 +86,31 @@ func (t *ZipfTable) Prob(k int64) float64 {
 		return t.cdf[0]
 	}
 	return t.cdf[k] - t.cdf[k-1]
+}
+
+// zipfWeights returns w[k] = (k+1)^-s for k in [0, n). math.Pow for a
+// million keys was most of the cost of a table (some 50 ms, paid by every
+// client process), so past the first keys each weight is the previous one
+// times (x/(x+1))^s = exp(-s·log1p(1/x)), both short series when 1/x is
+// below 2^-10, and every anchorEvery keys the weight is computed exactly
+// again, so that rounding cannot build up.
+func zipfWeights(n int, s float64) []float64 {
+	const (
+		seriesFrom  = 1 << 10
+		anchorEvery = 1 << 12
+	)
+	w := make([]float64, n)
+	for k := range w {
+		x := float64(k + 1)
+		if k < seriesFrom || k%anchorEvery == 0 {
+			w[k] = math.Pow(x, -s)
+			continue
+		}
+		// u = 1/(x-1): the step from the weight of x-1 to that of x.
+		u := 1 / (x - 1)
+		l := u * (1 - u*(1.0/2-u*(1.0/3-u*(1.0/4-u*(1.0/5)))))
+		z := -s * l
+		w[k] = w[k-1] * (1 + z*(1+z*(1.0/2+z*(1.0/6+z*(1.0/24+z*(1.0/120))))))
+	}
+	return w
 }
