@@ -52,6 +52,7 @@ type item[M any] struct {
 // single writer goroutine that drains it in batches. See the package doc.
 type Batcher[M any] struct {
 	conn   net.Conn
+	sock   *sockWriter // writes to conn's descriptor; nil: through conn.Write
 	encode EncodeFunc[M]
 	opts   Options
 	log    *zap.Logger
@@ -92,6 +93,7 @@ func New[M any](conn net.Conn, encode EncodeFunc[M], opts Options, log *zap.Logg
 	}
 	b := &Batcher[M]{
 		conn:   conn,
+		sock:   newSockWriter(conn),
 		encode: encode,
 		opts:   opts.withDefaults(),
 		log:    log.With(zap.String("remote", remote)),

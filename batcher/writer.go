@@ -210,14 +210,20 @@ func (w *writer[M]) full() bool {
 	return w.carry || w.batchN >= w.b.opts.MaxBatchMsgs || w.batchLen >= w.b.opts.MaxBatchBytes
 }
 
-// flush writes the batch with one conn.Write under a fresh write deadline.
+// flush writes the batch: on a socket with sockWriter, which waits at most
+// WriteTimeout for room; otherwise with one conn.Write under a fresh write
+// deadline.
 func (w *writer[M]) flush() error {
 	b := w.b
 	p := w.buf[:w.batchLen]
-	if err := b.conn.SetWriteDeadline(time.Now().Add(b.opts.WriteTimeout)); err != nil {
-		return fmt.Errorf("batcher: set write deadline for %s: %w", b.remote, err)
+	var n int
+	var err error
+	if b.sock != nil {
+		n, err = b.sock.write(p, b.opts.WriteTimeout)
+	} else if err = b.conn.SetWriteDeadline(time.Now().Add(b.opts.WriteTimeout)); err == nil {
+		n, err = b.conn.Write(p)
 	}
-	if n, err := b.conn.Write(p); err != nil {
+	if err != nil {
 		return fmt.Errorf("batcher: write batch of %d messages (%d of %d bytes written) to %s: %w",
 			w.batchN, n, len(p), b.remote, err)
 	}

@@ -133,9 +133,11 @@ func (c *conn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
-// CountRead counts a read that a reader made on the descriptor itself
-// (wire.Reader.Each on a socket).
+// CountRead and CountWrite count the reads and writes made on the
+// descriptor itself (wire.Reader.Each, the batcher's socket writer).
 func (c *conn) CountRead() { c.reads.Add(1) }
+
+func (c *conn) CountWrite() { c.writes.Add(1) }
 
 // SyscallConn exposes the descriptor of a socket, so that wire.Reader can
 // read on it; other connections report that they have none.

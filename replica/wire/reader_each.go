@@ -7,7 +7,7 @@ import "syscall"
 // is true when no other whole frame has arrived: the caller hands on what
 // it gathered.
 //
-// When the source is a socket (it implements syscall.Conn, as *net.TCPConn
+// When the source is a socket on Linux (it implements syscall.Conn, as *net.TCPConn
 // and cost's counting connection do), Each reads on its descriptor: after
 // a read that leaves the socket empty it waits for more to arrive instead
 // of reading again only to be told that nothing has. That second read was

@@ -1,10 +1,10 @@
-//go:build !unix
+//go:build !linux
 
 package wire
 
 import "syscall"
 
-// eachRaw reads with Next where a descriptor's reads are not Unix reads.
+// eachRaw reads with Next off Linux.
 func (r *Reader) eachRaw(_ syscall.RawConn, fn func(Message, bool) error) error {
 	return r.eachPull(fn)
 }

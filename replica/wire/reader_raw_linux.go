@@ -1,11 +1,10 @@
-//go:build unix
-
 package wire
 
 import (
 	"io"
 	"os"
 	"syscall"
+	"unsafe"
 )
 
 // eachRaw is Each on a socket's descriptor. It relies on the runtime's
@@ -15,7 +14,10 @@ import (
 // the socket ready again and the wait cannot miss it. A read that fills
 // the buffer may have left more behind, so the next read follows at once.
 // All of it runs inside one RawConn.Read, because each new call forgets a
-// readiness that arrived before it.
+// readiness that arrived before it. The reads are raw system calls: on a
+// non-blocking descriptor they never wait, so the runtime's bookkeeping
+// for calls that may block is not needed, and skipping it keeps the
+// runtime's monitor thread asleep (see batcher's sockWriter).
 func (r *Reader) eachRaw(raw syscall.RawConn, fn func(Message, bool) error) error {
 	counter, _ := r.src.(ReadCounter)
 	var ferr error
@@ -27,17 +29,18 @@ func (r *Reader) eachRaw(raw syscall.RawConn, fn func(Message, bool) error) erro
 			for {
 				r.room()
 				space := len(r.buf) - r.tail
-				n, err := syscall.Read(int(fd), r.buf[r.tail:])
+				m, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r.buf[r.tail])), uintptr(space))
 				if counter != nil {
 					counter.CountRead()
 				}
+				n := int(m)
 				switch {
-				case err == syscall.EINTR:
+				case errno == syscall.EINTR:
 					continue
-				case err == syscall.EAGAIN:
+				case errno == syscall.EAGAIN:
 					return false
-				case err != nil:
-					r.fail(os.NewSyscallError("read", err))
+				case errno != 0:
+					r.fail(os.NewSyscallError("read", errno))
 					return true
 				case n == 0:
 					r.fail(io.EOF)
