@@ -21,6 +21,13 @@ type sockWriter struct {
 	conn  net.Conn
 	raw   syscall.RawConn
 	count writeCounter // nil when the connection does not count writes
+	// The state of the write in progress, kept here rather than captured
+	// by a closure, which would cost allocations on every batch.
+	p     []byte
+	n     int
+	wait  bool
+	errno syscall.Errno
+	fn    func(fd uintptr) bool // w.writeSome, bound once
 }
 
 // writeCounter is a connection that counts its writes (cost's counting
@@ -42,50 +49,54 @@ func newSockWriter(conn net.Conn) *sockWriter {
 	}
 	w := &sockWriter{conn: conn, raw: raw}
 	w.count, _ = conn.(writeCounter)
+	w.fn = w.writeSome
 	return w
 }
 
 // write writes all of p, waiting at most timeout for room in the socket.
 func (w *sockWriter) write(p []byte, timeout time.Duration) (int, error) {
-	n, wait := 0, false
-	var errno syscall.Errno
+	w.p, w.n, w.wait, w.errno = p, 0, false, 0
+	defer func() { w.p = nil }()
 	for {
-		err := w.raw.Write(func(fd uintptr) bool {
-			for n < len(p) {
-				m, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n))
-				if w.count != nil {
-					w.count.CountWrite()
-				}
-				switch e {
-				case 0:
-					n += int(m)
-				case syscall.EINTR:
-				case syscall.EAGAIN:
-					// Full: wait for room, once the deadline is set.
-					return !wait
-				default:
-					errno = e
-					return true
-				}
-			}
-			return true
-		})
+		err := w.raw.Write(w.fn)
 		switch {
 		case err != nil:
-			return n, err
-		case errno != 0:
-			return n, os.NewSyscallError("write", errno)
-		case n == len(p):
-			if wait {
+			return w.n, err
+		case w.errno != 0:
+			return w.n, os.NewSyscallError("write", w.errno)
+		case w.n == len(p):
+			if w.wait {
 				// A later wait sets its own; an expired one would fail
 				// the next write before it starts.
 				err = w.conn.SetWriteDeadline(time.Time{})
 			}
-			return n, err
+			return w.n, err
 		}
 		if err := w.conn.SetWriteDeadline(time.Now().Add(timeout)); err != nil {
-			return n, err
+			return w.n, err
 		}
-		wait = true
+		w.wait = true
 	}
+}
+
+// writeSome writes what the socket takes of the rest of w.p. It returns
+// false, to wait for room, only once a deadline is set.
+func (w *sockWriter) writeSome(fd uintptr) bool {
+	for w.n < len(w.p) {
+		m, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&w.p[w.n])), uintptr(len(w.p)-w.n))
+		if w.count != nil {
+			w.count.CountWrite()
+		}
+		switch e {
+		case 0:
+			w.n += int(m)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return !w.wait
+		default:
+			w.errno = e
+			return true
+		}
+	}
+	return true
 }

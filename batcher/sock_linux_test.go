@@ -1,6 +1,7 @@
 package batcher
 
 import (
+	"io"
 	"net"
 	"os"
 	"sync/atomic"
@@ -71,4 +72,18 @@ func TestSocketWriterDeadline(t *testing.T) {
 		require.FailNow(t, "the write deadline did not stop the batcher")
 	}
 	assert.ErrorIs(t, b.Err(), os.ErrDeadlineExceeded)
+}
+
+// TestSocketWriterAllocatesNothing: writing a batch that the socket takes
+// costs no allocation.
+func TestSocketWriterAllocatesNothing(t *testing.T) {
+	cli, srv := tcpPair(t)
+	go func() { _, _ = io.Copy(io.Discard, srv) }()
+	w := newSockWriter(cli.Conn)
+	p := make([]byte, 512)
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		if _, err := w.write(p, time.Minute); err != nil {
+			panic(err)
+		}
+	}))
 }
