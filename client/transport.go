@@ -200,7 +200,7 @@ func (t *Transport) read(l *link, c *muxConn, conn net.Conn) {
 	defer t.wg.Done()
 	rd := wire.NewReader(conn, 16<<20)
 	var batch []routed
-	err := rd.Each(func(m wire.Message, last bool) error {
+	add := func(m wire.Message, last bool) error {
 		if id, ok := wire.SessionOf(m); ok {
 			l.mu.RLock()
 			p := c.ports[id]
@@ -209,13 +209,22 @@ func (t *Transport) read(l *link, c *muxConn, conn net.Conn) {
 				batch = append(batch, routed{p, m})
 			}
 		}
-		if len(batch) > 0 && (last || len(batch) >= maxHandOff) {
-			deliver(l.r, batch)
-			batch = batch[:0]
+		if len(batch) == 0 || !last && len(batch) < maxHandOff {
+			return nil
 		}
+		if !deliver(l.r, batch, false) {
+			return wire.ErrBusy
+		}
+		batch = batch[:0]
 		return nil
-	})
-	deliver(l.r, batch)
+	}
+	flush := func() error {
+		deliver(l.r, batch, true)
+		batch = batch[:0]
+		return nil
+	}
+	err := rd.Each(add, flush)
+	deliver(l.r, batch, true)
 	t.broken(l, c, err)
 }
 
@@ -230,8 +239,11 @@ type routed struct {
 
 // deliver hands each session its messages of one read, in order, with one
 // channel send per session: a session's loop then steps them all before
-// it sends what they produced.
-func deliver(from wire.ReplicaID, batch []routed) {
+// it sends what they produced. Without wait it hands on only what a
+// session can take at once and reports whether all was; what is left
+// stays in batch for a later call with wait (wire.Reader.Each's flush).
+func deliver(from wire.ReplicaID, batch []routed, wait bool) bool {
+	all := true
 	for i, first := range batch {
 		if first.p == nil {
 			continue // handed on with an earlier message of its session
@@ -244,18 +256,35 @@ func deliver(from wire.ReplicaID, batch []routed) {
 		}
 		msgs := make([]wire.Message, 1, n)
 		msgs[0] = first.m
-		for j := i + 1; j < len(batch) && len(msgs) < n; j++ {
+		for _, r := range batch[i+1:] {
+			if r.p == first.p {
+				msgs = append(msgs, r.m)
+			}
+		}
+		rep := reply{from: from, msgs: msgs}
+		if wait {
+			select {
+			case first.p.inbox <- rep:
+			case <-first.p.ctx.Done():
+			}
+		} else {
+			select {
+			case first.p.inbox <- rep:
+			default:
+				all = false
+				continue
+			}
+		}
+		for j := i; j < len(batch); j++ {
 			if batch[j].p == first.p {
-				msgs = append(msgs, batch[j].m)
 				batch[j].p = nil
 			}
 		}
-		select {
-		case first.p.inbox <- reply{from: from, msgs: msgs}:
-		case <-first.p.ctx.Done():
-		}
 	}
-	clear(batch)
+	if all || wait {
+		clear(batch)
+	}
+	return all
 }
 
 // broken retires a connection whose reader stopped and tells the sessions

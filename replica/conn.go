@@ -147,33 +147,48 @@ func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
 // readAll reads a connection until it fails, turns each message into the
 // loop's input (input's error closes the connection as a protocol
 // violation), and hands the loop one batch per read: everything that one
-// read brought (wire.Reader.Buffered), up to maxHandOff messages.
+// read brought (wire.Reader.Each's last), up to maxHandOff messages. The
+// hand-off waits only outside the socket's lock (Each's flush), so that
+// closing the connection never waits for the loop.
 func (s *server) readAll(ctx context.Context, r *wire.Reader, cc *clientConn, remote zap.Field, input func(wire.Message) (inbound, error)) {
 	batch := s.newBatch()
-	err := r.Each(func(m wire.Message, last bool) error {
+	var invalid error
+	add := func(m wire.Message, last bool) error {
 		if cc != nil {
 			cc.frames.Add(1)
 		}
 		in, err := input(m)
 		if err != nil {
-			s.postAll(ctx, batch)
-			s.counters.InvalidMessage.Add(1)
-			s.log.Warn("invalid message from a client: connection closed", remote, zap.Error(err))
+			invalid = err
 			return errInvalid
 		}
 		if batch = append(batch, in); !last && len(batch) < maxHandOff {
 			return nil
 		}
+		select {
+		case s.inbox <- batch:
+			batch = s.newBatch()
+			return nil
+		default:
+			return wire.ErrBusy
+		}
+	}
+	flush := func() error {
 		if !s.postAll(ctx, batch) {
 			return errStopped
 		}
 		batch = s.newBatch()
 		return nil
-	})
-	if err == errInvalid || err == errStopped {
+	}
+	err := r.Each(add, flush)
+	if err == errStopped || !s.postAll(ctx, batch) {
 		return
 	}
-	s.postAll(ctx, batch)
+	if err == errInvalid {
+		s.counters.InvalidMessage.Add(1)
+		s.log.Warn("invalid message from a client: connection closed", remote, zap.Error(invalid))
+		return
+	}
 	s.logClosed(ctx, cc, remote, err)
 }
 

@@ -6,6 +6,7 @@ import (
 	"net"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -78,7 +79,7 @@ func TestEachTCPStream(t *testing.T) {
 	err := NewReader(c, 0).Each(func(m Message, _ bool) error {
 		got = append(got, m)
 		return nil
-	})
+	}, nil)
 	require.Equal(t, io.EOF, err)
 	require.Equal(t, want, got)
 }
@@ -105,7 +106,7 @@ func TestEachWaitsInsteadOfReadingAgain(t *testing.T) {
 			}
 			handed <- struct{}{}
 			return nil
-		})
+		}, nil)
 	}()
 	var frames []byte
 	for i := range perBatch {
@@ -134,7 +135,7 @@ func TestEachStops(t *testing.T) {
 	t.Run("close", func(t *testing.T) {
 		_, c := tcpPair(t)
 		done := make(chan error, 1)
-		go func() { done <- NewReader(c, 0).Each(func(Message, bool) error { return nil }) }()
+		go func() { done <- NewReader(c, 0).Each(func(Message, bool) error { return nil }, nil) }()
 		c.Close()
 		require.ErrorIs(t, <-done, net.ErrClosed)
 	})
@@ -142,13 +143,54 @@ func TestEachStops(t *testing.T) {
 		w, c := tcpPair(t)
 		_, err := w.Write([]byte{1, 0, 0, 0, 0xff, 0})
 		require.NoError(t, err)
-		require.ErrorIs(t, NewReader(c, 0).Each(func(Message, bool) error { return nil }), ErrMalformed)
+		require.ErrorIs(t, NewReader(c, 0).Each(func(Message, bool) error { return nil }, nil), ErrMalformed)
 	})
 	t.Run("fn", func(t *testing.T) {
 		w, c := tcpPair(t)
 		_, err := w.Write(AppendFrame(nil, &Sync{Cmd: cmdA}))
 		require.NoError(t, err)
 		stop := errors.New("stop")
-		require.Equal(t, stop, NewReader(c, 0).Each(func(Message, bool) error { return stop }))
+		require.Equal(t, stop, NewReader(c, 0).Each(func(Message, bool) error { return stop }, nil))
 	})
+}
+
+// TestEachCloseWhileBusy: a consumer that cannot take a batch at once
+// (ErrBusy) is waited for in flush, away from the socket's lock, so that
+// closing the connection meanwhile returns at once; the batch is then
+// handed on, and Each ends with net.ErrClosed.
+func TestEachCloseWhileBusy(t *testing.T) {
+	w, c := tcpPair(t)
+	inFlush, release := make(chan struct{}), make(chan struct{})
+	var got, flushed int
+	done := make(chan error, 1)
+	go func() {
+		done <- NewReader(c, 0).Each(func(m Message, last bool) error {
+			got++
+			if last {
+				return ErrBusy
+			}
+			return nil
+		}, func() error {
+			flushed = got
+			close(inFlush)
+			<-release
+			return nil
+		})
+	}()
+	_, err := w.Write(AppendFrame(nil, &Sync{Cmd: cmdA}))
+	require.NoError(t, err)
+	<-inFlush
+	closed := make(chan struct{})
+	go func() {
+		c.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for the reader's consumer")
+	}
+	close(release)
+	require.ErrorIs(t, <-done, net.ErrClosed)
+	require.Equal(t, 1, flushed)
 }

@@ -18,12 +18,17 @@ import (
 // non-blocking descriptor they never wait, so the runtime's bookkeeping
 // for calls that may block is not needed, and skipping it keeps the
 // runtime's monitor thread asleep (see batcher's sockWriter).
-func (r *Reader) eachRaw(raw syscall.RawConn, fn func(Message, bool) error) error {
+func (r *Reader) eachRaw(raw syscall.RawConn, add func(Message, bool) error, flush func() error) error {
 	counter, _ := r.src.(ReadCounter)
 	var ferr error
-	for r.err == nil && ferr == nil {
-		if ferr = r.deliver(fn); ferr != nil || r.err != nil {
-			break
+	for r.err == nil && (ferr == nil || ferr == ErrBusy) {
+		if ferr == ErrBusy {
+			if ferr = flush(); ferr != nil {
+				break
+			}
+		}
+		if ferr = r.deliver(add); ferr != nil || r.err != nil {
+			continue
 		}
 		rerr := raw.Read(func(fd uintptr) bool {
 			for {
@@ -47,8 +52,8 @@ func (r *Reader) eachRaw(raw syscall.RawConn, fn func(Message, bool) error) erro
 					return true
 				}
 				r.tail += n
-				if ferr = r.deliver(fn); ferr != nil || r.err != nil {
-					return true
+				if ferr = r.deliver(add); ferr != nil || r.err != nil {
+					return true // ErrBusy: flush away from the lock
 				}
 				if n < space {
 					return false
@@ -58,6 +63,9 @@ func (r *Reader) eachRaw(raw syscall.RawConn, fn func(Message, bool) error) erro
 		if rerr != nil && r.err == nil {
 			r.err = rerr
 		}
+	}
+	if ferr == ErrBusy {
+		ferr = flush()
 	}
 	if ferr != nil {
 		return ferr

@@ -5,6 +5,6 @@ package wire
 import "syscall"
 
 // eachRaw reads with Next off Linux.
-func (r *Reader) eachRaw(_ syscall.RawConn, fn func(Message, bool) error) error {
-	return r.eachPull(fn)
+func (r *Reader) eachRaw(_ syscall.RawConn, add func(Message, bool) error, flush func() error) error {
+	return r.eachPull(add, flush)
 }
