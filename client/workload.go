@@ -36,7 +36,7 @@ type WorkloadParams struct {
 // below it keys are uniform (PROTOCOL.md 7.2).
 const MinZipfSkew = 0.01
 
-// MaxZipfKeys bounds KeySpace under a Zipf distribution: the shared CDF
+// MaxZipfKeys bounds KeySpace under a Zipf distribution: the shared alias
 // table costs 8 bytes per key (512 MiB at this bound).
 const MaxZipfKeys = 1 << 26
 
@@ -232,7 +232,7 @@ func (u uniformKeys) next(rng *rand.Rand) kvs.Key { return kvs.Key(rng.Int64N(u.
 
 type zipfKeys struct{ t *ZipfTable }
 
-func (z zipfKeys) next(rng *rand.Rand) kvs.Key { return kvs.Key(z.t.Key(rng.Float64())) }
+func (z zipfKeys) next(rng *rand.Rand) kvs.Key { return kvs.Key(z.t.Key(rng.Uint64())) }
 
 // privateKeys is a thread's own sequence of keys (KeySpace 0): no other
 // thread touches them, so there is no contention (PROTOCOL.md 7.2).

@@ -3,26 +3,30 @@ package client
 import (
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // ZipfTable is a Zipf distribution over the keys [0, n) with
 // P(k) ∝ 1/(k+1)^s, for any s >= 0 (math/rand's Zipf needs s > 1, and the
-// benchmark's common 0.99 is below that). It holds the cumulative
-// distribution, built once, and a guide: for each of guideSize equal
-// slices of [0, 1), the first key whose cumulative probability reaches the
-// slice. A draw is a binary search inside its slice's keys only: a few
-// steps over neighbouring entries, where a search of the whole table
-// would miss the cache some twenty times at a million keys. The table is
-// read-only after construction, so every thread of a process shares one
-// (8 bytes per key: 8 MB at a million keys).
+// benchmark's common 0.99 is below that). It is an alias table (Vose's
+// method), built once: n slots of equal probability, each of which keeps
+// its own key with some probability and otherwise gives another. A draw
+// reads one slot, one cache line, where a search of a cumulative table
+// missed the cache several times per draw at a million keys on a busy
+// machine. The table is read-only after construction, so every thread of
+// a process shares one (8 bytes per key: 8 MB at a million keys).
 type ZipfTable struct {
 	s     float64
-	cdf   []float64 // cdf[k] = P(key <= k); cdf[n-1] == 1
-	guide []int32   // guide[g] = the smallest k with cdf[k] > g/guideSize
+	slots []zipfSlot
 }
 
-// guideSize is the number of slices of the guide (256 KB of it).
-const guideSize = 1 << 16
+// zipfSlot is one slot of the alias table: a draw that lands on slot i
+// gives key i when its coin is below keep (out of 2^32), and alias
+// otherwise. A slot that always gives its own key has alias i.
+type zipfSlot struct {
+	keep  uint32
+	alias int32
+}
 
 // NewZipfTable builds the table for n keys and exponent s.
 func NewZipfTable(n int64, s float64) (*ZipfTable, error) {
@@ -32,60 +36,108 @@ func NewZipfTable(n int64, s float64) (*ZipfTable, error) {
 	if s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
 		return nil, fmt.Errorf("zipf: exponent %v is not a non-negative number", s)
 	}
-	cdf := zipfWeights(int(n), s)
+	q := zipfWeights(int(n), s)
 	var sum float64
-	for k, w := range cdf {
+	for _, w := range q {
 		sum += w
-		cdf[k] = sum
 	}
-	inv := 1 / sum
-	for k := range cdf {
-		cdf[k] *= inv
+	scale := float64(n) / sum
+	for k := range q {
+		q[k] *= scale // P(k)·n: a slot's worth is 1
 	}
-	cdf[n-1] = 1
-	guide := make([]int32, guideSize+1)
-	k := 0
-	for g := range guide {
-		for k < len(cdf)-1 && cdf[k] <= float64(g)/guideSize {
+	return &ZipfTable{s: s, slots: aliasSlots(q)}, nil
+}
+
+// aliasSlots builds the alias table of worths q (P(k)·n), which it uses
+// up. Keys worth less than a slot (small) fill the rest of theirs from a
+// key worth more (the donor), taken in index order; a donor left worth
+// less than a slot becomes small in turn: settled at once if the scan has
+// passed it, else when the scan gets there. Both scans only move forward,
+// so the build reads memory in order (Vose's stacks did not, and cost
+// twice the time at a million keys).
+func aliasSlots(q []float64) []zipfSlot {
+	n := len(q)
+	slots := make([]zipfSlot, n)
+	for k := range slots {
+		slots[k].alias = -1
+	}
+	nextDonor := func(k int) int {
+		for k < n && q[k] < 1 {
 			k++
 		}
-		guide[g] = int32(k)
+		return k
 	}
-	return &ZipfTable{s: s, cdf: cdf, guide: guide}, nil
+	settle := func(k, donor int) {
+		slots[k] = zipfSlot{keep: coin(q[k]), alias: int32(donor)}
+		q[donor] -= 1 - q[k]
+	}
+	g := nextDonor(0)
+	for s := 0; s < n && g < n; s++ {
+		if q[s] >= 1 || slots[s].alias >= 0 {
+			continue
+		}
+		settle(s, g)
+		for g < n && q[g] < 1 {
+			spent := g
+			if g = nextDonor(g + 1); spent > s || g >= n {
+				break
+			}
+			settle(spent, g)
+		}
+	}
+	// What is left is worth a whole slot, but for rounding.
+	for k := range slots {
+		if slots[k].alias < 0 {
+			slots[k] = zipfSlot{keep: math.MaxUint32, alias: int32(k)}
+		}
+	}
+	return slots
+}
+
+// coin is the keep threshold of a slot worth q of its own key, rounded to
+// the nearest so that the keys sharing slots lose nothing on average.
+func coin(q float64) uint32 {
+	return uint32(min(math.Round(max(q, 0)*(1<<32)), math.MaxUint32))
 }
 
 // Keys is the size of the key space.
-func (t *ZipfTable) Keys() int64 { return int64(len(t.cdf)) }
+func (t *ZipfTable) Keys() int64 { return int64(len(t.slots)) }
 
 // Skew is the exponent s.
 func (t *ZipfTable) Skew() float64 { return t.s }
 
-// Key maps a uniform u in [0, 1) to a key: the smallest k with u < cdf[k].
-func (t *ZipfTable) Key(u float64) int64 {
-	// The key is at least guide[g], where g/guideSize <= u, and at most
-	// guide[g+1], where u < (g+1)/guideSize.
-	g := int(u * guideSize)
-	lo, hi := int(t.guide[g]), int(t.guide[g+1])
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if u < t.cdf[m] {
-			hi = m
-		} else {
-			lo = m + 1
-		}
+// Key maps a uniform 64-bit r to a key: the high word of r·n picks a slot
+// (uniformly, to within n/2^64), and the low word, uniform and
+// independent of it, is the slot's coin.
+func (t *ZipfTable) Key(r uint64) int64 {
+	i, frac := bits.Mul64(r, uint64(len(t.slots)))
+	sl := t.slots[i]
+	if uint32(frac>>32) < sl.keep || sl.alias == int32(i) {
+		return int64(i)
 	}
-	return int64(lo)
+	return int64(sl.alias)
 }
 
-// Prob is P(key = k) under the table.
+// Prob is P(key = k) under the table. It reads the whole table (O(n)):
+// for tests and diagnostics, not for draws.
 func (t *ZipfTable) Prob(k int64) float64 {
-	if k < 0 || k >= int64(len(t.cdf)) {
+	if k < 0 || k >= int64(len(t.slots)) {
 		return 0
 	}
-	if k == 0 {
-		return t.cdf[0]
+	var p float64
+	for i, sl := range t.slots {
+		keep := float64(sl.keep) / (1 << 32)
+		if sl.alias == int32(i) {
+			keep = 1
+		}
+		if int64(i) == k {
+			p += keep
+		}
+		if int64(sl.alias) == k && sl.alias != int32(i) {
+			p += 1 - keep
+		}
 	}
-	return t.cdf[k] - t.cdf[k-1]
+	return p / float64(len(t.slots))
 }
 
 // zipfWeights returns w[k] = (k+1)^-s for k in [0, n). math.Pow for a
