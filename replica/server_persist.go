@@ -14,13 +14,17 @@ import (
 
 // Durable mode in the server (dataDir): the event loop never waits on the
 // disk. Each Ready's batch goes to the persister's queue; the persister
-// goroutine takes every batch queued, writes them as one pebble batch with
-// one fsync (group commit: the more the loop produces while a sync runs,
-// the more the next one carries), and posts the last sequence number
-// synced. The loop then sends the acknowledgements those batches held
-// back, in order, and tells the core (Core.Synced). Snapshots the replica
-// takes itself are written by a third goroutine, the latest first, so that
-// writing a large store never delays an fsync.
+// goroutine takes every batch queued and writes them as one pebble batch
+// into the write-ahead log without waiting for its fsync (Store.Start),
+// then takes the next ones; a waiter goroutine waits for each write's
+// fsync in order and posts the last sequence number synced. Pebble syncs
+// everything written while an fsync ran with the next fsync (group
+// commit), so the disk is never idle while batches wait, and a batch
+// written during a sync waits for at most that sync and its own. The loop
+// then sends the acknowledgements those batches held back, in order, and
+// tells the core (Core.Synced): nothing is acknowledged before its fsync.
+// Snapshots the replica takes itself are written by a fourth goroutine,
+// the latest first, so that writing a large store never delays an fsync.
 
 // persister writes a durable replica's batches.
 type persister struct {
@@ -34,10 +38,20 @@ type persister struct {
 	synced   atomic.Uint64 // the last batch on disk
 	notify   chan struct{} // tells the loop that synced moved
 	snaps    chan *storage.Snapshot
-	fsyncs   atomic.Uint64
+	fsyncs   atomic.Uint64 // fsyncs of the log (Store.Syncs)
 	batches  atomic.Uint64
-	maxGroup atomic.Uint64 // most batches one fsync carried
+	maxGroup atomic.Uint64 // most batches one write carried
 }
+
+// inflight is one write whose fsync the waiter waits for.
+type inflight struct {
+	pending storage.Pending
+	bs      []*storage.Batch
+}
+
+// inflightMax bounds the writes not yet synced (the persister then waits
+// for the waiter): far more than one fsync's worth.
+const inflightMax = 256
 
 // fields are the persister's counters for the replica's last log line.
 func (p *persister) fields() []zap.Field {
@@ -45,7 +59,7 @@ func (p *persister) fields() []zap.Field {
 		return nil
 	}
 	return []zap.Field{zap.Uint64("fsyncs", p.fsyncs.Load()), zap.Uint64("batches_synced", p.batches.Load()),
-		zap.Uint64("most_batches_per_fsync", p.maxGroup.Load())}
+		zap.Uint64("most_batches_per_write", p.maxGroup.Load())}
 }
 
 // heldBack is one Ready's AfterSync, waiting for batch seq.
@@ -80,14 +94,40 @@ func (p *persister) enqueue(b *storage.Batch) {
 	}
 }
 
-// run writes what is queued, one fsync per drained queue, until ctx ends
-// or a write fails (the replica then stops: it cannot acknowledge
-// anything any more).
+// run writes what is queued, each drained queue as one write, until ctx
+// ends or a write or its fsync fails (the replica then stops: it cannot
+// acknowledge anything any more); the waiter (wait) reports the fsyncs.
+// It returns once every write started has been waited for, so the store
+// can be closed.
 func (p *persister) run(ctx context.Context) error {
+	q := make(chan inflight, inflightMax)
+	failed := make(chan error, 1)
+	done := make(chan struct{})
+	go func() {
+		p.wait(q, failed)
+		close(done)
+	}()
+	err := p.write(ctx, q, failed)
+	close(q)
+	<-done
+	if err == nil {
+		select {
+		case err = <-failed:
+		default:
+		}
+	}
+	return err
+}
+
+// write is run's loop: it starts one write per drained queue and hands it
+// to the waiter, until ctx ends, a write fails or an fsync failed.
+func (p *persister) write(ctx context.Context, q chan<- inflight, failed <-chan error) error {
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case err := <-failed:
+			return err
 		case <-p.wake:
 		}
 		p.mu.Lock()
@@ -97,21 +137,46 @@ func (p *persister) run(ctx context.Context) error {
 		if len(bs) == 0 {
 			continue
 		}
-		before := p.store.Syncs()
-		if err := p.store.Write(bs); err != nil {
+		pending, err := p.store.Start(bs)
+		if err != nil {
 			return err
 		}
-		p.fsyncs.Add(p.store.Syncs() - before)
-		p.batches.Add(uint64(len(bs)))
-		if g := uint64(len(bs)); g > p.maxGroup.Load() {
+		select {
+		case q <- inflight{pending: pending, bs: bs}:
+		case err := <-failed:
+			pending.Wait() // before the store closes
+			return err
+		}
+	}
+}
+
+// wait waits for each write's fsync, in order, and posts the last batch
+// synced, until q is closed. After a failed fsync it posts nothing more
+// (so nothing more is acknowledged), sends the error on failed and keeps
+// waiting for the writes in flight.
+func (p *persister) wait(q <-chan inflight, failed chan<- error) {
+	ok := true
+	for f := range q {
+		err := f.pending.Wait()
+		if !ok {
+			continue
+		}
+		if err != nil {
+			ok = false
+			failed <- err
+			continue
+		}
+		p.fsyncs.Store(p.store.Syncs())
+		p.batches.Add(uint64(len(f.bs)))
+		if g := uint64(len(f.bs)); g > p.maxGroup.Load() {
 			p.maxGroup.Store(g)
 		}
-		for _, b := range bs {
+		for _, b := range f.bs {
 			if b.Snapshot != nil && !b.Installed {
 				p.offerSnapshot(b.Snapshot)
 			}
 		}
-		p.synced.Store(bs[len(bs)-1].Seq)
+		p.synced.Store(f.bs[len(f.bs)-1].Seq)
 		select {
 		case p.notify <- struct{}{}:
 		default:

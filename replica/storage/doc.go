@@ -8,8 +8,11 @@
 // The core never touches a disk. Each Ready of a durable core carries a
 // Batch, what changed since the previous one; the server hands batches to
 // one persister goroutine that writes every batch it finds queued into one
-// pebble batch and commits it with one fsync (group commit), then lets the
-// loop send the acknowledgements those batches held back (Ready.AfterSync).
+// pebble batch (Store.Start) and goes on to the next ones while pebble
+// syncs the log: whatever reaches the log during an fsync goes with the
+// next one (group commit). A waiter goroutine waits for each write's fsync
+// in order (Pending.Wait) and only then lets the loop send the
+// acknowledgements those batches held back (Ready.AfterSync).
 // Mem applies the same batches to memory with the same outcome and lets
 // the simulator model a crash (unsynced batches lost, a torn last one cut).
 //
@@ -32,6 +35,7 @@
 //     snapshot's slot are removed once the snapshot is durable.
 //   - A snapshot file is replaced only by a snapshot of a later slot.
 //
-// Store is safe for one writer (Write) plus the snapshot writer
-// (SaveSnapshot) at once; Mem is not safe for concurrent use.
+// Store is safe for one writer (Write, or Start with one waiter calling
+// the Pendings' Wait in order) plus the snapshot writer (SaveSnapshot) at
+// once; Mem is not safe for concurrent use.
 package storage

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.uber.org/zap"
 
 	"swiftpaxos/kvs"
@@ -66,9 +69,10 @@ type Store struct {
 	snapMu   sync.Mutex
 	snapSlot kvs.Slot
 
-	// Syncs counts the fsyncs of the log (one per Write, plus one per
-	// received snapshot that cut the log).
-	syncs uint64
+	// syncs counts the fsyncs of the write-ahead log that pebble issued
+	// (walFS): with Start's pipelining one fsync can cover several
+	// Starts, so the count is taken where the fsync happens.
+	syncs atomic.Uint64
 }
 
 // Open opens (creating it if need be) the store in dir and returns what it
@@ -80,14 +84,16 @@ func Open(dir string, log *zap.Logger) (*Store, *State, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("data directory: %w", err)
 	}
+	s := &Store{dir: dir, log: log}
 	db, err := pebble.Open(filepath.Join(dir, "db"), &pebble.Options{
 		Logger:       pebbleLogger{log},
 		MemTableSize: 32 << 20,
+		FS:           walFS{FS: vfs.Default, syncs: &s.syncs},
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening %s: %w", filepath.Join(dir, "db"), err)
 	}
-	s := &Store{dir: dir, db: db, log: log}
+	s.db = db
 	st, err := s.load()
 	if err != nil {
 		db.Close()
@@ -161,20 +167,42 @@ func (s *Store) load() (*State, error) {
 }
 
 // Write makes batches durable, in order, with one fsync for all of them
-// (group commit). A batch with a received snapshot costs more: the log
-// past its suffix is cut and synced first, then the snapshot file is
-// written, so that no crash leaves the old log's tail after the new
-// snapshot or the new log without its snapshot.
+// (group commit): Start, then Wait.
 func (s *Store) Write(batches []*Batch) error {
+	p, err := s.Start(batches)
+	if err != nil {
+		return err
+	}
+	return p.Wait()
+}
+
+// Start writes batches, in order, into the write-ahead log and the
+// memtable and returns without waiting for their fsync; Pending.Wait
+// returns once they are on disk, and nothing may be acknowledged before.
+// The caller may Start the next batches meanwhile: pebble syncs whatever
+// reached its log while an fsync ran with the next one, so a sync starts
+// as soon as the previous one ends, instead of after the writer has woken
+// up, drained its queue and built the next batch, and each carries more.
+// Measured on the shipped workload (local disk, three replicas on one
+// disk, 13 paired rounds against committing and waiting): durable
+// throughput up by a median 16%, fsyncs per operation 0.151 -> 0.112
+// (docs/TUNING.md, "Pipelined writes"). A durable Pending implies every
+// earlier one is (one log, synced in order).
+//
+// A batch with a received snapshot costs more and is synced before Start
+// returns: the log past its suffix is cut and synced first, then the
+// snapshot file is written, so that no crash leaves the old log's tail
+// after the new snapshot or the new log without its snapshot.
+func (s *Store) Start(batches []*Batch) (Pending, error) {
 	b := s.db.NewBatch()
-	defer func() { b.Close() }()
 	var buf []byte
 	for _, bt := range batches {
 		if bt.Installed {
-			if err := s.install(b, bt); err != nil {
-				return err
-			}
+			err := s.install(b, bt)
 			b.Close()
+			if err != nil {
+				return Pending{}, err
+			}
 			b = s.db.NewBatch()
 		}
 		if bt.Hard != nil {
@@ -198,11 +226,32 @@ func (s *Store) Write(batches []*Batch) error {
 		}
 	}
 	if b.Empty() {
+		b.Close()
+		return Pending{}, nil
+	}
+	if err := s.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
+		b.Close()
+		return Pending{}, fmt.Errorf("%s: writing the log: %w", s.dir, err)
+	}
+	return Pending{b: b, dir: s.dir}, nil
+}
+
+// Pending is what one Start wrote, until it is synced.
+type Pending struct {
+	b   *pebble.Batch
+	dir string
+}
+
+// Wait returns once the batches of the Start are on disk; it must be
+// called exactly once per Pending, in the order of the Starts.
+func (p Pending) Wait() error {
+	if p.b == nil {
 		return nil
 	}
-	s.syncs++
-	if err := b.Commit(pebble.Sync); err != nil {
-		return fmt.Errorf("%s: writing the log: %w", s.dir, err)
+	err := p.b.SyncWait()
+	p.b.Close()
+	if err != nil {
+		return fmt.Errorf("%s: writing the log: %w", p.dir, err)
 	}
 	return nil
 }
@@ -214,7 +263,6 @@ func (s *Store) install(b *pebble.Batch, bt *Batch) error {
 		b.DeleteRange(logKey(bt.LogEnd+1), logEnd, nil)
 	}
 	if !b.Empty() {
-		s.syncs++
 		if err := b.Commit(pebble.Sync); err != nil {
 			return fmt.Errorf("%s: writing the log: %w", s.dir, err)
 		}
@@ -243,9 +291,40 @@ func (s *Store) SaveSnapshot(sn *Snapshot) error {
 	return nil
 }
 
-// Syncs is how many fsyncs the log has cost; only the persister's
-// goroutine may call it.
-func (s *Store) Syncs() uint64 { return s.syncs }
+// Syncs is how many fsyncs the log has cost.
+func (s *Store) Syncs() uint64 { return s.syncs.Load() }
+
+// walFS counts the syncs of pebble's write-ahead logs (files *.log): with
+// several Starts in flight the number of commits is not the number of
+// fsyncs.
+type walFS struct {
+	vfs.FS
+	syncs *atomic.Uint64
+}
+
+func (fs walFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := fs.FS.Create(name, category)
+	if err != nil || !strings.HasSuffix(name, ".log") {
+		return f, err
+	}
+	return walFile{File: f, syncs: fs.syncs}, nil
+}
+
+func (fs walFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := fs.FS.ReuseForWrite(oldname, newname, category)
+	if err != nil || !strings.HasSuffix(newname, ".log") {
+		return f, err
+	}
+	return walFile{File: f, syncs: fs.syncs}, nil
+}
+
+type walFile struct {
+	vfs.File
+	syncs *atomic.Uint64
+}
+
+func (f walFile) Sync() error     { f.syncs.Add(1); return f.File.Sync() }
+func (f walFile) SyncData() error { f.syncs.Add(1); return f.File.SyncData() }
 
 // Close closes the database; the state written stays.
 func (s *Store) Close() error {

@@ -147,6 +147,68 @@ func TestStoreMatchesMem(t *testing.T) {
 	}
 }
 
+// TestPipelinedStartsMatchMem is TestStoreMatchesMem with up to five
+// Starts in flight before their Waits (as the persister does), and
+// requires that the log cost at least one fsync and at most one per Start.
+func TestPipelinedStartsMatchMem(t *testing.T) {
+	for seed := uint64(1); seed <= 8; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			dir := t.TempDir()
+			h, mem := newHistory(seed), NewMem()
+			s, _, err := Open(dir, zaptest.NewLogger(t))
+			require.NoError(t, err)
+			starts := 0
+			for round := 0; round < 6; round++ {
+				var inflight []Pending
+				var taken []*Snapshot
+				for range 10 {
+					var group []*Batch
+					for range 1 + h.rng.IntN(4) {
+						b := h.next()
+						mem.Apply(b)
+						group = append(group, b)
+						if b.Snapshot != nil && !b.Installed {
+							taken = append(taken, b.Snapshot)
+						}
+					}
+					p, err := s.Start(group)
+					require.NoError(t, err)
+					starts++
+					inflight = append(inflight, p)
+					if len(inflight) == 5 || h.rng.IntN(3) == 0 {
+						for _, p := range inflight {
+							require.NoError(t, p.Wait())
+						}
+						inflight = inflight[:0]
+						for _, sn := range taken {
+							require.NoError(t, s.SaveSnapshot(sn))
+						}
+						taken = taken[:0]
+					}
+				}
+				for _, p := range inflight {
+					require.NoError(t, p.Wait())
+				}
+				for _, sn := range taken {
+					require.NoError(t, s.SaveSnapshot(sn))
+				}
+				syncs := s.Syncs()
+				t.Logf("%d fsyncs for %d starts", syncs, starts)
+				require.NoError(t, s.Close())
+				require.Positive(t, syncs)
+				require.LessOrEqual(t, syncs, uint64(starts)+uint64(round+1)*4, "at most one fsync per Start, plus the log's rotation and close")
+				var st *State
+				s, st, err = Open(dir, zaptest.NewLogger(t))
+				require.NoError(t, err)
+				want, err := mem.State()
+				require.NoError(t, err)
+				requireSame(t, want, st)
+			}
+			require.NoError(t, s.Close())
+		})
+	}
+}
+
 // TestTornTailIsCut cuts the last bytes of the write-ahead log, as a crash
 // in the middle of a write leaves it: the store opens with every batch
 // but the torn one.
