@@ -202,6 +202,9 @@ func (t *Transport) read(l *link, c *muxConn, conn net.Conn) {
 	var batch []routed
 	add := func(m wire.Message, last bool) error {
 		if id, ok := wire.SessionOf(m); ok {
+			if r, routed := m.(*wire.Routed); routed {
+				m = r.Msg
+			}
 			l.mu.RLock()
 			p := c.ports[id]
 			l.mu.RUnlock()
@@ -311,7 +314,7 @@ func (t *Transport) broken(l *link, c *muxConn, err error) {
 
 // send queues m for the replica without waiting; an error means the
 // connection is broken (the session's reader-side down event follows).
-func (p *port) send(m wire.Message) error { return p.c.b.TrySend(m) }
+func (p *port) send(m wire.Message) error { return p.c.b.TrySend(wire.RouteTo(p.id, m)) }
 
 // detach ends the session's use of the connection; the last session to
 // leave closes it.

@@ -139,6 +139,13 @@ func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
 		defer s.post(ctx, inbound{fromReplica: hello.Replica, down: true})
 	}
 	s.readAll(ctx, r, cc, remote, func(m wire.Message) (inbound, error) {
+		if rt, ok := m.(*wire.Routed); ok {
+			// A connection of one session may route to that session only.
+			if !in.isClient || rt.Session != in.fromClient {
+				return inbound{}, fmt.Errorf("a Routed for session %d on a connection of %d", rt.Session, in.fromClient)
+			}
+			m = rt.Msg
+		}
 		in.msg = m
 		return in, nil
 	})

@@ -58,6 +58,9 @@ func (s *server) sessionInput(attached map[wire.ClientID]struct{}, m wire.Messag
 	if _, on := attached[id]; !ok || !on {
 		return inbound{}, fmt.Errorf("a %s for no session attached to the connection", m.Type())
 	}
+	if r, ok := m.(*wire.Routed); ok {
+		m = r.Msg // a message that does not name its session (wire.RouteTo)
+	}
 	return inbound{isClient: true, fromClient: id, msg: m, conn: conn}, nil
 }
 

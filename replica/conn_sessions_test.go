@@ -58,6 +58,7 @@ func TestSessionsConnectionRefusesUnattached(t *testing.T) {
 		getFrame(9, 1), // session 9 never attached
 		wire.AppendFrame(nil, &wire.Hello{Kind: wire.PeerReplica, Replica: 2}),
 		wire.AppendFrame(nil, &wire.StatusRequest{Nonce: 1}),
+		wire.AppendFrame(nil, &wire.Routed{Session: 9, Msg: &wire.Sync{Cmd: wire.CmdID{Client: 5, Seq: 1}}}),
 	} {
 		c := r.dial(t)
 		frames := append(append(sessionsHello(), attachFrame(5)...), bad...)
@@ -65,7 +66,7 @@ func TestSessionsConnectionRefusesUnattached(t *testing.T) {
 		require.NoError(t, err)
 		waitClosed(t, c)
 	}
-	assert.Equal(t, uint64(3), r.counters.InvalidMessage.Load())
+	assert.Equal(t, uint64(4), r.counters.InvalidMessage.Load())
 
 	c := r.dial(t)
 	_, err := c.Write(append(append(sessionsHello(), attachFrame(5)...), getFrame(5, 1)...))
@@ -88,4 +89,36 @@ func TestSessionsPerConnectionAreBounded(t *testing.T) {
 	require.NoError(t, err)
 	waitClosed(t, c)
 	assert.Equal(t, uint64(1), r.counters.InvalidMessage.Load())
+}
+
+// A session may ask about another client's command (a CURP-HO session's
+// Sync for the foreign write its read saw): on a shared connection it
+// sends the Sync inside a Routed that names the session, the connection
+// stays open, and what the replica answers comes back routed to the
+// session, also when the answer names no session at all (a NewView).
+func TestSessionsConnectionRoutesForeignSync(t *testing.T) {
+	r := startReplica0(t, "", false)
+	c := r.dial(t)
+	foreign := wire.CmdID{Client: 77, Seq: 3} // no such command
+	frames := append(append(sessionsHello(), attachFrame(5)...),
+		wire.AppendFrame(nil, &wire.Routed{Session: 5, Msg: &wire.Sync{Cmd: foreign}})...)
+	frames = append(frames, getFrame(5, 1)...)
+	_, err := c.Write(frames)
+	require.NoError(t, err)
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(closeWithin)))
+	rd := wire.NewReader(c, 1<<20)
+	var routed *wire.Routed
+	for routed == nil {
+		m, err := rd.Next()
+		require.NoError(t, err, "the connection was closed")
+		if rt, ok := m.(*wire.Routed); ok {
+			routed = rt
+		} else {
+			id, ok := wire.SessionOf(m)
+			require.True(t, ok && id == 5, "%T names no session, or another", m)
+		}
+	}
+	assert.Equal(t, wire.ClientID(5), routed.Session)
+	assert.IsType(t, &wire.NewView{}, routed.Msg, "a leader with a committed view answers a Sync for an unknown command with its view")
+	assert.Zero(t, r.counters.InvalidMessage.Load())
 }

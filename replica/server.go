@@ -316,7 +316,9 @@ func (s *server) send(rd Ready) {
 
 func (s *server) sendOne(e Envelope) {
 	if e.ToClient {
-		if b := s.clients[e.Client]; b != nil && b.TrySend(e.Msg) != nil {
+		// Connections carry many sessions (docs/DECISIONS.md 28): a
+		// message that does not name its session travels in a Routed.
+		if b := s.clients[e.Client]; b != nil && b.TrySend(wire.RouteTo(e.Client, e.Msg)) != nil {
 			delete(s.clients, e.Client)
 		}
 		return

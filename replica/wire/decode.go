@@ -105,6 +105,21 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &StatusReply{Nonce: d.uvarint(), Replica: d.replica(), Role: d.u8(), Member: d.bool(), Ballot: d.ballot(),
 			Leader: d.replica(), CommitIndex: d.slot(), AppliedIndex: d.slot(), LastSlot: d.slot(), SnapshotSlot: d.slot(),
 			Sessions: d.uvarint(), WitnessRecords: d.uvarint(), UptimeMs: d.uvarint()}
+	case TypeRouted:
+		r := &Routed{Session: ClientID(d.uvarint())}
+		inner := MsgType(d.u8())
+		switch {
+		case d.problem != "":
+		case inner == TypeHello || inner == TypeRouted || !inner.Valid():
+			d.fail(fmt.Sprintf("a Routed cannot carry a %v", inner))
+		default:
+			msg, err := Decode(inner, d.buf)
+			if err != nil {
+				return nil, fmt.Errorf("%w: inside a Routed", err)
+			}
+			r.Msg, d.buf = msg, nil
+		}
+		m = r
 	default:
 		return nil, fmt.Errorf("%w: unknown message type %d", ErrMalformed, uint8(t))
 	}

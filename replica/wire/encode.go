@@ -60,6 +60,7 @@ var typeNames = [typeEnd]string{
 	TypeEndSession:         "EndSession",
 	TypeStatusRequest:      "StatusRequest",
 	TypeStatusReply:        "StatusReply",
+	TypeRouted:             "Routed",
 }
 
 // Valid reports whether t is a defined message type.
@@ -89,6 +90,10 @@ func AppendFrame(dst []byte, m Message) []byte {
 // appendBody appends m's body, its fields in declaration order.
 func appendBody(b []byte, m Message) []byte {
 	switch m := m.(type) {
+	case *Routed:
+		b = appendUvarint(b, uint64(m.Session))
+		b = append(b, byte(m.Msg.Type()))
+		b = appendBody(b, m.Msg)
 	case *StatusRequest:
 		b = appendUvarint(b, m.Nonce)
 	case *StatusReply:

@@ -39,6 +39,7 @@ const (
 	TypeEndSession
 	TypeStatusRequest
 	TypeStatusReply
+	TypeRouted
 	typeEnd // one past the last valid type
 )
 
@@ -150,6 +151,7 @@ func (*EndSession) Type() MsgType       { return TypeEndSession }
 func (*JoinReply) Type() MsgType        { return TypeJoinReply }
 func (*StatusRequest) Type() MsgType    { return TypeStatusRequest }
 func (*StatusReply) Type() MsgType      { return TypeStatusReply }
+func (*Routed) Type() MsgType           { return TypeRouted }
 func (*InstallSnapshotAck) Type() MsgType {
 	return TypeInstallSnapshotAck
 }

@@ -179,3 +179,22 @@ type StatusReply struct {
 	WitnessRecords uint64
 	UptimeMs       uint64
 }
+
+// Routed carries a message between a session and a replica on a
+// connection shared by many sessions (PeerSessions) when the message
+// does not name the session itself (SessionOf): a NewView the replica
+// sends every session, a Sync a CURP-HO session sends about another
+// client's write, and the reply to it. Msg is never a Hello or a Routed.
+type Routed struct {
+	Session ClientID
+	Msg     Message
+}
+
+// RouteTo returns m as it must travel to or from session id on a shared
+// connection: m itself when it names id, else m inside a Routed.
+func RouteTo(id ClientID, m Message) Message {
+	if s, ok := SessionOf(m); ok && s == id {
+		return m
+	}
+	return &Routed{Session: id, Msg: m}
+}

@@ -5,9 +5,12 @@ package wire
 // (PeerSessions): every such message names it, through its command id or
 // in its own field. ok is false for a message that belongs to no session
 // (replica-to-replica messages, status requests, a WeakCommit with no
-// commits).
+// commits, a NewView): those travel to or from a session inside a Routed
+// (RouteTo).
 func SessionOf(m Message) (id ClientID, ok bool) {
 	switch m := m.(type) {
+	case *Routed:
+		return m.Session, true
 	case *Propose:
 		return m.Cmd.Client, true
 	case *Sync:
