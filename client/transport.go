@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -247,9 +248,10 @@ type routed struct {
 // stays in batch for a later call with wait (wire.Reader.Each's flush).
 func deliver(from wire.ReplicaID, batch []routed, wait bool) bool {
 	all := true
+	var busy []*port // sessions whose messages wait for flush, in this pass
 	for i, first := range batch {
-		if first.p == nil {
-			continue // handed on with an earlier message of its session
+		if first.p == nil || slices.Contains(busy, first.p) {
+			continue // handed on with an earlier message of its session, or all waiting
 		}
 		n := 1
 		for _, r := range batch[i+1:] {
@@ -274,7 +276,10 @@ func deliver(from wire.ReplicaID, batch []routed, wait bool) bool {
 			select {
 			case first.p.inbox <- rep:
 			default:
+				// Its later messages of the batch wait too: a session
+				// gets its messages in order.
 				all = false
+				busy = append(busy, first.p)
 				continue
 			}
 		}

@@ -7,17 +7,16 @@ import (
 	"unsafe"
 )
 
-// eachRaw is Each on a socket's descriptor. It relies on the runtime's
-// poller being edge-triggered: every arrival of data marks the socket
-// ready, whether or not a goroutine waits. A read that returns less than
-// it asked for has emptied the socket, so whatever comes after it marks
-// the socket ready again and the wait cannot miss it. A read that fills
-// the buffer may have left more behind, so the next read follows at once.
-// All of it runs inside one RawConn.Read, because each new call forgets a
-// readiness that arrived before it. The reads are raw system calls: on a
-// non-blocking descriptor they never wait, so the runtime's bookkeeping
-// for calls that may block is not needed, and skipping it keeps the
-// runtime's monitor thread asleep (see batcher's sockWriter).
+// eachRaw is Each on a socket's descriptor. It reads until the socket
+// says EAGAIN and then waits for the poller; all of it runs inside one
+// RawConn.Read, because each new call forgets a readiness that arrived
+// before it. A read that returns less than it asked for does not prove
+// the socket empty: the peer's FIN, or a reset, may wait behind the data
+// it returned, and no new readiness would ever announce it, so the read
+// that says EAGAIN (or 0, or the error) is kept. The reads are raw system
+// calls: on a non-blocking descriptor they never wait, so the runtime's
+// bookkeeping for calls that may block is not needed, and skipping it
+// keeps the runtime's monitor thread asleep (see batcher's sockWriter).
 func (r *Reader) eachRaw(raw syscall.RawConn, add func(Message, bool) error, flush func() error) error {
 	counter, _ := r.src.(ReadCounter)
 	var ferr error
@@ -54,9 +53,6 @@ func (r *Reader) eachRaw(raw syscall.RawConn, add func(Message, bool) error, flu
 				r.tail += n
 				if ferr = r.deliver(add); ferr != nil || r.err != nil {
 					return true // ErrBusy: flush away from the lock
-				}
-				if n < space {
-					return false
 				}
 			}
 		})
