@@ -108,105 +108,75 @@ func requireSame(t *testing.T, want, got *State) {
 	}
 }
 
-// TestStoreMatchesMem applies random batches to a Store (group-committed
-// in random runs, reopened in between) and to a Mem, and requires the
-// same state from both.
+// TestStoreMatchesMem applies random batches to a Store and to a Mem, and
+// requires the same state from both after every reopen. The batches are
+// group-committed in random runs, with Write (one at a time) or, as the
+// persister does, with up to five Starts in flight before their Waits;
+// the log costs at least one fsync and at most one per write.
 func TestStoreMatchesMem(t *testing.T) {
-	for seed := uint64(1); seed <= 8; seed++ {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			dir := t.TempDir()
-			h, mem := newHistory(seed), NewMem()
-			s, st, err := Open(dir, zaptest.NewLogger(t))
-			require.NoError(t, err)
-			require.True(t, st.Empty())
-			for round := 0; round < 6; round++ {
-				for range 10 {
-					var group []*Batch
-					for range 1 + h.rng.IntN(4) {
-						b := h.next()
-						mem.Apply(b)
-						group = append(group, b)
-					}
-					require.NoError(t, s.Write(group))
-					for _, b := range group {
-						if b.Snapshot != nil && !b.Installed {
-							require.NoError(t, s.SaveSnapshot(b.Snapshot))
-						}
-					}
-				}
-				require.NoError(t, s.Close())
-				s, st, err = Open(dir, zaptest.NewLogger(t))
-				require.NoError(t, err)
-				want, err := mem.State()
-				require.NoError(t, err)
-				requireSame(t, want, st)
-			}
-			require.NoError(t, s.Close())
-			require.NoError(t, s.Close(), "Close twice")
-		})
+	for _, window := range []int{1, 5} {
+		for seed := uint64(1); seed <= 8; seed++ {
+			t.Run(fmt.Sprintf("window=%d/%d", window, seed), func(t *testing.T) {
+				storeMatchesMem(t, seed, window)
+			})
+		}
 	}
 }
 
-// TestPipelinedStartsMatchMem is TestStoreMatchesMem with up to five
-// Starts in flight before their Waits (as the persister does), and
-// requires that the log cost at least one fsync and at most one per Start.
-func TestPipelinedStartsMatchMem(t *testing.T) {
-	for seed := uint64(1); seed <= 8; seed++ {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			dir := t.TempDir()
-			h, mem := newHistory(seed), NewMem()
-			s, _, err := Open(dir, zaptest.NewLogger(t))
-			require.NoError(t, err)
-			starts := 0
-			for round := 0; round < 6; round++ {
-				var inflight []Pending
-				var taken []*Snapshot
-				for range 10 {
-					var group []*Batch
-					for range 1 + h.rng.IntN(4) {
-						b := h.next()
-						mem.Apply(b)
-						group = append(group, b)
-						if b.Snapshot != nil && !b.Installed {
-							taken = append(taken, b.Snapshot)
-						}
-					}
-					p, err := s.Start(group)
-					require.NoError(t, err)
-					starts++
-					inflight = append(inflight, p)
-					if len(inflight) == 5 || h.rng.IntN(3) == 0 {
-						for _, p := range inflight {
-							require.NoError(t, p.Wait())
-						}
-						inflight = inflight[:0]
-						for _, sn := range taken {
-							require.NoError(t, s.SaveSnapshot(sn))
-						}
-						taken = taken[:0]
-					}
-				}
-				for _, p := range inflight {
-					require.NoError(t, p.Wait())
-				}
-				for _, sn := range taken {
-					require.NoError(t, s.SaveSnapshot(sn))
-				}
-				syncs := s.Syncs()
-				t.Logf("%d fsyncs for %d starts", syncs, starts)
-				require.NoError(t, s.Close())
-				require.Positive(t, syncs)
-				require.LessOrEqual(t, syncs, uint64(starts)+uint64(round+1)*4, "at most one fsync per Start, plus the log's rotation and close")
-				var st *State
-				s, st, err = Open(dir, zaptest.NewLogger(t))
-				require.NoError(t, err)
-				want, err := mem.State()
-				require.NoError(t, err)
-				requireSame(t, want, st)
+func storeMatchesMem(t *testing.T, seed uint64, window int) {
+	dir := t.TempDir()
+	h, mem := newHistory(seed), NewMem()
+	s, st, err := Open(dir, zaptest.NewLogger(t))
+	require.NoError(t, err)
+	require.True(t, st.Empty())
+	writes := 0
+	for round := 0; round < 6; round++ {
+		var inflight []Pending
+		var taken []*Snapshot
+		settle := func() {
+			for _, p := range inflight {
+				require.NoError(t, p.Wait())
 			}
-			require.NoError(t, s.Close())
-		})
+			for _, sn := range taken {
+				require.NoError(t, s.SaveSnapshot(sn))
+			}
+			inflight, taken = inflight[:0], taken[:0]
+		}
+		for range 10 {
+			var group []*Batch
+			for range 1 + h.rng.IntN(4) {
+				b := h.next()
+				mem.Apply(b)
+				group = append(group, b)
+				if b.Snapshot != nil && !b.Installed {
+					taken = append(taken, b.Snapshot)
+				}
+			}
+			writes++
+			if window == 1 {
+				require.NoError(t, s.Write(group))
+			} else {
+				p, err := s.Start(group)
+				require.NoError(t, err)
+				inflight = append(inflight, p)
+			}
+			if len(inflight) == window || h.rng.IntN(3) == 0 {
+				settle()
+			}
+		}
+		settle()
+		syncs := s.Syncs()
+		require.NoError(t, s.Close())
+		require.Positive(t, syncs)
+		require.LessOrEqual(t, syncs, uint64(writes)+uint64(round+1)*4, "at most one fsync per write, plus the log's rotation and close")
+		s, st, err = Open(dir, zaptest.NewLogger(t))
+		require.NoError(t, err)
+		want, err := mem.State()
+		require.NoError(t, err)
+		requireSame(t, want, st)
 	}
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close(), "Close twice")
 }
 
 // TestTornTailIsCut cuts the last bytes of the write-ahead log, as a crash
