@@ -106,6 +106,12 @@ func (p *replicaPolicy) WitnessReport(c *replica.Core, pr *wire.Propose, ack *wi
 	}
 }
 
+// HoldsWeakWrites reports whether the replica keeps weak-write records
+// of the session (the leader keeps them too, PROTOCOL.md 5.3).
+func (p *replicaPolicy) HoldsWeakWrites(client wire.ClientID) bool {
+	return len(p.bySession[client]) > 0
+}
+
 // Committed batches a WeakCommit for every committed weak write, and for
 // every committed refusal of one.
 func (p *replicaPolicy) Committed(c *replica.Core, e *wire.Entry) {

@@ -117,7 +117,7 @@ func (c *Core) durableReady() Ready {
 	clear(j.spare)
 	after := j.spare[:0]
 	for _, e := range all {
-		if c.holdsBack(e.Msg) {
+		if !e.unsynced && c.holdsBack(e.Msg) {
 			after = append(after, e)
 		} else {
 			msgs = append(msgs, e)
@@ -151,6 +151,25 @@ func (c *Core) holdsBack(m wire.Message) bool {
 		return !c.o.Mutation.EarlyAcceptAck
 	}
 	return true
+}
+
+// readAckUnsynced reports whether the acknowledgement of strong request p
+// (the leader's LeaderReply or a witness's RecordAck, whose read
+// dependency is dep) may leave before the batch it came with is on disk:
+// p is a read that vouches for nothing a crash could take back
+// (docs/DECISIONS.md 30). A read changes nothing, and its result comes
+// from committed state (the leader's Ok, PROTOCOL.md 3.5), which is on
+// disk at a majority; so neither its record nor its log entry needs to
+// survive a crash. A read does vouch, and waits, when its value came
+// from an uncommitted weak write (ReadDep ONE, MULTI) or when this
+// replica keeps weak writes of the session, which the client stops
+// re-sending once the read completes on the fast path (PROTOCOL.md 5.6,
+// 5.8 condition 2).
+func (c *Core) readAckUnsynced(p *wire.Propose, dep wire.ReadDep) bool {
+	if c.dur == nil || !p.Command.IsRead() {
+		return false
+	}
+	return dep.Kind == wire.DepNone && !c.policy.HoldsWeakWrites(p.Cmd.Client)
 }
 
 // Synced tells a durable core that every batch up to seq is on disk: a

@@ -53,7 +53,7 @@ func (c *Core) witnessStrong(from wire.ClientID, p *wire.Propose) {
 		c.wit.add(wire.Record{Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, Accepted: ack.Ok, Ballot: c.ballot, CausalDep: p.WeakDep}, c.o.Now())
 	}
 	c.policy.WitnessReport(c, p, ack)
-	c.out.toClient(from, ack)
+	c.ackStrong(from, p, ack.ReadDep, ack)
 }
 
 // appendStrong assigns the next slot to a strong command and answers with
@@ -65,11 +65,22 @@ func (c *Core) appendStrong(from wire.ClientID, p *wire.Propose) {
 	}
 	s := c.appendEntry(wire.Entry{Ballot: c.ballot, Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, AckUpTo: p.AckUpTo})
 	c.wit.add(wire.Record{Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, Accepted: ok, Ballot: c.ballot, CausalDep: p.WeakDep}, c.o.Now())
-	c.out.toClient(from, &wire.LeaderReply{
+	c.ackStrong(from, p, dep, &wire.LeaderReply{
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd, Ok: ok,
 		Result: res.Value, Version: res.Version, Items: res.Items, Slot: s, ReadDep: dep,
 	})
 	c.releaseBarred(p.Cmd)
+}
+
+// ackStrong sends the leader's reply or a witness's acknowledgement of
+// strong request p; in durable mode a read's may leave before the disk
+// has its batch (readAckUnsynced).
+func (c *Core) ackStrong(from wire.ClientID, p *wire.Propose, dep wire.ReadDep, m wire.Message) {
+	if c.readAckUnsynced(p, dep) {
+		c.out.toClientUnsynced(from, m)
+		return
+	}
+	c.out.toClient(from, m)
 }
 
 // speculate computes a command's result over the log prefix and the

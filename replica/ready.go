@@ -12,6 +12,9 @@ type Envelope struct {
 	Client   wire.ClientID
 	ToClient bool
 	Msg      wire.Message
+	// unsynced marks an acknowledgement that may leave before the batch
+	// it came with is on disk (durable mode: Core.readAckUnsynced).
+	unsynced bool
 }
 
 // Ready is what a core produced since the driver last asked (the shape of
@@ -57,6 +60,12 @@ func (o *outbox) toClient(to wire.ClientID, m wire.Message) {
 }
 
 // take returns what was collected and starts an empty buffer.
+// toClientUnsynced queues m for a client session, free to leave before
+// the batch it came with is on disk.
+func (o *outbox) toClientUnsynced(to wire.ClientID, m wire.Message) {
+	o.cur = append(o.cur, Envelope{Client: to, ToClient: true, Msg: m, unsynced: true})
+}
+
 func (o *outbox) take() []Envelope {
 	out := o.cur
 	clear(o.spare) // drop the messages the driver has sent, for the GC

@@ -93,7 +93,9 @@ func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	if w.index != nil {
 		w.index.RecordKept(r.Record)
 	}
-	if w.j != nil {
+	if w.j != nil && !rec.Command.IsRead() {
+		// A read's record is never written down: no acknowledgement
+		// depends on it surviving a crash (Core.readAckUnsynced).
 		w.j.kept(r.Record)
 	}
 	return r
@@ -130,7 +132,7 @@ func (w *witness) remove(id wire.CmdID) {
 	if w.index != nil {
 		w.index.RecordDropped(r.Record)
 	}
-	if w.j != nil {
+	if w.j != nil && !r.Command.IsRead() {
 		w.j.dropped(id)
 	}
 }
