@@ -106,10 +106,16 @@ func (p *replicaPolicy) WitnessReport(c *replica.Core, pr *wire.Propose, ack *wi
 	}
 }
 
-// HoldsWeakWrites reports whether the replica keeps weak-write records
-// of the session (the leader keeps them too, PROTOCOL.md 5.3).
-func (p *replicaPolicy) HoldsWeakWrites(client wire.ClientID) bool {
-	return len(p.bySession[client]) > 0
+// VouchesUnsynced reports whether the replica keeps a weak-write record
+// of the session that is not on disk yet (the leader keeps them too,
+// PROTOCOL.md 5.3).
+func (p *replicaPolicy) VouchesUnsynced(c *replica.Core, client wire.ClientID) bool {
+	for _, seq := range p.bySession[client] {
+		if !c.RecordSynced(wire.CmdID{Client: client, Seq: seq}) {
+			return true
+		}
+	}
+	return false
 }
 
 // Committed batches a WeakCommit for every committed weak write, and for

@@ -34,9 +34,11 @@ type journal struct {
 	installed bool
 
 	// synced is the last slot of the log known to be on disk; pending
-	// lists the batches not yet synced with the last slot each covers.
+	// lists the batches not yet synced with the last slot each covers;
+	// done is the last batch on disk.
 	synced  kvs.Slot
 	pending []pendingBatch
+	done    uint64
 
 	// after is the AfterSync buffer, handed out in turn with spare.
 	after, spare []Envelope
@@ -75,8 +77,10 @@ func (j *journal) cut(end kvs.Slot) {
 	}
 }
 
-func (j *journal) kept(r wire.Record) {
+// kept notes a record kept, and returns the batch that will write it.
+func (j *journal) kept(r wire.Record) uint64 {
 	j.records = append(j.records, storage.RecordOp{Record: r})
+	return j.seq + 1
 }
 
 func (j *journal) dropped(id wire.CmdID) {
@@ -156,20 +160,36 @@ func (c *Core) holdsBack(m wire.Message) bool {
 // readAckUnsynced reports whether the acknowledgement of strong request p
 // (the leader's LeaderReply or a witness's RecordAck, whose read
 // dependency is dep) may leave before the batch it came with is on disk:
-// p is a read that vouches for nothing a crash could take back
+// p is a read that vouches for nothing not yet on disk
 // (docs/DECISIONS.md 30). A read changes nothing, and its result comes
 // from committed state (the leader's Ok, PROTOCOL.md 3.5), which is on
 // disk at a majority; so neither its record nor its log entry needs to
-// survive a crash. A read does vouch, and waits, when its value came
-// from an uncommitted weak write (ReadDep ONE, MULTI) or when this
-// replica keeps weak writes of the session, which the client stops
-// re-sending once the read completes on the fast path (PROTOCOL.md 5.6,
-// 5.8 condition 2).
+// survive a crash. A CURP-HO read vouches for the weak write its value
+// came from (ReadDep ONE) and for the session's weak writes this replica
+// keeps, which the client stops re-sending once the read completes on
+// the fast path (PROTOCOL.md 5.6, 5.8 conditions 2 and 3): it waits
+// unless their records are on disk. MULTI never counts on a fast path;
+// it waits, to be simple.
 func (c *Core) readAckUnsynced(p *wire.Propose, dep wire.ReadDep) bool {
 	if c.dur == nil || !p.Command.IsRead() {
 		return false
 	}
-	return dep.Kind == wire.DepNone && !c.policy.HoldsWeakWrites(p.Cmd.Client)
+	switch dep.Kind {
+	case wire.DepMulti:
+		return false
+	case wire.DepOne:
+		if !c.RecordSynced(dep.Cmd) {
+			return false
+		}
+	}
+	return !c.policy.VouchesUnsynced(c, p.Cmd.Client)
+}
+
+// RecordSynced reports whether the replica keeps a record of id that is
+// on disk (durable mode; false in memory mode or for a read's record).
+func (c *Core) RecordSynced(id wire.CmdID) bool {
+	r, ok := c.wit.get(id)
+	return ok && c.dur != nil && !r.Command.IsRead() && r.batch <= c.dur.done
 }
 
 // Synced tells a durable core that every batch up to seq is on disk: a
@@ -185,6 +205,7 @@ func (c *Core) Synced(seq uint64) {
 		n++
 	}
 	j.pending = append(j.pending[:0], j.pending[n:]...)
+	j.done = max(j.done, seq)
 	if j.memberSeq > 0 && seq >= j.memberSeq {
 		c.foundingAck(c.o.ID)
 	}

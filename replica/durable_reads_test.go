@@ -39,14 +39,14 @@ func TestDurableReadAcksLeaveAtOnce(t *testing.T) {
 	require.Equal(t, []string{"*wire.LeaderReply"}, types(rd.AfterSync))
 }
 
-// vouchingPolicy keeps weak writes of session 5, or reports a read
-// dependency on a weak write, as a CURP-HO replica may.
+// vouchingPolicy keeps unsynced weak writes of session 5, or reports a
+// read dependency on weak write 6/1, as a CURP-HO replica may.
 type vouchingPolicy struct {
 	BasePolicy
 	holds bool
 }
 
-func (p vouchingPolicy) HoldsWeakWrites(c wire.ClientID) bool { return p.holds && c == 5 }
+func (p vouchingPolicy) VouchesUnsynced(_ *Core, c wire.ClientID) bool { return p.holds && c == 5 }
 
 func (p vouchingPolicy) WitnessReport(_ *Core, _ *wire.Propose, ack *wire.RecordAck) {
 	if !p.holds {
@@ -56,7 +56,7 @@ func (p vouchingPolicy) WitnessReport(_ *Core, _ *wire.Propose, ack *wire.Record
 
 // TestDurableReadVouchingForWeakWritesWaits: a read's RecordAck that
 // vouches for the session's weak writes, or for the weak write its value
-// came from, waits for the disk like any other.
+// came from, waits for the disk until that write's record is on it.
 func TestDurableReadVouchingForWeakWritesWaits(t *testing.T) {
 	for _, holds := range []bool{true, false} {
 		c := newStepCore(t, 1, 3, func(o *Options) { o.Durable, o.Policy = true, vouchingPolicy{holds: holds} })
@@ -65,4 +65,21 @@ func TestDurableReadVouchingForWeakWritesWaits(t *testing.T) {
 		require.Equal(t, []string{"*wire.RecordAck"}, types(rd.AfterSync), "holds=%v", holds)
 		require.Empty(t, rd.Messages)
 	}
+}
+
+// TestDurableReadOnASyncedWeakWriteLeavesAtOnce: once the record of the
+// weak write a read's value came from is on disk, the read's RecordAck
+// no longer waits.
+func TestDurableReadOnASyncedWeakWriteLeavesAtOnce(t *testing.T) {
+	c := newStepCore(t, 1, 3, func(o *Options) { o.Durable, o.Policy = true, vouchingPolicy{} })
+	c.Keep(wire.Record{Cmd: cmdID(6, 1), Command: putCmd(1, "w"), Level: wire.Weak, Accepted: true})
+	rd := c.Ready()
+	require.Len(t, rd.Persist.Records, 1)
+	require.False(t, c.RecordSynced(cmdID(6, 1)))
+	c.Synced(rd.SyncSeq)
+	require.True(t, c.RecordSynced(cmdID(6, 1)))
+	c.StepClient(5, &wire.Propose{Cmd: cmdID(5, 1), Command: getCmd(1)})
+	rd = c.Ready()
+	require.Equal(t, []string{"*wire.RecordAck"}, types(rd.Messages))
+	require.Empty(t, rd.AfterSync)
 }

@@ -20,12 +20,12 @@ type Policy interface {
 	ReadRule(pending []*wire.Entry) (ok bool, dep wire.ReadDep)
 	// WitnessReport adds protocol fields to a witness's RecordAck.
 	WitnessReport(c *Core, p *wire.Propose, ack *wire.RecordAck)
-	// HoldsWeakWrites reports whether the replica keeps weak-write records
-	// of the session, which its acknowledgement of the session's strong
-	// operations vouches for (CURP-HO, PROTOCOL.md 5.8 condition 2): in
-	// durable mode such an acknowledgement waits for the disk even for a
-	// read (Core.readAckUnsynced).
-	HoldsWeakWrites(client wire.ClientID) bool
+	// VouchesUnsynced reports whether the replica keeps a weak-write
+	// record of the session that is not on disk yet (Core.RecordSynced):
+	// its acknowledgement of the session's strong operations vouches for
+	// those records (CURP-HO, PROTOCOL.md 5.8 condition 2), so in durable
+	// mode it waits for the disk even for a read (Core.readAckUnsynced).
+	VouchesUnsynced(c *Core, client wire.ClientID) bool
 	// Committed is called at the leader for every entry that commits, in
 	// slot order.
 	Committed(c *Core, e *wire.Entry)
@@ -69,8 +69,8 @@ func (BasePolicy) ReadRule(pending []*wire.Entry) (bool, wire.ReadDep) {
 // WitnessReport adds nothing.
 func (BasePolicy) WitnessReport(*Core, *wire.Propose, *wire.RecordAck) {}
 
-// HoldsWeakWrites: plain CURP has no weak-write records.
-func (BasePolicy) HoldsWeakWrites(wire.ClientID) bool { return false }
+// VouchesUnsynced: plain CURP has no weak-write records.
+func (BasePolicy) VouchesUnsynced(*Core, wire.ClientID) bool { return false }
 
 // Committed does nothing.
 func (BasePolicy) Committed(*Core, *wire.Entry) {}

@@ -14,6 +14,9 @@ type witnessRecord struct {
 	wire.Record
 	lastFlushed int64
 	born        int64 // when the record was created
+	// batch, in durable mode, is the batch that wrote the record down
+	// (0: on disk before this life, or never written: a read's).
+	batch uint64
 }
 
 // witness is a replica's record store (PROTOCOL.md sections 1.6, 3.4, 5.3).
@@ -96,7 +99,7 @@ func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	if w.j != nil && !rec.Command.IsRead() {
 		// A read's record is never written down: no acknowledgement
 		// depends on it surviving a crash (Core.readAckUnsynced).
-		w.j.kept(r.Record)
+		r.batch = w.j.kept(r.Record)
 	}
 	return r
 }
