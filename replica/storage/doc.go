@@ -1,7 +1,9 @@
 // Package storage keeps a replica's durable state in durable mode (the
 // dataDir key): its hard state (ballot, vote, membership), its log entries
-// by slot, its witness records (strong ones and CURP-HO's weak-write
-// records), and its latest snapshot (PROTOCOL.md 3.1, 3.4, 5.3, 6.10).
+// by slot, its witness records of writes (strong ones and CURP-HO's
+// weak-write records; a read's record is never written down,
+// docs/DECISIONS.md 30), and its latest snapshot (PROTOCOL.md 3.1, 3.4,
+// 5.3, 6.10).
 //
 // # Shape
 //
