@@ -12,28 +12,42 @@ import (
 	"swiftpaxos/replica/storage"
 )
 
-// Durable mode in the server (dataDir): the event loop never waits on the
-// disk. Each Ready's batch goes to the persister's queue; the persister
-// goroutine takes every batch queued and writes them as one pebble batch
-// into the write-ahead log without waiting for its fsync (Store.Start),
-// then takes the next ones; a waiter goroutine waits for each write's
-// fsync in order and posts the last sequence number synced. Pebble syncs
-// everything written while an fsync ran with the next fsync (group
-// commit), so the disk is never idle while batches wait, and a batch
-// written during a sync waits for at most that sync and its own. The loop
-// then sends the acknowledgements those batches held back, in order, and
-// tells the core (Core.Synced): nothing is acknowledged before its fsync.
-// Snapshots the replica takes itself are written by a fourth goroutine,
-// the latest first, so that writing a large store never delays an fsync.
+// Durable mode in the server (dataDir): the event loop never waits for an
+// fsync. The loop writes each Ready's batch into pebble's write-ahead log
+// and memtable itself, without waiting for its fsync (Store.Start, a few
+// microseconds: handing it to another goroutine cost more, in wake-ups,
+// than the write itself; docs/DECISIONS.md 31). A batch that must wait
+// for the disk to be written (one with a received snapshot, which is
+// synced before its log goes on), and every batch after it until the
+// persister goroutine has caught up, go to the persister's queue instead,
+// which writes every batch queued as one pebble batch; so the log gets
+// the batches in order. A waiter goroutine waits for each write's fsync in
+// order and posts the last sequence number synced. Pebble syncs everything
+// written while an fsync ran with the next fsync (group commit), so the
+// disk is never idle while batches wait, and a batch written during a sync
+// waits for at most that sync and its own. The loop then sends the
+// acknowledgements those batches held back, in order, and tells the core
+// (Core.Synced): nothing is acknowledged before its fsync. Snapshots the
+// replica takes itself are written by a fourth goroutine, the latest
+// first, so that writing a large store never delays an fsync.
 
 // persister writes a durable replica's batches.
 type persister struct {
 	store *storage.Store
 	log   *zap.Logger
 
-	mu    sync.Mutex
-	queue []*storage.Batch
-	wake  chan struct{} // one pending wake-up at most
+	// mu orders the writes: the loop writes a batch itself only while
+	// the persister has nothing queued or in hand (busy), and hands the
+	// write to the waiter (q) before it lets go of mu. closed says q is
+	// closed; err is the first write that failed.
+	mu     sync.Mutex
+	queue  []*storage.Batch
+	busy   bool
+	closed bool
+	err    error
+	wake   chan struct{} // one pending wake-up at most
+	q      chan inflight
+	failed chan error
 
 	synced   atomic.Uint64 // the last batch on disk
 	notify   chan struct{} // tells the loop that synced moved
@@ -77,20 +91,45 @@ func openDurable(dir, alias string, log *zap.Logger) (*persister, *storage.State
 	}
 	return &persister{
 		store: st, log: log,
+		q:      make(chan inflight, inflightMax),
+		failed: make(chan error, 1),
 		wake:   make(chan struct{}, 1),
 		notify: make(chan struct{}, 1),
 		snaps:  make(chan *storage.Snapshot, 1),
 	}, state, nil
 }
 
-// enqueue hands a batch to the persister; it never waits on the disk.
-func (p *persister) enqueue(b *storage.Batch) {
+// submit writes a batch into the log without waiting for its fsync, or
+// queues it for the persister when the write would wait for the disk (a
+// received snapshot), when the persister has batches in hand that must
+// go first, or when the waiter has inflightMax writes to wait for.
+func (p *persister) submit(b *storage.Batch) {
 	p.mu.Lock()
-	p.queue = append(p.queue, b)
-	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
+	defer p.mu.Unlock()
+	if p.closed || p.err != nil {
+		return // the replica is stopping: nothing more is acknowledged
+	}
+	if b.Installed || p.busy || len(p.queue) > 0 || len(p.q) == cap(p.q) {
+		p.queue = append(p.queue, b)
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+		return
+	}
+	pending, err := p.store.Start([]*storage.Batch{b})
+	if err != nil {
+		p.fail(err)
+		return
+	}
+	p.q <- inflight{pending: pending, bs: []*storage.Batch{b}}
+}
+
+// fail records the first failed write and tells run; p.mu is held.
+func (p *persister) fail(err error) {
+	if p.err == nil {
+		p.err = err
+		p.failed <- err
 	}
 }
 
@@ -100,61 +139,69 @@ func (p *persister) enqueue(b *storage.Batch) {
 // It returns once every write started has been waited for, so the store
 // can be closed.
 func (p *persister) run(ctx context.Context) error {
-	q := make(chan inflight, inflightMax)
-	failed := make(chan error, 1)
 	done := make(chan struct{})
 	go func() {
-		p.wait(q, failed)
+		p.wait(p.q)
 		close(done)
 	}()
-	err := p.write(ctx, q, failed)
-	close(q)
-	<-done
+	err := p.write(ctx)
+	p.mu.Lock()
+	p.closed = true
+	close(p.q)
 	if err == nil {
-		select {
-		case err = <-failed:
-		default:
-		}
+		err = p.err
 	}
+	p.mu.Unlock()
+	<-done
 	return err
 }
 
-// write is run's loop: it starts one write per drained queue and hands it
-// to the waiter, until ctx ends, a write fails or an fsync failed.
-func (p *persister) write(ctx context.Context, q chan<- inflight, failed <-chan error) error {
+// write is run's loop: it writes what the loop queued, each drained queue
+// as one write handed to the waiter, until the queue is empty (and the
+// loop may write again), ctx ends, or a write or an fsync failed.
+func (p *persister) write(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case err := <-failed:
+		case err := <-p.failed:
 			return err
 		case <-p.wake:
 		}
-		p.mu.Lock()
-		bs := p.queue
-		p.queue = nil
-		p.mu.Unlock()
-		if len(bs) == 0 {
-			continue
-		}
-		pending, err := p.store.Start(bs)
-		if err != nil {
-			return err
-		}
-		select {
-		case q <- inflight{pending: pending, bs: bs}:
-		case err := <-failed:
-			pending.Wait() // before the store closes
-			return err
+		for {
+			p.mu.Lock()
+			bs := p.queue
+			p.queue = nil
+			p.busy = len(bs) > 0
+			p.mu.Unlock()
+			if len(bs) == 0 {
+				break
+			}
+			pending, err := p.store.Start(bs)
+			if err == nil {
+				// Not under mu: the loop may wait for it meanwhile, but
+				// only here, where the disk is slow anyway.
+				select {
+				case p.q <- inflight{pending: pending, bs: bs}:
+				case err = <-p.failed:
+					pending.Wait() // before the store closes
+				}
+			}
+			if err != nil {
+				p.mu.Lock()
+				p.busy = false
+				p.mu.Unlock()
+				return err
+			}
 		}
 	}
 }
 
 // wait waits for each write's fsync, in order, and posts the last batch
 // synced, until q is closed. After a failed fsync it posts nothing more
-// (so nothing more is acknowledged), sends the error on failed and keeps
+// (so nothing more is acknowledged), reports the error (fail) and keeps
 // waiting for the writes in flight.
-func (p *persister) wait(q <-chan inflight, failed chan<- error) {
+func (p *persister) wait(q <-chan inflight) {
 	ok := true
 	for f := range q {
 		err := f.pending.Wait()
@@ -163,7 +210,9 @@ func (p *persister) wait(q <-chan inflight, failed chan<- error) {
 		}
 		if err != nil {
 			ok = false
-			failed <- err
+			p.mu.Lock()
+			p.fail(err)
+			p.mu.Unlock()
 			continue
 		}
 		p.fsyncs.Store(p.store.Syncs())
@@ -220,7 +269,7 @@ func (p *persister) writeSnapshots(ctx context.Context) error {
 // messages queued behind the batches they wait for.
 func (s *server) persist(rd Ready) {
 	if rd.Persist != nil {
-		s.disk.enqueue(rd.Persist)
+		s.disk.submit(rd.Persist)
 	}
 	if len(rd.AfterSync) == 0 {
 		return
