@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -73,6 +72,8 @@ type Store struct {
 	// (walFS): with Start's pipelining one fsync can cover several
 	// Starts, so the count is taken where the fsync happens.
 	syncs atomic.Uint64
+	// reused counts the log files pebble recycled (walFS).
+	reused atomic.Uint64
 }
 
 // Open opens (creating it if need be) the store in dir and returns what it
@@ -88,7 +89,7 @@ func Open(dir string, log *zap.Logger) (*Store, *State, error) {
 	db, err := pebble.Open(filepath.Join(dir, "db"), &pebble.Options{
 		Logger:       pebbleLogger{log},
 		MemTableSize: 32 << 20,
-		FS:           walFS{FS: vfs.Default, syncs: &s.syncs},
+		FS:           walFS{FS: vfs.Default, syncs: &s.syncs, reused: &s.reused},
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening %s: %w", filepath.Join(dir, "db"), err)
@@ -293,38 +294,6 @@ func (s *Store) SaveSnapshot(sn *Snapshot) error {
 
 // Syncs is how many fsyncs the log has cost.
 func (s *Store) Syncs() uint64 { return s.syncs.Load() }
-
-// walFS counts the syncs of pebble's write-ahead logs (files *.log): with
-// several Starts in flight the number of commits is not the number of
-// fsyncs.
-type walFS struct {
-	vfs.FS
-	syncs *atomic.Uint64
-}
-
-func (fs walFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
-	f, err := fs.FS.Create(name, category)
-	if err != nil || !strings.HasSuffix(name, ".log") {
-		return f, err
-	}
-	return walFile{File: f, syncs: fs.syncs}, nil
-}
-
-func (fs walFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
-	f, err := fs.FS.ReuseForWrite(oldname, newname, category)
-	if err != nil || !strings.HasSuffix(newname, ".log") {
-		return f, err
-	}
-	return walFile{File: f, syncs: fs.syncs}, nil
-}
-
-type walFile struct {
-	vfs.File
-	syncs *atomic.Uint64
-}
-
-func (f walFile) Sync() error     { f.syncs.Add(1); return f.File.Sync() }
-func (f walFile) SyncData() error { f.syncs.Add(1); return f.File.SyncData() }
 
 // Close closes the database; the state written stays.
 func (s *Store) Close() error {

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -179,10 +180,20 @@ func storeMatchesMem(t *testing.T, seed uint64, window int) {
 	require.NoError(t, s.Close(), "Close twice")
 }
 
-// TestTornTailIsCut cuts the last bytes of the write-ahead log, as a crash
-// in the middle of a write leaves it: the store opens with every batch
-// but the torn one.
+// TestTornTailIsCut tears the last batch of the write-ahead log, as a
+// crash in the middle of a write leaves it: the store opens with every
+// batch but the torn one. The log is written with zeros ahead of its data
+// (walFile), so a crash leaves either the torn bytes at the end of the
+// file or, where zeros were ahead, torn bytes followed by zeros.
 func TestTornTailIsCut(t *testing.T) {
+	for _, zeroedTail := range []bool{false, true} {
+		t.Run(fmt.Sprintf("zeroedTail=%v", zeroedTail), func(t *testing.T) {
+			tornTailIsCut(t, zeroedTail)
+		})
+	}
+}
+
+func tornTailIsCut(t *testing.T, zeroedTail bool) {
 	dir := t.TempDir()
 	s, _, err := Open(dir, zaptest.NewLogger(t))
 	require.NoError(t, err)
@@ -198,7 +209,7 @@ func TestTornTailIsCut(t *testing.T) {
 		last = b
 	}
 	// A crash leaves the files as they are now (Close would end the log
-	// cleanly): copy them, and cut the copy's log in the last batch.
+	// cleanly): copy them, and tear the copy's last batch.
 	crashed := t.TempDir()
 	copyDir(t, dir, crashed)
 	require.NoError(t, s.Close())
@@ -207,9 +218,16 @@ func TestTornTailIsCut(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, wals)
 	newest := wals[len(wals)-1]
-	fi, err := os.Stat(newest)
+	data, err := os.ReadFile(newest)
 	require.NoError(t, err)
-	require.NoError(t, os.Truncate(newest, fi.Size()-3))
+	end := len(bytes.TrimRight(data, "\x00"))
+	require.Greater(t, len(data), end, "zeros ahead of the data")
+	if zeroedTail {
+		clear(data[end-3 : end])
+		require.NoError(t, os.WriteFile(newest, data, 0o644))
+	} else {
+		require.NoError(t, os.Truncate(newest, int64(end-3)))
+	}
 	s, st, err := Open(dir, zaptest.NewLogger(t))
 	require.NoError(t, err)
 	defer s.Close()
@@ -333,4 +351,68 @@ func TestLargeSessionTable(t *testing.T) {
 	sn, err = readSnapshotFile(filepath.Join(dir, "snapshot"))
 	require.NoError(t, err)
 	require.Equal(t, kvs.Slot(2), sn.LastSlot, "the earlier snapshot was replaced")
+}
+
+// TestRecycledLogReadsBack: after memtable flushes pebble writes its log
+// into an old log file it recycles (walFS.ReuseForWrite, zeros ahead of
+// the new data, the old data past them); the store reads back what was
+// written, before and after a crash.
+func TestRecycledLogReadsBack(t *testing.T) {
+	dir := t.TempDir()
+	s, _, err := Open(dir, zaptest.NewLogger(t))
+	require.NoError(t, err)
+	h, mem := newHistory(5), NewMem()
+	write := func(n int) {
+		for range n {
+			b := h.next()
+			b.Snapshot, b.Installed = nil, false
+			mem.Apply(b)
+			require.NoError(t, s.Write([]*Batch{b}))
+		}
+	}
+	for range 4 {
+		write(20)
+		require.NoError(t, s.db.Flush())
+	}
+	write(20)
+	require.Positive(t, s.reused.Load(), "a log was recycled")
+	crashed := t.TempDir()
+	copyDir(t, dir, crashed)
+	require.NoError(t, s.Close())
+	want, err := mem.State()
+	require.NoError(t, err)
+	for _, d := range []string{dir, crashed} {
+		s, st, err := Open(d, zaptest.NewLogger(t))
+		require.NoError(t, err)
+		requireSame(t, want, st)
+		require.NoError(t, s.Close())
+	}
+}
+
+// TestLogLongerThanItsZeros: a log that outgrows the zeros written ahead
+// of it (walFile's zeroChunk) several times reads back whole, also from
+// a crash.
+func TestLogLongerThanItsZeros(t *testing.T) {
+	dir := t.TempDir()
+	s, _, err := Open(dir, zaptest.NewLogger(t))
+	require.NoError(t, err)
+	mem := NewMem()
+	value := bytes.Repeat([]byte("v"), 8<<10)
+	for slot := kvs.Slot(1); slot <= 400; slot++ {
+		b := &Batch{Seq: uint64(slot), Entries: []wire.Entry{{Slot: slot, Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(slot)},
+			Level: wire.Strong, Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(slot), Value: value}}}}
+		mem.Apply(b)
+		require.NoError(t, s.Write([]*Batch{b}))
+	}
+	crashed := t.TempDir()
+	copyDir(t, dir, crashed)
+	require.NoError(t, s.Close())
+	want, err := mem.State()
+	require.NoError(t, err)
+	for _, d := range []string{dir, crashed} {
+		s, st, err := Open(d, zaptest.NewLogger(t))
+		require.NoError(t, err)
+		requireSame(t, want, st)
+		require.NoError(t, s.Close())
+	}
 }
