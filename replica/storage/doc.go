@@ -8,11 +8,13 @@
 // # Shape
 //
 // The core never touches a disk. Each Ready of a durable core carries a
-// Batch, what changed since the previous one; the server hands batches to
-// one persister goroutine that writes every batch it finds queued into one
-// pebble batch (Store.Start) and goes on to the next ones while pebble
-// syncs the log: whatever reaches the log during an fsync goes with the
-// next one (group commit). A waiter goroutine waits for each write's fsync
+// Batch, what changed since the previous one; the server's loop writes it
+// into pebble's log and memtable (Store.Start) without waiting for its
+// fsync (a batch with a received snapshot, and those after it, go through
+// a persister goroutine instead) and goes on while pebble syncs the log:
+// whatever reaches the log during an fsync goes with the next one (group
+// commit). The log's files are written with zeros ahead of pebble's
+// writes (walfile.go), so that an fsync only writes data. A waiter goroutine waits for each write's fsync
 // in order (Pending.Wait) and only then lets the loop send the
 // acknowledgements those batches held back (Ready.AfterSync).
 // Mem applies the same batches to memory with the same outcome and lets
