@@ -188,8 +188,14 @@ func (p *persister) write(ctx context.Context) error {
 				}
 			}
 			if err != nil {
+				// Before busy goes: the loop must not write a batch past
+				// the failed one, whose fsync would release what that
+				// one held back.
 				p.mu.Lock()
 				p.busy = false
+				if p.err == nil {
+					p.err = err
+				}
 				p.mu.Unlock()
 				return err
 			}

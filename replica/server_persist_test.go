@@ -2,6 +2,7 @@ package replica
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -32,10 +33,6 @@ func TestPersisterKeepsOrderAroundAReceivedSnapshot(t *testing.T) {
 		b.Seq = seq
 		p.submit(b)
 	}
-	entry := func(s kvs.Slot) []wire.Entry {
-		return []wire.Entry{{Slot: s, Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(s)}, Level: wire.Strong,
-			Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(s), Value: kvs.Value("v")}}}
-	}
 	for s := kvs.Slot(1); s <= 3; s++ {
 		submit(&storage.Batch{Entries: entry(s)})
 	}
@@ -64,4 +61,28 @@ func TestPersisterKeepsOrderAroundAReceivedSnapshot(t *testing.T) {
 	for i, e := range back.Entries {
 		require.Equal(t, kvs.Slot(6+i), e.Slot)
 	}
+}
+
+// entry is a one-entry log run at slot s.
+func entry(s kvs.Slot) []wire.Entry {
+	return []wire.Entry{{Slot: s, Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(s)}, Level: wire.Strong,
+		Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(s), Value: kvs.Value("v")}}}
+}
+
+// TestPersisterFailureStopsTheLoopsWrites: once the persister failed to
+// write a batch (here a received snapshot whose file cannot be created),
+// the loop writes nothing after it: a later batch's fsync would release
+// what the failed one held back.
+func TestPersisterFailureStopsTheLoopsWrites(t *testing.T) {
+	dir := t.TempDir()
+	p, _, err := openDurable(dir, "r", zap.NewNop())
+	require.NoError(t, err)
+	defer p.store.Close()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "r", "snapshot.tmp", "in-the-way"), 0o755))
+	p.submit(&storage.Batch{Seq: 1, Snapshot: &storage.Snapshot{LastSlot: 5, Store: kvs.NewStore().Snapshot()},
+		Installed: true, Truncated: true, LogEnd: 5})
+	require.Error(t, p.write(context.Background()))
+	p.submit(&storage.Batch{Seq: 2, Entries: entry(6)})
+	require.Empty(t, p.q, "no write after the failed one")
+	require.Empty(t, p.queue)
 }
