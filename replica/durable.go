@@ -165,11 +165,12 @@ func (c *Core) holdsBack(m wire.Message) bool {
 // from committed state (the leader's Ok, PROTOCOL.md 3.5), which is on
 // disk at a majority; so neither its record nor its log entry needs to
 // survive a crash. A CURP-HO read vouches for the weak write its value
-// came from (ReadDep ONE) and for the session's weak writes this replica
-// keeps, which the client stops re-sending once the read completes on
-// the fast path (PROTOCOL.md 5.6, 5.8 conditions 2 and 3): it waits
-// unless their records are on disk. MULTI never counts on a fast path;
-// it waits, to be simple.
+// came from (ReadDep ONE) with the rest of that write's causal chain
+// (recovery replays a weak write only with its chain), and for the
+// session's weak writes this replica keeps, which the client stops
+// re-sending once the read completes on the fast path (PROTOCOL.md 5.6,
+// 5.8 conditions 2 and 3): it waits unless their records are on disk.
+// MULTI never counts on a fast path; it waits, to be simple.
 func (c *Core) readAckUnsynced(p *wire.Propose, dep wire.ReadDep) bool {
 	if c.dur == nil || !p.Command.IsRead() {
 		return false
@@ -178,7 +179,7 @@ func (c *Core) readAckUnsynced(p *wire.Propose, dep wire.ReadDep) bool {
 	case wire.DepMulti:
 		return false
 	case wire.DepOne:
-		if !c.RecordSynced(dep.Cmd) {
+		if !c.RecordSynced(dep.Cmd) || c.policy.VouchesUnsynced(c, dep.Cmd.Client) {
 			return false
 		}
 	}

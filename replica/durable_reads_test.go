@@ -39,14 +39,17 @@ func TestDurableReadAcksLeaveAtOnce(t *testing.T) {
 	require.Equal(t, []string{"*wire.LeaderReply"}, types(rd.AfterSync))
 }
 
-// vouchingPolicy keeps unsynced weak writes of session 5, or reports a
-// read dependency on weak write 6/1, as a CURP-HO replica may.
+// vouchingPolicy keeps unsynced weak writes of session 5 (holds), or
+// reports a read dependency on weak write 6/1, whose session's chain may
+// be unsynced (chain), as a CURP-HO replica may.
 type vouchingPolicy struct {
 	BasePolicy
-	holds bool
+	holds, chain bool
 }
 
-func (p vouchingPolicy) VouchesUnsynced(_ *Core, c wire.ClientID) bool { return p.holds && c == 5 }
+func (p vouchingPolicy) VouchesUnsynced(_ *Core, c wire.ClientID) bool {
+	return p.holds && c == 5 || p.chain && c == 6
+}
 
 func (p vouchingPolicy) WitnessReport(_ *Core, _ *wire.Propose, ack *wire.RecordAck) {
 	if !p.holds {
@@ -68,18 +71,25 @@ func TestDurableReadVouchingForWeakWritesWaits(t *testing.T) {
 }
 
 // TestDurableReadOnASyncedWeakWriteLeavesAtOnce: once the record of the
-// weak write a read's value came from is on disk, the read's RecordAck
-// no longer waits.
+// weak write a read's value came from is on disk, with the rest of its
+// session's chain, the read's RecordAck no longer waits.
 func TestDurableReadOnASyncedWeakWriteLeavesAtOnce(t *testing.T) {
-	c := newStepCore(t, 1, 3, func(o *Options) { o.Durable, o.Policy = true, vouchingPolicy{} })
-	c.Keep(wire.Record{Cmd: cmdID(6, 1), Command: putCmd(1, "w"), Level: wire.Weak, Accepted: true})
-	rd := c.Ready()
-	require.Len(t, rd.Persist.Records, 1)
-	require.False(t, c.RecordSynced(cmdID(6, 1)))
-	c.Synced(rd.SyncSeq)
-	require.True(t, c.RecordSynced(cmdID(6, 1)))
-	c.StepClient(5, &wire.Propose{Cmd: cmdID(5, 1), Command: getCmd(1)})
-	rd = c.Ready()
-	require.Equal(t, []string{"*wire.RecordAck"}, types(rd.Messages))
-	require.Empty(t, rd.AfterSync)
+	for _, chain := range []bool{false, true} {
+		c := newStepCore(t, 1, 3, func(o *Options) { o.Durable, o.Policy = true, vouchingPolicy{chain: chain} })
+		c.Keep(wire.Record{Cmd: cmdID(6, 1), Command: putCmd(1, "w"), Level: wire.Weak, Accepted: true})
+		rd := c.Ready()
+		require.Len(t, rd.Persist.Records, 1)
+		require.False(t, c.RecordSynced(cmdID(6, 1)))
+		c.Synced(rd.SyncSeq)
+		require.True(t, c.RecordSynced(cmdID(6, 1)))
+		c.StepClient(5, &wire.Propose{Cmd: cmdID(5, 1), Command: getCmd(1)})
+		rd = c.Ready()
+		if chain {
+			// An earlier write of 6/1's chain is not on disk yet.
+			require.Equal(t, []string{"*wire.RecordAck"}, types(rd.AfterSync))
+			continue
+		}
+		require.Equal(t, []string{"*wire.RecordAck"}, types(rd.Messages))
+		require.Empty(t, rd.AfterSync)
+	}
 }
