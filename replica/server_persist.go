@@ -264,6 +264,9 @@ func (p *persister) writeSnapshots(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case sn := <-p.snaps:
+			if !p.store.SnapshotDue() {
+				continue // the log on disk still holds its slots
+			}
 			if err := p.store.SaveSnapshot(sn); err != nil {
 				p.log.Error("writing a snapshot", zap.Error(err))
 			}

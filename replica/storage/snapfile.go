@@ -36,28 +36,32 @@ var ErrCorrupt = errors.New("corrupt snapshot")
 // same directory, synced, renamed over path, and the directory synced, so
 // that after a crash path holds either the old snapshot or the new one,
 // whole.
-func writeSnapshotFile(path string, sn *Snapshot) error {
+func writeSnapshotFile(path string, sn *Snapshot) (int64, error) {
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		return fmt.Errorf("snapshot: %w", err)
+		return 0, fmt.Errorf("snapshot: %w", err)
 	}
 	if err := encodeSnapshot(f, sn); err != nil {
 		f.Close()
 		os.Remove(tmp)
-		return fmt.Errorf("snapshot %s: %w", tmp, err)
+		return 0, fmt.Errorf("snapshot %s: %w", tmp, err)
 	}
-	if err := f.Sync(); err != nil {
+	fi, err := f.Stat()
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
 		f.Close()
-		return fmt.Errorf("snapshot %s: %w", tmp, err)
+		return 0, fmt.Errorf("snapshot %s: %w", tmp, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("snapshot %s: %w", tmp, err)
+		return 0, fmt.Errorf("snapshot %s: %w", tmp, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("snapshot: %w", err)
+		return 0, fmt.Errorf("snapshot: %w", err)
 	}
-	return syncDir(filepath.Dir(path))
+	return fi.Size(), syncDir(filepath.Dir(path))
 }
 
 func encodeSnapshot(w io.Writer, sn *Snapshot) error {

@@ -64,9 +64,14 @@ type Store struct {
 	log *zap.Logger
 
 	// snapMu orders snapshot files: snapSlot is the slot of the one on
-	// disk, and only a later one replaces it.
-	snapMu   sync.Mutex
-	snapSlot kvs.Slot
+	// disk, and only a later one replaces it; snapBytes is its size, and
+	// logAtSnap the log's bytes (logBytes) when it was written.
+	snapMu    sync.Mutex
+	snapSlot  kvs.Slot
+	snapBytes int64
+	logAtSnap uint64
+	// logBytes counts the bytes this life has written to the log.
+	logBytes atomic.Uint64
 
 	// syncs counts the fsyncs of the write-ahead log that pebble issued
 	// (walFS): with Start's pipelining one fsync can cover several
@@ -113,6 +118,9 @@ func (s *Store) load() (*State, error) {
 	}
 	if snap != nil {
 		s.snapSlot = snap.LastSlot
+		if fi, err := os.Stat(s.snapPath()); err == nil {
+			s.snapBytes = fi.Size()
+		}
 	}
 	hard := HardState{Vote: wire.NoReplica}
 	v, closer, err := s.db.Get([]byte{prefixHard})
@@ -230,6 +238,7 @@ func (s *Store) Start(batches []*Batch) (Pending, error) {
 		b.Close()
 		return Pending{}, nil
 	}
+	s.logBytes.Add(uint64(b.Len()))
 	if err := s.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
 		b.Close()
 		return Pending{}, fmt.Errorf("%s: writing the log: %w", s.dir, err)
@@ -281,15 +290,30 @@ func (s *Store) SaveSnapshot(sn *Snapshot) error {
 	if sn.LastSlot <= s.snapSlot {
 		return nil
 	}
-	if err := writeSnapshotFile(s.snapPath(), sn); err != nil {
+	size, err := writeSnapshotFile(s.snapPath(), sn)
+	if err != nil {
 		return err
 	}
-	s.snapSlot = sn.LastSlot
+	s.snapSlot, s.snapBytes, s.logAtSnap = sn.LastSlot, size, s.logBytes.Load()
 	// Without a sync: if the cut is lost, the entries are skipped at load.
 	if err := s.db.DeleteRange(logKey(0), logKey(sn.LastSlot+1), pebble.NoSync); err != nil {
 		return fmt.Errorf("%s: compacting the log: %w", s.dir, err)
 	}
 	return nil
+}
+
+// SnapshotDue reports whether a snapshot the replica took is worth
+// writing: the log written since the snapshot on disk is at least as large
+// as that snapshot. A snapshot file holds the whole store, so writing one
+// every snapshotEvery entries costs more disk the larger the store grows
+// (a store of 12 MB written four times a second per replica); by this
+// rule snapshots cost at most as many bytes as the log itself, and the
+// log on disk, which a restart replays, stays within one snapshot's worth
+// (docs/DECISIONS.md 32).
+func (s *Store) SnapshotDue() bool {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	return s.logBytes.Load()-s.logAtSnap >= uint64(s.snapBytes)
 }
 
 // Syncs is how many fsyncs the log has cost.

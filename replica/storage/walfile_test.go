@@ -28,12 +28,15 @@ func TestRecycledLogReadsBack(t *testing.T) {
 			require.NoError(t, s.Write([]*Batch{b}))
 		}
 	}
-	for range 4 {
+	// Pebble recycles a log once a flush made it obsolete and its
+	// cleanup ran, which may finish after Flush returns: flush again
+	// until a new log went into a recycled file.
+	for round := 0; s.reused.Load() == 0; round++ {
+		require.Less(t, round, 50, "no log was recycled")
 		write(20)
 		require.NoError(t, s.db.Flush())
 	}
 	write(20)
-	require.Positive(t, s.reused.Load(), "a log was recycled")
 	requireReadsBack(t, s, dir, mem)
 }
 
