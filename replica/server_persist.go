@@ -89,6 +89,10 @@ func openDurable(dir, alias string, log *zap.Logger) (*persister, *storage.State
 	if err != nil {
 		return nil, nil, err
 	}
+	return newPersister(st, log), state, nil
+}
+
+func newPersister(st *storage.Store, log *zap.Logger) *persister {
 	return &persister{
 		store: st, log: log,
 		q:      make(chan inflight, inflightMax),
@@ -96,7 +100,7 @@ func openDurable(dir, alias string, log *zap.Logger) (*persister, *storage.State
 		wake:   make(chan struct{}, 1),
 		notify: make(chan struct{}, 1),
 		snaps:  make(chan *storage.Snapshot, 1),
-	}, state, nil
+	}
 }
 
 // submit writes a batch into the log without waiting for its fsync, or

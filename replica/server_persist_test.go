@@ -2,11 +2,15 @@ package replica
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 
@@ -85,4 +89,76 @@ func TestPersisterFailureStopsTheLoopsWrites(t *testing.T) {
 	p.submit(&storage.Batch{Seq: 2, Entries: entry(6)})
 	require.Empty(t, p.q, "no write after the failed one")
 	require.Empty(t, p.queue)
+}
+
+// TestPersisterStopsAtAFailedFsync: once an fsync of the log fails,
+// nothing written after the last good one counts as synced (so nothing
+// it held back is acknowledged), run stops with the error, and the loop
+// writes nothing more.
+func TestPersisterStopsAtAFailedFsync(t *testing.T) {
+	fs := &failingSyncFS{FS: vfs.Default}
+	st, _, err := storage.OpenOn(fs, filepath.Join(t.TempDir(), "r"), zap.NewNop())
+	require.NoError(t, err)
+	defer st.Close()
+	p := newPersister(st, zap.NewNop())
+	done := make(chan error, 1)
+	go func() { done <- p.run(context.Background()) }()
+
+	p.submit(&storage.Batch{Seq: 1, Entries: entry(1)})
+	deadline := time.After(10 * time.Second)
+	for p.synced.Load() < 1 {
+		select {
+		case <-p.notify:
+		case <-deadline:
+			t.Fatal("the first batch was not synced")
+		}
+	}
+	fs.fail.Store(true)
+	p.submit(&storage.Batch{Seq: 2, Entries: entry(2)})
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, errInjectedSync)
+	case <-deadline:
+		t.Fatal("the persister did not stop")
+	}
+	require.Equal(t, uint64(1), p.synced.Load(), "a batch whose fsync failed counts as synced")
+	p.submit(&storage.Batch{Seq: 3, Entries: entry(3)})
+	require.Empty(t, p.q, "a write after the failed fsync")
+	require.Empty(t, p.queue)
+}
+
+var errInjectedSync = errors.New("injected fsync failure")
+
+// failingSyncFS is the local file system, whose log files' fsyncs fail
+// once fail is set.
+type failingSyncFS struct {
+	vfs.FS
+	fail atomic.Bool
+}
+
+func (fs *failingSyncFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := fs.FS.Create(name, category)
+	if err != nil || !strings.HasSuffix(name, ".log") {
+		return f, err
+	}
+	return &failingSyncFile{File: f, fail: &fs.fail}, nil
+}
+
+type failingSyncFile struct {
+	vfs.File
+	fail *atomic.Bool
+}
+
+func (f *failingSyncFile) Sync() error {
+	if f.fail.Load() {
+		return errInjectedSync
+	}
+	return f.File.Sync()
+}
+
+func (f *failingSyncFile) SyncData() error {
+	if f.fail.Load() {
+		return errInjectedSync
+	}
+	return f.File.SyncData()
 }

@@ -84,6 +84,13 @@ type Store struct {
 // Open opens (creating it if need be) the store in dir and returns what it
 // holds.
 func Open(dir string, log *zap.Logger) (*Store, *State, error) {
+	return OpenOn(vfs.Default, dir, log)
+}
+
+// OpenOn is Open on the file system fs, through which pebble reaches the
+// disk (the snapshot file does not go through it): tests wrap vfs.Default
+// to make a write or an fsync fail.
+func OpenOn(fs vfs.FS, dir string, log *zap.Logger) (*Store, *State, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -94,7 +101,7 @@ func Open(dir string, log *zap.Logger) (*Store, *State, error) {
 	db, err := pebble.Open(filepath.Join(dir, "db"), &pebble.Options{
 		Logger:       pebbleLogger{log},
 		MemTableSize: 32 << 20,
-		FS:           walFS{FS: vfs.Default, syncs: &s.syncs, reused: &s.reused},
+		FS:           walFS{FS: fs, syncs: &s.syncs, reused: &s.reused},
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening %s: %w", filepath.Join(dir, "db"), err)
