@@ -662,10 +662,12 @@ done <<<"$hosts"
 # info level the lines are not logged; the port probe above is all there
 # is then.
 if [ "$multi" = 0 ] && [[ "${loglevel:-info}" =~ ^(debug|info)$ ]]; then
+	replica_logs=()
 	while read -r role alias addr; do
 		[ "$role" = replica ] || continue
+		replica_logs+=("$out/$alias.log")
 		for ((i = 0; ; i++)); do
-			grep -q -e 'cluster bootstrapped' -e 'rejoined as a full member' "$out/$alias.log" 2>/dev/null && break
+			grep -q -e 'cluster bootstrapped' -e 'rejoined as a full member' -e 'restarted from disk' "$out/$alias.log" 2>/dev/null && break
 			if ! kill -0 "${pid_of[$alias]}" 2>/dev/null; then
 				died_at_startup "$alias"
 				exit 1
@@ -678,6 +680,19 @@ if [ "$multi" = 0 ] && [[ "${loglevel:-info}" =~ ^(debug|info)$ ]]; then
 			sleep 0.02
 		done
 	done <<<"$hosts"
+	# Replicas restarted from their dataDir come back as followers with no
+	# leader: wait (at most 30 s) for one to be elected and start its view,
+	# so that the measured run does not begin with an election.
+	if grep -q 'restarted from disk' "${replica_logs[@]}" 2>/dev/null; then
+		for ((i = 0; ; i++)); do
+			grep -q 'view started' "${replica_logs[@]}" 2>/dev/null && break
+			if [ "$i" -ge 1500 ]; then
+				echo "run-multi-client.sh: the replicas restarted from $data_dir elected no leader within 30 s; see their logs in $out" >&2
+				exit 1
+			fi
+			sleep 0.02
+		done
+	fi
 fi
 
 # --sample-rss: one background job reads every replica's VmRSS each
