@@ -22,6 +22,9 @@ type PerOp struct {
 	Bytes          float64  `json:"bytes"`
 	Allocs         float64  `json:"allocs"`
 	AllocBytes     float64  `json:"alloc_bytes"`
+	// Fsyncs are the durable replicas' log fsyncs (absent in memory
+	// mode).
+	Fsyncs float64 `json:"fsyncs,omitempty"`
 }
 
 // ProcessCost is one process in a Section: its raw Usage and the same
@@ -46,6 +49,9 @@ type Section struct {
 	GCCycles       uint64  `json:"gc_cycles"`
 	GCPauseTotalMs float64 `json:"gc_pause_total_ms"` // summed over the processes
 	GCPauseMaxMs   float64 `json:"gc_pause_max_ms"`   // the longest in any process
+	// FsyncMeanUs is the mean log fsync of the durable replicas (absent
+	// in memory mode).
+	FsyncMeanUs float64 `json:"fsync_mean_us,omitempty"`
 	// Missing names the processes of the run with no report (a replica
 	// killed with kill -9 writes none): the sums leave them out.
 	Missing   []string      `json:"missing,omitempty"`
@@ -77,6 +83,8 @@ func Merge(ops int64, us []Usage, missing []string) *Section {
 		total.AllocBytes += u.AllocBytes
 		total.GCPauseTotalUs += u.GCPauseTotalUs
 		total.GCPauseMaxUs = max(total.GCPauseMaxUs, u.GCPauseMaxUs)
+		total.Fsyncs += u.Fsyncs
+		total.FsyncUs += u.FsyncUs
 		s.GCCycles += uint64(u.GCCycles)
 		sent.Messages += p.Messages
 		sent.Bytes += p.Bytes
@@ -89,6 +97,7 @@ func Merge(ops int64, us []Usage, missing []string) *Section {
 	s.AvgBatch = ratio(sent.Messages, sent.Batches)
 	s.GCPauseTotalMs = float64(total.GCPauseTotalUs) / 1000
 	s.GCPauseMaxMs = float64(total.GCPauseMaxUs) / 1000
+	s.FsyncMeanUs = ratio(total.FsyncUs, total.Fsyncs)
 	return s
 }
 
@@ -108,6 +117,7 @@ func perOp(u *Usage, sent Link, ops int64) PerOp {
 		Syscalls: float64(u.Reads+u.Writes) / n, Reads: float64(u.Reads) / n, Writes: float64(u.Writes) / n,
 		Msgs: float64(sent.Messages) / n, Bytes: float64(sent.Bytes) / n,
 		Allocs: float64(u.Allocs) / n, AllocBytes: float64(u.AllocBytes) / n,
+		Fsyncs: float64(u.Fsyncs) / n,
 	}
 }
 
@@ -122,8 +132,11 @@ func (s *Section) Line() string {
 		if p.KernelSyscalls != nil {
 			fmt.Fprintf(&b, " (%.1f by the kernel's count)", *p.KernelSyscalls)
 		}
-		fmt.Fprintf(&b, ", %.1f msgs, %s, %.1f allocs; GC pause total %s, max %s",
-			p.Msgs, size(p.Bytes), p.Allocs, millis(s.GCPauseTotalMs), millis(s.GCPauseMaxMs))
+		fmt.Fprintf(&b, ", %.1f msgs, %s, %.1f allocs", p.Msgs, size(p.Bytes), p.Allocs)
+		if p.Fsyncs > 0 {
+			fmt.Fprintf(&b, ", %.3f fsyncs (mean %.0f us)", p.Fsyncs, s.FsyncMeanUs)
+		}
+		fmt.Fprintf(&b, "; GC pause total %s, max %s", millis(s.GCPauseTotalMs), millis(s.GCPauseMaxMs))
 	}
 	if len(s.Missing) > 0 {
 		fmt.Fprintf(&b, " (without %s: no report)", strings.Join(s.Missing, ", "))

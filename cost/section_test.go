@@ -60,6 +60,18 @@ func TestMergeKernelCounts(t *testing.T) {
 	assert.Nil(t, Merge(10, []Usage{a, {}}, nil).PerOp.KernelSyscalls)
 }
 
+func TestMergeFsyncs(t *testing.T) {
+	a := Usage{Alias: "replica0", Role: RoleReplica, Fsyncs: 300, FsyncUs: 150_000}
+	b := Usage{Alias: "replica1", Role: RoleReplica, Fsyncs: 100, FsyncUs: 90_000}
+	c := Usage{Alias: "client0", Role: RoleClient}
+	s := Merge(4_000, []Usage{a, b, c}, nil)
+	assert.InDelta(t, 0.1, s.PerOp.Fsyncs, 1e-9, "summed over the replicas, per operation")
+	assert.InDelta(t, 600.0, s.FsyncMeanUs, 1e-9, "their total time over their number")
+	assert.InDelta(t, 0.075, s.Processes[0].PerOp.Fsyncs, 1e-9)
+	assert.Contains(t, s.Line(), ", 0.100 fsyncs (mean 600 us); GC pause")
+	assert.NotContains(t, Merge(4_000, []Usage{c}, nil).Line(), "fsyncs", "in memory")
+}
+
 func TestMergeWithoutOperations(t *testing.T) {
 	s := Merge(0, []Usage{{Alias: "client0", UserUs: 5}}, nil)
 	assert.Equal(t, PerOp{}, s.PerOp)

@@ -49,8 +49,10 @@ type Usage struct {
 	GCPauseTotalUs int64 `json:"gc_pause_total_us"`
 	GCPauseMaxUs   int64 `json:"gc_pause_max_us"`
 	// Fsyncs is how many fsyncs a durable replica's log cost (dataDir;
-	// absent in memory mode): one per group of batches written together.
-	Fsyncs uint64 `json:"fsyncs,omitempty"`
+	// absent in memory mode): one per group of batches written together;
+	// FsyncUs the time they took together.
+	Fsyncs  uint64 `json:"fsyncs,omitempty"`
+	FsyncUs uint64 `json:"fsync_us,omitempty"`
 }
 
 // Sent sums the process's links.

@@ -10,6 +10,7 @@ import (
 	"swiftpaxos/batcher"
 	"swiftpaxos/kvs"
 	"swiftpaxos/metrics"
+	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/wire"
 )
 
@@ -35,6 +36,8 @@ type replicaMetrics struct {
 	peerNames []string
 	// conns is publish's scratch set of client connections (loop-owned).
 	conns map[*batcher.Batcher[wire.Message]]struct{}
+	// disk is a durable replica's store, whose fsyncs a scrape reads.
+	disk atomic.Pointer[storage.Store]
 }
 
 func newReplicaMetrics(reg prometheus.Registerer, n int) *replicaMetrics {
@@ -82,6 +85,13 @@ func (m *replicaMetrics) publish(s *server) {
 	}
 }
 
+// durable shows the fsyncs of st's log from now on.
+func (m *replicaMetrics) durable(st *storage.Store) {
+	if m != nil {
+		m.disk.Store(st)
+	}
+}
+
 // moved reports whether the role, membership or ballot changed since
 // the last publish. The loop checks it after every batch and publishes
 // at once when it did, so that a scrape never shows a leadership older
@@ -125,13 +135,14 @@ var (
 	descQueue      = desc("send_queue", "Messages waiting in the send queue, per peer (clients: all client connections together).", "peer")
 	descBatches    = desc("sent_batches_total", "Batches written to a peer's current connection (one write each).", "peer")
 	descMessages   = desc("sent_messages_total", "Messages written to a peer's current connection; divided by batches, the mean batch size.", "peer")
+	descFsync      = desc("log_fsync_seconds", "The fsyncs of a durable replica's log (dataDir), each covering every batch written since the previous one.")
 )
 
 // Describe implements prometheus.Collector.
 func (m *replicaMetrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRole, descBallot, descBallots, descLeaderOf, descCommit, descApplied,
 		descLastSlot, descSnapshot, descLogEntries, descSessions, descRecords, descClients, descExecuted, descQueue,
-		descBatches, descMessages} {
+		descBatches, descMessages, descFsync} {
 		ch <- d
 	}
 }
@@ -181,5 +192,13 @@ func (m *replicaMetrics) Collect(ch chan<- prometheus.Metric) {
 		g(descQueue, float64(b.Queued()), m.peerNames[i])
 		c(descBatches, bs.Batches, m.peerNames[i])
 		c(descMessages, bs.Messages, m.peerNames[i])
+	}
+	if st := m.disk.Load(); st != nil {
+		ss := st.Syncs()
+		buckets := make(map[float64]uint64, len(ss.Buckets))
+		for i, b := range storage.SyncBuckets {
+			buckets[b.Seconds()] = ss.Buckets[i]
+		}
+		ch <- prometheus.MustNewConstHistogram(descFsync, ss.Count, ss.Total.Seconds(), buckets)
 	}
 }

@@ -179,6 +179,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 			return err
 		}
 		defer s.disk.store.Close()
+		s.metrics.durable(s.disk.store)
 	}
 	start := time.Now()
 	s.started = start
@@ -243,7 +244,8 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	if o.CostPath != "" {
 		u := cost.Take(o.Alias, cost.RoleReplica, s.meter)
 		if s.disk != nil {
-			u.Fsyncs = s.disk.fsyncs.Load()
+			st := s.disk.store.Syncs()
+			u.Fsyncs, u.FsyncUs = st.Count, uint64(st.Total.Microseconds())
 		}
 		werr = errors.Join(werr, cost.WriteFile(o.CostPath, u))
 	}

@@ -52,7 +52,6 @@ type persister struct {
 	synced   atomic.Uint64 // the last batch on disk
 	notify   chan struct{} // tells the loop that synced moved
 	snaps    chan *storage.Snapshot
-	fsyncs   atomic.Uint64 // fsyncs of the log (Store.Syncs)
 	batches  atomic.Uint64
 	maxGroup atomic.Uint64 // most batches one write carried
 }
@@ -72,8 +71,9 @@ func (p *persister) fields() []zap.Field {
 	if p == nil {
 		return nil
 	}
-	return []zap.Field{zap.Uint64("fsyncs", p.fsyncs.Load()), zap.Uint64("batches_synced", p.batches.Load()),
-		zap.Uint64("most_batches_per_write", p.maxGroup.Load())}
+	st := p.store.Syncs()
+	return []zap.Field{zap.Uint64("fsyncs", st.Count), zap.Float64("fsync_mean_ms", st.Mean().Seconds()*1e3),
+		zap.Uint64("batches_synced", p.batches.Load()), zap.Uint64("most_batches_per_write", p.maxGroup.Load())}
 }
 
 // heldBack is one Ready's AfterSync, waiting for batch seq.
@@ -225,7 +225,6 @@ func (p *persister) wait(q <-chan inflight) {
 			p.mu.Unlock()
 			continue
 		}
-		p.fsyncs.Store(p.store.Syncs())
 		p.batches.Add(uint64(len(f.bs)))
 		if g := uint64(len(f.bs)); g > p.maxGroup.Load() {
 			p.maxGroup.Store(g)

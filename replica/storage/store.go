@@ -73,10 +73,10 @@ type Store struct {
 	// logBytes counts the bytes this life has written to the log.
 	logBytes atomic.Uint64
 
-	// syncs counts the fsyncs of the write-ahead log that pebble issued
-	// (walFS): with Start's pipelining one fsync can cover several
-	// Starts, so the count is taken where the fsync happens.
-	syncs atomic.Uint64
+	// syncs counts and times the fsyncs of the write-ahead log that
+	// pebble issued (walFS): with Start's pipelining one fsync can cover
+	// several Starts, so they are taken where the fsync happens.
+	syncs syncClock
 	// reused counts the log files pebble recycled (walFS).
 	reused atomic.Uint64
 }
@@ -101,7 +101,7 @@ func OpenOn(fs vfs.FS, dir string, log *zap.Logger) (*Store, *State, error) {
 	db, err := pebble.Open(filepath.Join(dir, "db"), &pebble.Options{
 		Logger:       pebbleLogger{log},
 		MemTableSize: 32 << 20,
-		FS:           walFS{FS: fs, syncs: &s.syncs, reused: &s.reused},
+		FS:           walFS{FS: fs, clock: &s.syncs, reused: &s.reused},
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening %s: %w", filepath.Join(dir, "db"), err)
@@ -323,8 +323,9 @@ func (s *Store) SnapshotDue() bool {
 	return s.logBytes.Load()-s.logAtSnap >= uint64(s.snapBytes)
 }
 
-// Syncs is how many fsyncs the log has cost.
-func (s *Store) Syncs() uint64 { return s.syncs.Load() }
+// Syncs are the fsyncs the log has cost so far; safe to call from any
+// goroutine, also after Close.
+func (s *Store) Syncs() SyncStats { return s.syncs.stats() }
 
 // Close closes the database; the state written stays.
 func (s *Store) Close() error {

@@ -166,7 +166,7 @@ func storeMatchesMem(t *testing.T, seed uint64, window int) {
 			}
 		}
 		settle()
-		syncs := s.Syncs()
+		syncs := s.Syncs().Count
 		require.NoError(t, s.Close())
 		require.Positive(t, syncs)
 		require.LessOrEqual(t, syncs, uint64(writes)+uint64(round+1)*4, "at most one fsync per write, plus the log's rotation and close")

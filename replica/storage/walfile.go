@@ -3,6 +3,7 @@ package storage
 import (
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -11,7 +12,7 @@ import (
 // log (*.log) are walFiles, the others pebble's own.
 type walFS struct {
 	vfs.FS
-	syncs  *atomic.Uint64
+	clock  *syncClock
 	reused *atomic.Uint64 // log files pebble recycled
 }
 
@@ -20,7 +21,7 @@ func (fs walFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, e
 	if err != nil || !strings.HasSuffix(name, ".log") {
 		return f, err
 	}
-	return newWALFile(f, 0, fs.syncs)
+	return newWALFile(f, 0, fs.clock)
 }
 
 func (fs walFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
@@ -34,12 +35,12 @@ func (fs walFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCat
 		return nil, err
 	}
 	fs.reused.Add(1)
-	return newWALFile(f, fi.Size(), fs.syncs)
+	return newWALFile(f, fi.Size(), fs.clock)
 }
 
-// walFile is a log file pebble appends to. It counts the fsyncs (with
-// several Starts in flight the number of commits is not the number of
-// fsyncs), and it keeps the file written with zeros up to a chunk ahead
+// walFile is a log file pebble appends to. It counts and times the fsyncs
+// (with several Starts in flight the number of commits is not the number
+// of fsyncs), and it keeps the file written with zeros up to a chunk ahead
 // of pebble's writes, so that those overwrite blocks the file already
 // has: an fdatasync then writes the data and flushes the disk, instead of
 // also writing the inode's new size and the extents that became written
@@ -53,7 +54,7 @@ func (fs walFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCat
 // trailer, written and synced before the next log is created.
 type walFile struct {
 	vfs.File
-	syncs *atomic.Uint64
+	clock *syncClock
 	// off is where pebble's next write goes (pebble writes a log in
 	// order, from the start, also a recycled one); zeroed is the end of
 	// what the file holds, zeros past pebble's data.
@@ -68,8 +69,8 @@ const zeroChunk = 1 << 20
 // zeros is what walFile writes ahead, a piece at a time.
 var zeros [64 << 10]byte
 
-func newWALFile(f vfs.File, size int64, syncs *atomic.Uint64) (*walFile, error) {
-	w := &walFile{File: f, syncs: syncs, zeroed: size}
+func newWALFile(f vfs.File, size int64, clock *syncClock) (*walFile, error) {
+	w := &walFile{File: f, clock: clock, zeroed: size}
 	if err := w.zeroTo(zeroChunk); err != nil {
 		f.Close()
 		return nil, err
@@ -100,5 +101,12 @@ func (w *walFile) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (w *walFile) Sync() error     { w.syncs.Add(1); return w.File.Sync() }
-func (w *walFile) SyncData() error { w.syncs.Add(1); return w.File.SyncData() }
+func (w *walFile) Sync() error     { return w.timed(w.File.Sync) }
+func (w *walFile) SyncData() error { return w.timed(w.File.SyncData) }
+
+func (w *walFile) timed(sync func() error) error {
+	t := time.Now()
+	err := sync()
+	w.clock.observe(time.Since(t))
+	return err
+}

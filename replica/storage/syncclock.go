@@ -1,0 +1,62 @@
+package storage
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// SyncBuckets are the upper bounds of the log fsyncs' duration histogram
+// (SyncStats.Buckets): 50 µs doubling to 102.4 ms, which spans a tmpfs
+// sync and a disk's worst.
+var SyncBuckets = func() []time.Duration {
+	b := make([]time.Duration, 12)
+	for i := range b {
+		b[i] = 50 * time.Microsecond << i
+	}
+	return b
+}()
+
+// SyncStats are the fsyncs of the log so far: how many, the time they
+// took together, and how many took at most SyncBuckets[i] (cumulative).
+type SyncStats struct {
+	Count   uint64
+	Total   time.Duration
+	Buckets []uint64
+}
+
+// Mean is the mean fsync, zero before the first.
+func (s SyncStats) Mean() time.Duration {
+	if s.Count == 0 {
+		return 0
+	}
+	return s.Total / time.Duration(s.Count)
+}
+
+// syncClock times the log's fsyncs (walFile); a scrape or the replica's
+// last report reads it from another goroutine.
+type syncClock struct {
+	count, nanos atomic.Uint64
+	// in[i] counts the fsyncs in (SyncBuckets[i-1], SyncBuckets[i]];
+	// the last slot those above every bound.
+	in [13]atomic.Uint64
+}
+
+func (c *syncClock) observe(d time.Duration) {
+	i := 0
+	for i < len(SyncBuckets) && d > SyncBuckets[i] {
+		i++
+	}
+	c.in[i].Add(1)
+	c.nanos.Add(uint64(d))
+	c.count.Add(1)
+}
+
+func (c *syncClock) stats() SyncStats {
+	s := SyncStats{Count: c.count.Load(), Total: time.Duration(c.nanos.Load()), Buckets: make([]uint64, len(SyncBuckets))}
+	var cum uint64
+	for i := range SyncBuckets {
+		cum += c.in[i].Load()
+		s.Buckets[i] = cum
+	}
+	return s
+}
