@@ -26,13 +26,19 @@ const (
 	prefixRecord = 'r'
 )
 
-func logKey(s kvs.Slot) []byte { return binary.BigEndian.AppendUint64([]byte{prefixLog}, uint64(s)) }
+func logKey(s kvs.Slot) []byte { return appendLogKey(nil, s) }
+
+func appendLogKey(dst []byte, s kvs.Slot) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, prefixLog), uint64(s))
+}
 
 // logEnd is past every log key.
 var logEnd = []byte{prefixLog + 1}
 
-func recordKey(id wire.CmdID) []byte {
-	k := binary.BigEndian.AppendUint64([]byte{prefixRecord}, uint64(id.Client))
+func recordKey(id wire.CmdID) []byte { return appendRecordKey(nil, id) }
+
+func appendRecordKey(dst []byte, id wire.CmdID) []byte {
+	k := binary.BigEndian.AppendUint64(append(dst, prefixRecord), uint64(id.Client))
 	return binary.BigEndian.AppendUint64(k, uint64(id.Seq))
 }
 
@@ -211,7 +217,10 @@ func (s *Store) Write(batches []*Batch) error {
 // after the new snapshot or the new log without its snapshot.
 func (s *Store) Start(batches []*Batch) (Pending, error) {
 	b := s.db.NewBatch()
+	// Pebble copies keys and values into the batch: one buffer each
+	// serves every Set.
 	var buf []byte
+	var key [17]byte
 	for _, bt := range batches {
 		if bt.Installed {
 			err := s.install(b, bt)
@@ -226,7 +235,7 @@ func (s *Store) Start(batches []*Batch) (Pending, error) {
 		}
 		for i := range bt.Entries {
 			buf = wire.AppendEntry(buf[:0], &bt.Entries[i])
-			b.Set(logKey(bt.Entries[i].Slot), buf, nil)
+			b.Set(appendLogKey(key[:0], bt.Entries[i].Slot), buf, nil)
 		}
 		if bt.Truncated {
 			b.DeleteRange(logKey(bt.LogEnd+1), logEnd, nil)
@@ -234,11 +243,11 @@ func (s *Store) Start(batches []*Batch) (Pending, error) {
 		for i := range bt.Records {
 			op := &bt.Records[i]
 			if op.Remove {
-				b.Delete(recordKey(op.Record.Cmd), nil)
+				b.Delete(appendRecordKey(key[:0], op.Record.Cmd), nil)
 				continue
 			}
 			buf = wire.AppendRecord(buf[:0], &op.Record)
-			b.Set(recordKey(op.Record.Cmd), buf, nil)
+			b.Set(appendRecordKey(key[:0], op.Record.Cmd), buf, nil)
 		}
 	}
 	if b.Empty() {
