@@ -121,12 +121,13 @@ func (p *persister) submit(b *storage.Batch) {
 		}
 		return
 	}
-	pending, err := p.store.Start([]*storage.Batch{b})
+	bs := []*storage.Batch{b}
+	pending, err := p.store.Start(bs)
 	if err != nil {
 		p.fail(err)
 		return
 	}
-	p.q <- inflight{pending: pending, bs: []*storage.Batch{b}}
+	p.q <- inflight{pending: pending, bs: bs}
 }
 
 // fail records the first failed write and tells run; p.mu is held.
