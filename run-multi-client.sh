@@ -686,6 +686,12 @@ if [ "$multi" = 0 ] && [[ "${loglevel:-info}" =~ ^(debug|info)$ ]]; then
 	if grep -q 'restarted from disk' "${replica_logs[@]}" 2>/dev/null; then
 		for ((i = 0; ; i++)); do
 			grep -q 'view started' "${replica_logs[@]}" 2>/dev/null && break
+			while read -r role alias addr; do
+				if [ "$role" = replica ] && ! kill -0 "${pid_of[$alias]}" 2>/dev/null; then
+					died_at_startup "$alias"
+					exit 1
+				fi
+			done <<<"$hosts"
 			if [ "$i" -ge 1500 ]; then
 				echo "run-multi-client.sh: the replicas restarted from $data_dir elected no leader within 30 s; see their logs in $out" >&2
 				exit 1

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"strings"
@@ -183,4 +184,35 @@ func TestRunBenchmarkErrors(t *testing.T) {
 	assert.ErrorIs(t, err, client.ErrUnreachable)
 	assert.Contains(t, err.Error(), "client client0: cannot reach the cluster")
 	assert.Empty(t, out.String(), "no summary without a run")
+}
+
+// TestRunBenchmarkDurableCost: with durable replicas the cost report has
+// their log's fsyncs, per operation and with their mean duration, and the
+// summary line says so.
+func TestRunBenchmarkDurableCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a localhost cluster")
+	}
+	dir := t.TempDir()
+	cfg := benchConfig(t, freePorts(t, 3), fmt.Sprintf("reqs: 100\nclientThreads: 2\nwrites: 50\ndataDir: %s\n", filepath.Join(dir, "data")))
+	stop := startCluster(t, cfg, dir)
+	err := client.RunBenchmark(t.Context(), client.BenchOptions{Config: cfg, Alias: "client0", Policy: curpht.NewClientPolicy,
+		Log: zaptest.NewLogger(t), Out: io.Discard, ResultsPath: filepath.Join(dir, "results-client0.json"), Seed: 1})
+	require.NoError(t, err)
+	stop()
+	var sum bytes.Buffer
+	rep, err := client.Summarize(dir, cfg, &sum, client.SummaryOptions{})
+	require.NoError(t, err)
+	require.NotNil(t, rep.Cost)
+	for _, p := range rep.Cost.Processes {
+		if p.Role == cost.RoleReplica {
+			assert.Positive(t, p.Fsyncs, p.Alias)
+			assert.Positive(t, p.FsyncUs, p.Alias)
+		} else {
+			assert.Zero(t, p.Fsyncs, p.Alias)
+		}
+	}
+	assert.Positive(t, rep.Cost.PerOp.Fsyncs)
+	assert.Positive(t, rep.Cost.FsyncMeanUs)
+	assert.Contains(t, sum.String(), " fsyncs (mean ")
 }

@@ -195,9 +195,9 @@ func (m *replicaMetrics) Collect(ch chan<- prometheus.Metric) {
 	}
 	if st := m.disk.Load(); st != nil {
 		ss := st.Syncs()
-		buckets := make(map[float64]uint64, len(ss.Buckets))
-		for i, b := range storage.SyncBuckets {
-			buckets[b.Seconds()] = ss.Buckets[i]
+		buckets := make(map[float64]uint64, storage.SyncBuckets)
+		for i, n := range ss.Buckets {
+			buckets[storage.SyncBound(i).Seconds()] = n
 		}
 		ch <- prometheus.MustNewConstHistogram(descFsync, ss.Count, ss.Total.Seconds(), buckets)
 	}

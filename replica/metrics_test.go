@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
@@ -16,18 +17,17 @@ import (
 func TestMetricsShowTheLogsFsyncs(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := newReplicaMetrics(reg, 3)
-	fsyncs := func() (uint64, bool) {
+	fsyncs := func() *dto.Histogram {
 		mfs, err := reg.Gather()
 		require.NoError(t, err)
 		for _, mf := range mfs {
 			if mf.GetName() == "swiftpaxos_replica_log_fsync_seconds" {
-				return mf.GetMetric()[0].GetHistogram().GetSampleCount(), true
+				return mf.GetMetric()[0].GetHistogram()
 			}
 		}
-		return 0, false
+		return nil
 	}
-	_, shown := fsyncs()
-	require.False(t, shown, "in memory")
+	require.Nil(t, fsyncs(), "in memory")
 
 	st, _, err := storage.Open(filepath.Join(t.TempDir(), "r"), nil)
 	require.NoError(t, err)
@@ -36,8 +36,15 @@ func TestMetricsShowTheLogsFsyncs(t *testing.T) {
 	for s := kvs.Slot(1); s <= 3; s++ {
 		require.NoError(t, st.Write([]*storage.Batch{{Seq: uint64(s), Entries: entry(s)}}))
 	}
-	n, shown := fsyncs()
-	require.True(t, shown)
-	require.Equal(t, st.Syncs().Count, n)
-	require.GreaterOrEqual(t, n, uint64(3), "one per synced write at least")
+	h := fsyncs()
+	require.NotNil(t, h)
+	want := st.Syncs()
+	require.Equal(t, want.Count, h.GetSampleCount())
+	require.GreaterOrEqual(t, h.GetSampleCount(), uint64(3), "one per synced write at least")
+	require.InDelta(t, want.Total.Seconds(), h.GetSampleSum(), 1e-9)
+	require.Len(t, h.GetBucket(), storage.SyncBuckets)
+	for i, b := range h.GetBucket() {
+		require.Equal(t, storage.SyncBound(i).Seconds(), b.GetUpperBound(), "bounds in seconds")
+		require.Equal(t, want.Buckets[i], b.GetCumulativeCount())
+	}
 }

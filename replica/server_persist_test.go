@@ -130,7 +130,9 @@ func TestPersisterStopsAtAFailedFsync(t *testing.T) {
 var errInjectedSync = errors.New("injected fsync failure")
 
 // failingSyncFS is the local file system, whose log files' fsyncs fail
-// once fail is set.
+// once fail is set. Only logs pebble creates fail: a log it recycles
+// (ReuseForWrite) does not, which a test short of a memtable's worth of
+// writes never meets.
 type failingSyncFS struct {
 	vfs.FS
 	fail atomic.Bool

@@ -5,26 +5,21 @@ import (
 	"time"
 )
 
-// syncBuckets is how many bounds the fsyncs' histogram has.
-const syncBuckets = 12
+// SyncBuckets is how many bounds the log fsyncs' duration histogram has.
+const SyncBuckets = 12
 
-// SyncBuckets are the upper bounds of the log fsyncs' duration histogram
-// (SyncStats.Buckets): 50 µs doubling to 102.4 ms, which spans a tmpfs
-// sync and a disk's worst.
-var SyncBuckets = func() []time.Duration {
-	b := make([]time.Duration, syncBuckets)
-	for i := range b {
-		b[i] = 50 * time.Microsecond << i
-	}
-	return b
-}()
+// SyncBound is the upper bound of bucket i of the log fsyncs' duration
+// histogram (SyncStats.Buckets): 50 µs doubling to 102.4 ms, which spans
+// a tmpfs sync and a disk's worst.
+func SyncBound(i int) time.Duration { return 50 * time.Microsecond << i }
 
 // SyncStats are the fsyncs of the log so far: how many, the time they
-// took together, and how many took at most SyncBuckets[i] (cumulative).
+// took together, and how many took at most SyncBound(i) (cumulative; the
+// rest of Count took longer than every bound).
 type SyncStats struct {
 	Count   uint64
 	Total   time.Duration
-	Buckets []uint64
+	Buckets [SyncBuckets]uint64
 }
 
 // Mean is the mean fsync, zero before the first.
@@ -42,25 +37,25 @@ func (s SyncStats) Mean() time.Duration {
 // (a histogram a scrape would reject).
 type syncClock struct {
 	count, nanos atomic.Uint64
-	// in[i] counts the fsyncs in (SyncBuckets[i-1], SyncBuckets[i]];
-	// the last slot those above every bound.
-	in [syncBuckets + 1]atomic.Uint64
+	// in[i] counts the fsyncs in (SyncBound(i-1), SyncBound(i)].
+	in [SyncBuckets]atomic.Uint64
 }
 
 func (c *syncClock) observe(d time.Duration) {
-	i := 0
-	for i < len(SyncBuckets) && d > SyncBuckets[i] {
-		i++
-	}
 	c.count.Add(1)
 	c.nanos.Add(uint64(d))
-	c.in[i].Add(1)
+	for i := range c.in {
+		if d <= SyncBound(i) {
+			c.in[i].Add(1)
+			return
+		}
+	}
 }
 
 func (c *syncClock) stats() SyncStats {
-	s := SyncStats{Buckets: make([]uint64, len(SyncBuckets))}
+	var s SyncStats
 	var cum uint64
-	for i := range SyncBuckets {
+	for i := range c.in {
 		cum += c.in[i].Load()
 		s.Buckets[i] = cum
 	}
