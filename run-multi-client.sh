@@ -31,14 +31,17 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            (swiftpaxos -run certs) and runs every process
                            with -tls; a configuration with tls: DIR uses its
                            own certificates without --tls
-  --kill-leader-at SECONDS kill -9 the initial leader (replica0) that many
-                           seconds after the clients start
+  --kill-leader-at SECONDS kill -9 the initial leader (the first replica, or
+                           the one a cluster restarted from its dataDir
+                           elected) that many seconds after the clients start
   --kill-follower-at SECONDS
-                           kill -9 the last replica of the configuration instead
+                           kill -9 the last replica of the configuration
+                           that is not the initial leader instead
   --restart-follower-at S[:DOWN]
-                           kill -9 the last replica S seconds after the clients
-                           start and start it again DOWN seconds later (default
-                           1) with the same alias and arguments (with --check,
+                           kill -9 the follower (as --kill-follower-at) S
+                           seconds after the clients start and start it again
+                           DOWN seconds later (default 1) with the same alias
+                           and arguments (with --check,
                            a new applied log: log-ALIAS.2.jsonl); summary.json
                            says when it was a witness again ("restart"); the
                            run must last past S + DOWN (scripts/restart.conf)
@@ -78,8 +81,9 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            listening on \$PROXY_IP, which every host must reach)
   --partition-leader-at S[:DUR]
                            with the proxies: S seconds after the clients
-                           start, cut the initial leader off for DUR seconds
-                           (default 3), then heal (implies --proxy)
+                           start, cut the initial leader (as --kill-leader-at)
+                           off for DUR seconds (default 3), then heal (implies
+                           --proxy)
   --partition-from WHAT    what the leader is cut off from: replicas (the
                            default), clients, or all
   --partition-mode MODE    hold (the default: the links go silent and deliver
@@ -685,7 +689,11 @@ if [ "$multi" = 0 ] && [[ "${loglevel:-info}" =~ ^(debug|info)$ ]]; then
 	# so that the measured run does not begin with an election.
 	if grep -q 'restarted from disk' "${replica_logs[@]}" 2>/dev/null; then
 		for ((i = 0; ; i++)); do
-			grep -q 'view started' "${replica_logs[@]}" 2>/dev/null && break
+			if elected=$(grep -l 'view started' "${replica_logs[@]}" 2>/dev/null | head -1) && [ -n "$elected" ]; then
+				elected=$(basename "$elected" .log)
+				echo "note: the replicas restarted from $data_dir elected $elected" >&2
+				break
+			fi
 			while read -r role alias addr; do
 				if [ "$role" = replica ] && ! kill -0 "${pid_of[$alias]}" 2>/dev/null; then
 					died_at_startup "$alias"
@@ -733,12 +741,28 @@ while read -r role alias addr; do
 	clients+=("$alias")
 done <<<"$hosts"
 
+# leader_alias: the replica that leads at the start: the first one, or,
+# in a cluster restarted from its dataDir, the one it elected (known on
+# this machine at the info level). follower_alias: the last replica
+# that is not that leader.
+elected=${elected:-}
+leader_alias() {
+	if [ -n "$elected" ]; then
+		echo "$elected"
+	else
+		awk '$1 == "replica" { print $2; exit }' <<<"$hosts"
+	fi
+}
+follower_alias() {
+	awk -v l="$(leader_alias)" '$1 == "replica" && $2 != l { v = $2 } END { print v }' <<<"$hosts"
+}
+
 killed=""
 if [ -n "$kill_at" ]; then
 	if [ "$kill_which" = leader ]; then
-		victim=$(awk '$1 == "replica" { print $2; exit }' <<<"$hosts")
+		victim=$(leader_alias)
 	else
-		victim=$(awk '$1 == "replica" { v = $2 } END { print v }' <<<"$hosts")
+		victim=$(follower_alias)
 	fi
 	kill_victim() {
 		if signal_proc KILL "$victim"; then
@@ -760,7 +784,7 @@ fi
 # the replica's status. restart_pid is the job.
 restart_pid=""
 if [ -n "$restart_at" ]; then
-	victim=$(awk '$1 == "replica" { v = $2 } END { print v }' <<<"$hosts")
+	victim=$(follower_alias)
 	victim_addr=$(awk -v a="$victim" '$1 == "replica" && $2 == a { print $3 }' <<<"$hosts")
 	old_pid=${pid_of[$victim]}
 	(
@@ -879,7 +903,7 @@ if [ -n "$crash_at" ]; then
 fi
 
 if [ -n "$part_at" ]; then
-	leader=$(awk '$1 == "replica" { print $2; exit }' <<<"$hosts")
+	leader=$(leader_alias)
 	partition() {
 		"$netem" cut -api "$api" -config "$conf" -isolate "$leader" -from "$part_from" -mode "$part_mode" >>"$out/partition.log" 2>&1 &&
 			say "partitioned $leader from the $part_from ($part_mode) at ${part_at}s for ${part_dur}s"
