@@ -7,9 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -173,5 +176,53 @@ func TestStatusCommandTLS(t *testing.T) {
 	require.Len(t, roles, 3, out)
 	for alias, r := range roles {
 		require.Contains(t, []string{"leader", "follower"}, r, alias)
+	}
+}
+
+// statusColumn maps each replica of a status table that answered to its
+// cell in the named column.
+func statusColumn(t *testing.T, table, name string) map[string]string {
+	t.Helper()
+	lines := strings.Split(table, "\n")
+	col := slices.Index(strings.Fields(lines[0]), name)
+	require.GreaterOrEqual(t, col, 0, "no column %s:\n%s", name, table)
+	cells := map[string]string{}
+	for _, line := range lines[1:] {
+		if f := strings.Fields(line); len(f) > col && strings.HasPrefix(f[0], "replica") {
+			cells[f[0]] = f[col]
+		}
+	}
+	return cells
+}
+
+// A durable replica's status shows its log's fsyncs and their mean; one
+// in memory shows none.
+func TestStatusCommandShowsFsyncs(t *testing.T) {
+	mem := kvConf(t, "curpht")
+	startCluster(t, mem)
+	code, out, _ := runStatus(t, mem)
+	require.Equal(t, 0, code)
+	require.Equal(t, map[string]string{"replica0": "-", "replica1": "-", "replica2": "-"}, statusColumn(t, out, "FSYNCS"))
+
+	durable := kvConf(t, "curpht")
+	f, err := os.OpenFile(durable, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = fmt.Fprintf(f, "dataDir: %s\n", filepath.Join(t.TempDir(), "data"))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	startCluster(t, durable)
+	code, _, errs := runKV("", "-config", durable, "put", "1", "one")
+	require.Equal(t, 0, code, errs)
+	code, out, _ = runStatus(t, durable)
+	require.Equal(t, 0, code)
+	fsyncs, means := statusColumn(t, out, "FSYNCS"), statusColumn(t, out, "FSYNC")
+	require.Len(t, fsyncs, 3, out)
+	for alias, n := range fsyncs {
+		v, err := strconv.Atoi(n)
+		require.NoError(t, err, out)
+		require.Positive(t, v, "%s: a durable replica that took a write synced its log", alias)
+		d, err := time.ParseDuration(means[alias])
+		require.NoError(t, err, out)
+		require.Positive(t, d, alias)
 	}
 }

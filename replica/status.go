@@ -25,6 +25,10 @@ func (s *server) answerStatus(from wire.ClientID, req *wire.StatusRequest) {
 		Sessions: uint64(size.LiveSessions), WitnessRecords: uint64(size.WitnessRecords),
 		UptimeMs: uint64(time.Since(s.started).Milliseconds()),
 	}
+	if s.disk != nil {
+		st := s.disk.store.Syncs()
+		reply.Fsyncs, reply.FsyncMeanUs = st.Count, uint64(st.Mean().Microseconds())
+	}
 	if b.TrySend(reply) != nil {
 		delete(s.clients, from)
 	}

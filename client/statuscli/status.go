@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -155,20 +156,24 @@ func Run(ctx context.Context, o Options) int {
 // Print writes the answers as one table.
 func Print(w io.Writer, answers []Answer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "REPLICA\tADDRESS\tROLE\tBALLOT\tLEADER\tCOMMIT\tAPPLIED\tLOG\tSNAPSHOT\tSESSIONS\tRECORDS\tUPTIME\t")
+	fmt.Fprintln(tw, "REPLICA\tADDRESS\tROLE\tBALLOT\tLEADER\tCOMMIT\tAPPLIED\tLOG\tSNAPSHOT\tSESSIONS\tRECORDS\tFSYNCS\tFSYNC\tUPTIME\t")
 	for _, a := range answers {
 		st := a.Status
 		if st == nil {
-			fmt.Fprintf(tw, "%s\t%s\tdown\t\t\t\t\t\t\t\t\t\t\n", a.Alias, a.Addr)
+			fmt.Fprintf(tw, "%s\t%s\tdown\t\t\t\t\t\t\t\t\t\t\t\t\n", a.Alias, a.Addr)
 			continue
+		}
+		fsyncs, fsync := "-", "-" // in memory
+		if st.Fsyncs > 0 {
+			fsyncs, fsync = strconv.FormatUint(st.Fsyncs, 10), (time.Duration(st.FsyncMeanUs) * time.Microsecond).String()
 		}
 		leader := "-"
 		if st.Leader != wire.NoReplica && int(st.Leader) < len(answers) {
 			leader = answers[st.Leader].Alias
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", a.Alias, a.Addr, RoleName(st), st.Ballot, leader,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", a.Alias, a.Addr, RoleName(st), st.Ballot, leader,
 			st.CommitIndex, st.AppliedIndex, st.LastSlot-st.SnapshotSlot, st.SnapshotSlot, st.Sessions, st.WitnessRecords,
-			(time.Duration(st.UptimeMs) * time.Millisecond).Round(100*time.Millisecond))
+			fsyncs, fsync, (time.Duration(st.UptimeMs) * time.Millisecond).Round(100*time.Millisecond))
 	}
 	tw.Flush()
 	for _, a := range answers {

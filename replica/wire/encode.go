@@ -110,6 +110,8 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendUvarint(b, m.Sessions)
 		b = appendUvarint(b, m.WitnessRecords)
 		b = appendUvarint(b, m.UptimeMs)
+		b = appendUvarint(b, m.Fsyncs)
+		b = appendUvarint(b, m.FsyncMeanUs)
 	case *Hello:
 		b = append(b, byte(m.Kind))
 		b = appendReplica(b, m.Replica)

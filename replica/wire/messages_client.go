@@ -178,6 +178,10 @@ type StatusReply struct {
 	Sessions       uint64 // live client sessions
 	WitnessRecords uint64
 	UptimeMs       uint64
+	// Fsyncs counts a durable replica's log fsyncs, FsyncMeanUs is their
+	// mean duration (both 0 in memory mode).
+	Fsyncs      uint64
+	FsyncMeanUs uint64
 }
 
 // Routed carries a message between a session and a replica on a
