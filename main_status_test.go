@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -163,11 +164,7 @@ func TestStatusCommandTLS(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tls")
 	_, err = certs.Generate(cfg, dir)
 	require.NoError(t, err)
-	f, err := os.OpenFile(conf, os.O_APPEND|os.O_WRONLY, 0)
-	require.NoError(t, err)
-	_, err = fmt.Fprintf(f, "tls: %s\n", dir)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
+	appendConf(t, conf, "tls: "+dir)
 	startCluster(t, conf)
 
 	code, out, _ := runStatus(t, conf)
@@ -205,11 +202,7 @@ func TestStatusCommandShowsFsyncs(t *testing.T) {
 	require.Equal(t, map[string]string{"replica0": "-", "replica1": "-", "replica2": "-"}, statusColumn(t, out, "FSYNCS"))
 
 	durable := kvConf(t, "curpht")
-	f, err := os.OpenFile(durable, os.O_APPEND|os.O_WRONLY, 0)
-	require.NoError(t, err)
-	_, err = fmt.Fprintf(f, "dataDir: %s\n", filepath.Join(t.TempDir(), "data"))
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
+	appendConf(t, durable, "dataDir: "+filepath.Join(t.TempDir(), "data"))
 	startCluster(t, durable)
 	code, _, errs := runKV("", "-config", durable, "put", "1", "one")
 	require.Equal(t, 0, code, errs)
@@ -225,4 +218,54 @@ func TestStatusCommandShowsFsyncs(t *testing.T) {
 		require.NoError(t, err, out)
 		require.Positive(t, d, alias)
 	}
+}
+
+// appendConf adds lines to the configuration file at path.
+func appendConf(t *testing.T, path, lines string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = fmt.Fprintln(f, lines)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
+
+// A durable replica refuses a data directory that another cluster wrote
+// (here one of the other protocol), and says whose it is; its own
+// cluster restarts from it.
+func TestDurableReplicaRefusesAnotherClustersData(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	ht := kvConf(t, "curpht")
+	appendConf(t, ht, "dataDir: "+data)
+	c := startCluster(t, ht)
+	for _, stop := range c.stop {
+		stop()
+	}
+	c.wg.Wait()
+
+	ho := kvConf(t, "curpho")
+	appendConf(t, ho, "dataDir: "+data)
+	cfg, err := config.Load(ho)
+	require.NoError(t, err)
+	err = replica.Serve(t.Context(), replica.ServerOptions{Config: cfg, Alias: "replica0",
+		Policy: protocols["curpho"].replica, Log: zaptest.NewLogger(t)})
+	require.ErrorContains(t, err, filepath.Join(data, "replica0")+" holds the state of another cluster "+
+		"(protocol curpht, replicas replica0 replica1 replica2), not of this one (protocol curpho, replicas replica0 replica1 replica2)")
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cfg, err = config.Load(ht)
+	require.NoError(t, err)
+	restarted := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		errc <- replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: "replica0", Policy: protocols["curpht"].replica,
+			Log: zaptest.NewLogger(t), Ready: func(net.Addr) { close(restarted) }})
+	}()
+	select {
+	case <-restarted:
+	case err := <-errc:
+		t.Fatalf("its own cluster's replica did not start: %v", err)
+	}
+	cancel()
+	require.NoError(t, <-errc)
 }

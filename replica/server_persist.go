@@ -2,13 +2,16 @@ package replica
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"go.uber.org/zap"
 
+	"swiftpaxos/config"
 	"swiftpaxos/replica/storage"
 )
 
@@ -82,14 +85,28 @@ type heldBack struct {
 	msgs []Envelope
 }
 
-// openDurable opens the replica's store (dataDir/ALIAS) and returns what
-// it holds.
-func openDurable(dir, alias string, log *zap.Logger) (*persister, *storage.State, error) {
+// openDurable opens the replica's store (dataDir/ALIAS), ties it to the
+// cluster that identity names (Store.Claim) and returns what it holds.
+func openDurable(dir, alias, identity string, log *zap.Logger) (*persister, *storage.State, error) {
 	st, state, err := storage.Open(filepath.Join(dir, alias), log)
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := st.Claim(identity); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
 	return newPersister(st, log), state, nil
+}
+
+// clusterIdentity names a cluster for Store.Claim: its protocol and its
+// replicas' aliases, in order.
+func clusterIdentity(cfg *config.Config) string {
+	aliases := make([]string, len(cfg.Replicas))
+	for i, h := range cfg.Replicas {
+		aliases[i] = h.Alias
+	}
+	return fmt.Sprintf("protocol %s, replicas %s", cfg.Protocol, strings.Join(aliases, " "))
 }
 
 func newPersister(st *storage.Store, log *zap.Logger) *persister {

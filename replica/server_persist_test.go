@@ -25,7 +25,7 @@ import (
 // the entries above it would be cut by the snapshot's truncation.
 func TestPersisterKeepsOrderAroundAReceivedSnapshot(t *testing.T) {
 	dir := t.TempDir()
-	p, _, err := openDurable(dir, "r", zap.NewNop())
+	p, _, err := openDurable(dir, "r", "test", zap.NewNop())
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -79,7 +79,7 @@ func entry(s kvs.Slot) []wire.Entry {
 // what the failed one held back.
 func TestPersisterFailureStopsTheLoopsWrites(t *testing.T) {
 	dir := t.TempDir()
-	p, _, err := openDurable(dir, "r", zap.NewNop())
+	p, _, err := openDurable(dir, "r", "test", zap.NewNop())
 	require.NoError(t, err)
 	defer p.store.Close()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "r", "snapshot.tmp", "in-the-way"), 0o755))

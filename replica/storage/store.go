@@ -17,9 +17,9 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// Keys in the database: the hard state under "h", entries under "l" and
-// their slot (big-endian, so that they sort by slot), records under "r"
-// and their command id.
+// Keys in the database: the cluster's identity under "c" (identity.go),
+// the hard state under "h", entries under "l" and their slot (big-endian,
+// so that they sort by slot), records under "r" and their command id.
 const (
 	prefixHard   = 'h'
 	prefixLog    = 'l'
