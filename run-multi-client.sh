@@ -247,7 +247,7 @@ if [ -n "$data_dir" ] && [ -d "$data_dir" ] && [ -n "$(ls -A "$data_dir")" ]; th
 		echo "run-multi-client.sh: dataDir $data_dir is not empty: a checked run starts a brand-new cluster (remove it, or use another dataDir)" >&2
 		exit 2
 	fi
-	echo "note: dataDir $data_dir holds an earlier cluster's state: the replicas start from it" >&2
+	echo "note: dataDir $data_dir holds an earlier cluster's state: the replicas start from it (a replica refuses another cluster's, docs/DECISIONS.md 33)" >&2
 fi
 if [ "$tls" = 1 ]; then
 	tls_dir="$(cd "$out" && pwd)/tls"

@@ -29,7 +29,7 @@ func TestMetricsShowTheLogsFsyncs(t *testing.T) {
 	}
 	require.Nil(t, fsyncs(), "in memory")
 
-	st, _, err := storage.Open(filepath.Join(t.TempDir(), "r"), nil)
+	st, _, err := storage.Open(filepath.Join(t.TempDir(), "r"), testCluster, nil)
 	require.NoError(t, err)
 	defer st.Close()
 	m.durable(st)

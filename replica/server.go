@@ -171,7 +171,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	}
 	var restore *storage.State
 	if cfg.DataPath != "" {
-		if s.disk, restore, err = openDurable(cfg.DataPath, cfg.Replica(idx).Alias, clusterIdentity(cfg), s.log); err != nil {
+		if s.disk, restore, err = openDurable(cfg.DataPath, cfg.Replica(idx).Alias, clusterOf(cfg), s.log); err != nil {
 			ln.Close()
 			if applied != nil {
 				err = errors.Join(err, applied.Close())

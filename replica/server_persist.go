@@ -2,10 +2,8 @@ package replica
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -85,28 +83,24 @@ type heldBack struct {
 	msgs []Envelope
 }
 
-// openDurable opens the replica's store (dataDir/ALIAS), ties it to the
-// cluster that identity names (Store.Claim) and returns what it holds.
-func openDurable(dir, alias, identity string, log *zap.Logger) (*persister, *storage.State, error) {
-	st, state, err := storage.Open(filepath.Join(dir, alias), log)
+// openDurable opens the replica's store (dataDir/ALIAS), which must hold
+// cluster c's state or none, and returns what it holds.
+func openDurable(dir, alias string, c storage.Cluster, log *zap.Logger) (*persister, *storage.State, error) {
+	st, state, err := storage.Open(filepath.Join(dir, alias), c, log)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := st.Claim(identity); err != nil {
-		st.Close()
 		return nil, nil, err
 	}
 	return newPersister(st, log), state, nil
 }
 
-// clusterIdentity names a cluster for Store.Claim: its protocol and its
-// replicas' aliases, in order.
-func clusterIdentity(cfg *config.Config) string {
-	aliases := make([]string, len(cfg.Replicas))
-	for i, h := range cfg.Replicas {
-		aliases[i] = h.Alias
+// clusterOf is the cluster a replica of cfg belongs to (storage.Cluster):
+// its protocol and its replicas' aliases, in order.
+func clusterOf(cfg *config.Config) storage.Cluster {
+	c := storage.Cluster{Protocol: string(cfg.Protocol)}
+	for _, h := range cfg.Replicas {
+		c.Replicas = append(c.Replicas, h.Alias)
 	}
-	return fmt.Sprintf("protocol %s, replicas %s", cfg.Protocol, strings.Join(aliases, " "))
+	return c
 }
 
 func newPersister(st *storage.Store, log *zap.Logger) *persister {

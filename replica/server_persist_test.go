@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 
+	"swiftpaxos/config"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/wire"
@@ -25,7 +27,7 @@ import (
 // the entries above it would be cut by the snapshot's truncation.
 func TestPersisterKeepsOrderAroundAReceivedSnapshot(t *testing.T) {
 	dir := t.TempDir()
-	p, _, err := openDurable(dir, "r", "test", zap.NewNop())
+	p, _, err := openDurable(dir, "r", testCluster, zap.NewNop())
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -57,7 +59,7 @@ func TestPersisterKeepsOrderAroundAReceivedSnapshot(t *testing.T) {
 	require.NoError(t, <-done)
 	require.NoError(t, p.store.Close())
 
-	st, back, err := storage.Open(filepath.Join(dir, "r"), nil)
+	st, back, err := storage.Open(filepath.Join(dir, "r"), testCluster, nil)
 	require.NoError(t, err)
 	defer st.Close()
 	require.Equal(t, kvs.Slot(5), back.Snapshot.LastSlot)
@@ -79,7 +81,7 @@ func entry(s kvs.Slot) []wire.Entry {
 // what the failed one held back.
 func TestPersisterFailureStopsTheLoopsWrites(t *testing.T) {
 	dir := t.TempDir()
-	p, _, err := openDurable(dir, "r", "test", zap.NewNop())
+	p, _, err := openDurable(dir, "r", testCluster, zap.NewNop())
 	require.NoError(t, err)
 	defer p.store.Close()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "r", "snapshot.tmp", "in-the-way"), 0o755))
@@ -97,7 +99,7 @@ func TestPersisterFailureStopsTheLoopsWrites(t *testing.T) {
 // writes nothing more.
 func TestPersisterStopsAtAFailedFsync(t *testing.T) {
 	fs := &failingSyncFS{FS: vfs.Default}
-	st, _, err := storage.OpenOn(fs, filepath.Join(t.TempDir(), "r"), zap.NewNop())
+	st, _, err := storage.OpenOn(fs, filepath.Join(t.TempDir(), "r"), testCluster, zap.NewNop())
 	require.NoError(t, err)
 	defer st.Close()
 	p := newPersister(st, zap.NewNop())
@@ -163,4 +165,23 @@ func (f *failingSyncFile) SyncData() error {
 		return errInjectedSync
 	}
 	return f.File.SyncData()
+}
+
+// testCluster is the cluster the package's durable tests open stores for.
+var testCluster = storage.Cluster{Protocol: "curpht", Replicas: []string{"replica0", "replica1", "replica2"}}
+
+// A replica's cluster is its protocol and its replicas' aliases: a new
+// address or tuning key does not make another cluster.
+func TestClusterOfIgnoresAddressesAndTuning(t *testing.T) {
+	parse := func(addr1, protocol, tuning string) storage.Cluster {
+		text := fmt.Sprintf("-- Replicas --\nreplica0 127.0.0.1:7070\nreplica1 %s\nreplica2 127.0.0.3:7072\n-- Clients --\nclient0 127.0.0.4\n---\nprotocol: %s\n%s\n",
+			addr1, protocol, tuning)
+		cfg, err := config.Parse("c.conf", strings.NewReader(text))
+		require.NoError(t, err)
+		return clusterOf(cfg)
+	}
+	base := parse("127.0.0.2:7071", "curpht", "")
+	require.Equal(t, testCluster, base)
+	require.Equal(t, base, parse("127.0.0.9:9000", "curpht", "batchDelayUs: 150\npendings: 3"))
+	require.NotEqual(t, base, parse("127.0.0.2:7071", "curpho", ""))
 }

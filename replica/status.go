@@ -27,7 +27,7 @@ func (s *server) answerStatus(from wire.ClientID, req *wire.StatusRequest) {
 	}
 	if s.disk != nil {
 		st := s.disk.store.Syncs()
-		reply.Fsyncs, reply.FsyncMeanUs = st.Count, uint64(st.Mean().Microseconds())
+		reply.Durable, reply.Fsyncs, reply.FsyncMeanNs = true, st.Count, uint64(st.Mean())
 	}
 	if b.TrySend(reply) != nil {
 		delete(s.clients, from)

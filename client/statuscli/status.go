@@ -123,6 +123,9 @@ func ask(ctx context.Context, h config.Host, tlsm *certs.Material) (*wire.Status
 			if errors.Is(err, io.EOF) {
 				return nil, errors.New("the replica closed the connection (an older binary, or a refused client)")
 			}
+			if errors.Is(err, wire.ErrMalformed) {
+				return nil, fmt.Errorf("a reply this binary cannot read (a replica of another version?): %w", err)
+			}
 			return nil, err
 		}
 		if st, ok := m.(*wire.StatusReply); ok && st.Nonce == nonce {
@@ -164,8 +167,11 @@ func Print(w io.Writer, answers []Answer) {
 			continue
 		}
 		fsyncs, fsync := "-", "-" // in memory
+		if st.Durable {
+			fsyncs = strconv.FormatUint(st.Fsyncs, 10)
+		}
 		if st.Fsyncs > 0 {
-			fsyncs, fsync = strconv.FormatUint(st.Fsyncs, 10), (time.Duration(st.FsyncMeanUs) * time.Microsecond).String()
+			fsync = meanFsync(time.Duration(st.FsyncMeanNs))
 		}
 		leader := "-"
 		if st.Leader != wire.NoReplica && int(st.Leader) < len(answers) {
@@ -181,4 +187,16 @@ func Print(w io.Writer, answers []Answer) {
 			fmt.Fprintf(w, "%s (%s): %v\n", a.Alias, a.Addr, a.Err)
 		}
 	}
+}
+
+// meanFsync prints a mean fsync to three significant digits (a disk's in
+// µs or ms, tmpfs's in ns).
+func meanFsync(d time.Duration) string {
+	switch {
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	case d >= time.Microsecond:
+		return d.Round(time.Microsecond).String()
+	}
+	return d.String()
 }

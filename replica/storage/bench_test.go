@@ -35,7 +35,7 @@ func BenchmarkSyncedBatch(b *testing.B) {
 		}
 		for _, n := range []int{1, 16, 128} {
 			b.Run(fmt.Sprintf("%s/n=%d", where, n), func(b *testing.B) {
-				s, _, err := Open(fmt.Sprintf("%s/n%d", dir, n), nil)
+				s, _, err := Open(fmt.Sprintf("%s/n%d", dir, n), testCluster, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -24,7 +24,7 @@
 //
 // In a replica's directory: db/, a pebble database (its write-ahead log
 // checksums each batch and cuts a torn tail at open; it also keeps the
-// identity of the cluster the store belongs to, Claim), and snapshot, the
+// identity of the cluster the store belongs to, Cluster), and snapshot, the
 // latest snapshot, written to snapshot.tmp, synced, renamed and the
 // directory synced, with a CRC-32C over the whole file (snapfile.go). A
 // snapshot that fails its checksum or does not decode is an error that

@@ -15,7 +15,7 @@ import (
 // that snapshot, also after a restart (which knows the file's size).
 func TestSnapshotDueAfterALogWorth(t *testing.T) {
 	dir := t.TempDir()
-	s, _, err := Open(dir, zaptest.NewLogger(t))
+	s, _, err := Open(dir, testCluster, zaptest.NewLogger(t))
 	require.NoError(t, err)
 	require.True(t, s.SnapshotDue(), "no snapshot on disk yet")
 
@@ -42,7 +42,7 @@ func TestSnapshotDueAfterALogWorth(t *testing.T) {
 	}
 	require.NoError(t, s.Close())
 
-	s, _, err = Open(dir, zaptest.NewLogger(t))
+	s, _, err = Open(dir, testCluster, zaptest.NewLogger(t))
 	require.NoError(t, err)
 	defer s.Close()
 	require.False(t, s.SnapshotDue(), "the file on disk is known after a restart")

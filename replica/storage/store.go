@@ -87,16 +87,16 @@ type Store struct {
 	reused atomic.Uint64
 }
 
-// Open opens (creating it if need be) the store in dir and returns what it
-// holds.
-func Open(dir string, log *zap.Logger) (*Store, *State, error) {
-	return OpenOn(vfs.Default, dir, log)
+// Open opens (creating it if need be) the store in dir, which must hold
+// cluster c's state or none (claim), and returns what it holds.
+func Open(dir string, c Cluster, log *zap.Logger) (*Store, *State, error) {
+	return OpenOn(vfs.Default, dir, c, log)
 }
 
 // OpenOn is Open on the file system fs, through which pebble reaches the
 // disk (the snapshot file does not go through it): tests wrap vfs.Default
 // to make a write or an fsync fail.
-func OpenOn(fs vfs.FS, dir string, log *zap.Logger) (*Store, *State, error) {
+func OpenOn(fs vfs.FS, dir string, c Cluster, log *zap.Logger) (*Store, *State, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -113,10 +113,19 @@ func OpenOn(fs vfs.FS, dir string, log *zap.Logger) (*Store, *State, error) {
 		return nil, nil, fmt.Errorf("opening %s: %w", filepath.Join(dir, "db"), err)
 	}
 	s.db = db
+	taken, err := s.claim(c)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
 	st, err := s.load()
 	if err != nil {
 		db.Close()
 		return nil, nil, err
+	}
+	if taken && !st.Empty() {
+		log.Warn("a data directory written before stores named their cluster: it is now this cluster's", zap.String("dir", dir),
+			zap.Stringer("cluster", c))
 	}
 	return s, st, nil
 }

@@ -127,7 +127,7 @@ func TestStoreMatchesMem(t *testing.T) {
 func storeMatchesMem(t *testing.T, seed uint64, window int) {
 	dir := t.TempDir()
 	h, mem := newHistory(seed), NewMem()
-	s, st, err := Open(dir, zaptest.NewLogger(t))
+	s, st, err := Open(dir, testCluster, zaptest.NewLogger(t))
 	require.NoError(t, err)
 	require.True(t, st.Empty())
 	writes := 0
@@ -170,7 +170,7 @@ func storeMatchesMem(t *testing.T, seed uint64, window int) {
 		require.NoError(t, s.Close())
 		require.Positive(t, syncs)
 		require.LessOrEqual(t, syncs, uint64(writes)+uint64(round+1)*4, "at most one fsync per write, plus the log's rotation and close")
-		s, st, err = Open(dir, zaptest.NewLogger(t))
+		s, st, err = Open(dir, testCluster, zaptest.NewLogger(t))
 		require.NoError(t, err)
 		want, err := mem.State()
 		require.NoError(t, err)
@@ -195,7 +195,7 @@ func TestTornTailIsCut(t *testing.T) {
 
 func tornTailIsCut(t *testing.T, zeroedTail bool) {
 	dir := t.TempDir()
-	s, _, err := Open(dir, zaptest.NewLogger(t))
+	s, _, err := Open(dir, testCluster, zaptest.NewLogger(t))
 	require.NoError(t, err)
 	h, mem := newHistory(3), NewMem()
 	var last *Batch
@@ -228,7 +228,7 @@ func tornTailIsCut(t *testing.T, zeroedTail bool) {
 	} else {
 		require.NoError(t, os.Truncate(newest, int64(end-3)))
 	}
-	s, st, err := Open(dir, zaptest.NewLogger(t))
+	s, st, err := Open(dir, testCluster, zaptest.NewLogger(t))
 	require.NoError(t, err)
 	defer s.Close()
 	want, err := mem.State()
@@ -241,7 +241,7 @@ func tornTailIsCut(t *testing.T, zeroedTail bool) {
 // compacted log fails too. Neither starts empty.
 func TestCorruptSnapshotNamesTheFile(t *testing.T) {
 	dir := t.TempDir()
-	s, _, err := Open(dir, nil)
+	s, _, err := Open(dir, testCluster, nil)
 	require.NoError(t, err)
 	store := kvs.NewStore()
 	store.Apply(1, kvs.Command{Op: kvs.OpPut, Key: 1, Value: []byte("a")})
@@ -255,12 +255,12 @@ func TestCorruptSnapshotNamesTheFile(t *testing.T) {
 	require.NoError(t, err)
 	b[len(b)/2] ^= 0x40
 	require.NoError(t, os.WriteFile(path, b, 0o644))
-	_, _, err = Open(dir, nil)
+	_, _, err = Open(dir, testCluster, nil)
 	require.ErrorIs(t, err, ErrCorrupt)
 	require.ErrorContains(t, err, path)
 
 	require.NoError(t, os.Remove(path))
-	_, _, err = Open(dir, nil)
+	_, _, err = Open(dir, testCluster, nil)
 	require.ErrorContains(t, err, "the log starts at slot 3 and no snapshot covers the slots below it")
 }
 
@@ -268,20 +268,20 @@ func TestCorruptSnapshotNamesTheFile(t *testing.T) {
 // not written yet) are dropped at open, and stay dropped.
 func TestGapIsCut(t *testing.T) {
 	dir := t.TempDir()
-	s, _, err := Open(dir, nil)
+	s, _, err := Open(dir, testCluster, nil)
 	require.NoError(t, err)
 	ent := func(s kvs.Slot) wire.Entry {
 		return wire.Entry{Slot: s, Ballot: 1, Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(s)}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}, Level: wire.Strong}
 	}
 	require.NoError(t, s.Write([]*Batch{{Entries: []wire.Entry{ent(1), ent(2), ent(5), ent(6)}}}))
 	require.NoError(t, s.Close())
-	s, st, err := Open(dir, nil)
+	s, st, err := Open(dir, testCluster, nil)
 	require.NoError(t, err)
 	require.Equal(t, []wire.Entry{ent(1), ent(2)}, st.Entries)
 	require.Equal(t, 2, st.Cut)
 	require.NoError(t, s.Write([]*Batch{{Entries: []wire.Entry{ent(3), ent(4)}}}))
 	require.NoError(t, s.Close())
-	s, st, err = Open(dir, nil)
+	s, st, err = Open(dir, testCluster, nil)
 	require.NoError(t, err)
 	defer s.Close()
 	require.Equal(t, []wire.Entry{ent(1), ent(2), ent(3), ent(4)}, st.Entries, "the entries past the gap must not come back")
@@ -323,7 +323,7 @@ func copyDir(t *testing.T, from, to string) {
 // the previous one stays.
 func TestLargeSessionTable(t *testing.T) {
 	dir := t.TempDir()
-	s, _, err := Open(dir, nil)
+	s, _, err := Open(dir, testCluster, nil)
 	require.NoError(t, err)
 	defer s.Close()
 	store := kvs.NewStore()

@@ -17,7 +17,7 @@ import (
 // written, before and after a crash.
 func TestRecycledLogReadsBack(t *testing.T) {
 	dir := t.TempDir()
-	s, _, err := Open(dir, zaptest.NewLogger(t))
+	s, _, err := Open(dir, testCluster, zaptest.NewLogger(t))
 	require.NoError(t, err)
 	h, mem := newHistory(5), NewMem()
 	write := func(n int) {
@@ -45,7 +45,7 @@ func TestRecycledLogReadsBack(t *testing.T) {
 // a crash.
 func TestLogLongerThanItsZeros(t *testing.T) {
 	dir := t.TempDir()
-	s, _, err := Open(dir, zaptest.NewLogger(t))
+	s, _, err := Open(dir, testCluster, zaptest.NewLogger(t))
 	require.NoError(t, err)
 	mem := NewMem()
 	value := bytes.Repeat([]byte("v"), 8<<10)
@@ -68,7 +68,7 @@ func requireReadsBack(t *testing.T, s *Store, dir string, mem *Mem) {
 	want, err := mem.State()
 	require.NoError(t, err)
 	for _, d := range []string{dir, crashed} {
-		s, st, err := Open(d, zaptest.NewLogger(t))
+		s, st, err := Open(d, testCluster, zaptest.NewLogger(t))
 		require.NoError(t, err)
 		requireSame(t, want, st)
 		require.NoError(t, s.Close())

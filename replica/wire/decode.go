@@ -104,8 +104,8 @@ func Decode(t MsgType, body []byte) (Message, error) {
 	case TypeStatusReply:
 		m = &StatusReply{Nonce: d.uvarint(), Replica: d.replica(), Role: d.u8(), Member: d.bool(), Ballot: d.ballot(),
 			Leader: d.replica(), CommitIndex: d.slot(), AppliedIndex: d.slot(), LastSlot: d.slot(), SnapshotSlot: d.slot(),
-			Sessions: d.uvarint(), WitnessRecords: d.uvarint(), UptimeMs: d.uvarint(), Fsyncs: d.uvarint(),
-			FsyncMeanUs: d.uvarint()}
+			Sessions: d.uvarint(), WitnessRecords: d.uvarint(), UptimeMs: d.uvarint(), Durable: d.bool(),
+			Fsyncs: d.uvarint(), FsyncMeanNs: d.uvarint()}
 	case TypeRouted:
 		r := &Routed{Session: ClientID(d.uvarint())}
 		inner := MsgType(d.u8())

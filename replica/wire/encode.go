@@ -110,8 +110,9 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendUvarint(b, m.Sessions)
 		b = appendUvarint(b, m.WitnessRecords)
 		b = appendUvarint(b, m.UptimeMs)
+		b = appendBool(b, m.Durable)
 		b = appendUvarint(b, m.Fsyncs)
-		b = appendUvarint(b, m.FsyncMeanUs)
+		b = appendUvarint(b, m.FsyncMeanNs)
 	case *Hello:
 		b = append(b, byte(m.Kind))
 		b = appendReplica(b, m.Replica)

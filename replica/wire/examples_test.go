@@ -183,7 +183,7 @@ func examples() []example {
 		{name: "routed-sync", msg: &Routed{Session: 7, Msg: &Sync{Cmd: cmdA}}},
 		{name: "statusreply", msg: &StatusReply{Nonce: 3, Replica: 2, Role: 2, Member: true, Ballot: 7, Leader: 2,
 			CommitIndex: 900, AppliedIndex: 899, LastSlot: 901, SnapshotSlot: 512, Sessions: 12, WitnessRecords: 4,
-			UptimeMs: 1 << 33, Fsyncs: 5683, FsyncMeanUs: 448}},
+			UptimeMs: 1 << 33, Durable: true, Fsyncs: 5683, FsyncMeanNs: 448_061}},
 		{name: "statusreply-none", msg: &StatusReply{Leader: NoReplica}},
 		{name: "joinreply-none", msg: &JoinReply{Ballot: 0, Replica: 1, Leader: NoReplica}},
 	}

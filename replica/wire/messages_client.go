@@ -178,10 +178,12 @@ type StatusReply struct {
 	Sessions       uint64 // live client sessions
 	WitnessRecords uint64
 	UptimeMs       uint64
-	// Fsyncs counts a durable replica's log fsyncs, FsyncMeanUs is their
-	// mean duration (both 0 in memory mode).
+	// Durable says the replica keeps its state on disk (dataDir); Fsyncs
+	// counts its log's fsyncs so far and FsyncMeanNs is their mean
+	// duration (both 0 in memory mode).
+	Durable     bool
 	Fsyncs      uint64
-	FsyncMeanUs uint64
+	FsyncMeanNs uint64
 }
 
 // Routed carries a message between a session and a replica on a
