@@ -1,7 +1,7 @@
 package storage
 
 import (
-	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -26,66 +26,28 @@ func (c Cluster) String() string {
 	return fmt.Sprintf("protocol %s, replicas %s", c.Protocol, strings.Join(c.Replicas, " "))
 }
 
-// clusterVersion numbers the encoding of a Cluster, so that a later
-// version can add fields and still read what this one wrote.
-const clusterVersion = 1
+// storedCluster is a Cluster as the store keeps it: JSON, whose readers
+// ignore fields they do not know, so that a later version can add some
+// and still read what this one wrote.
+type storedCluster struct {
+	Protocol string   `json:"protocol"`
+	Replicas []string `json:"replicas"`
+}
 
 func encodeCluster(c Cluster) []byte {
-	b := binary.AppendUvarint(nil, clusterVersion)
-	b = appendString(b, c.Protocol)
-	b = binary.AppendUvarint(b, uint64(len(c.Replicas)))
-	for _, r := range c.Replicas {
-		b = appendString(b, r)
+	b, err := json.Marshal(storedCluster(c))
+	if err != nil {
+		panic(err) // two strings and a slice of strings always marshal
 	}
 	return b
 }
 
-func appendString(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-}
-
 func decodeCluster(b []byte) (Cluster, error) {
-	bad := errors.New("bad cluster identity")
-	next := func() (uint64, bool) {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			return 0, false
-		}
-		b = b[n:]
-		return v, true
+	var c storedCluster
+	if err := json.Unmarshal(b, &c); err != nil || c.Protocol == "" || len(c.Replicas) == 0 {
+		return Cluster{}, fmt.Errorf("bad cluster identity %q", b)
 	}
-	str := func() (string, bool) {
-		n, ok := next()
-		if !ok || n > uint64(len(b)) {
-			return "", false
-		}
-		s := string(b[:n])
-		b = b[n:]
-		return s, true
-	}
-	if v, ok := next(); !ok || v != clusterVersion {
-		return Cluster{}, bad
-	}
-	var c Cluster
-	var ok bool
-	if c.Protocol, ok = str(); !ok {
-		return Cluster{}, bad
-	}
-	n, ok := next()
-	if !ok || n > uint64(len(b)) {
-		return Cluster{}, bad
-	}
-	for range n {
-		r, ok := str()
-		if !ok {
-			return Cluster{}, bad
-		}
-		c.Replicas = append(c.Replicas, r)
-	}
-	if len(b) != 0 {
-		return Cluster{}, bad
-	}
-	return c, nil
+	return Cluster(c), nil
 }
 
 // claim ties the store to cluster c, before its state is read. A store
