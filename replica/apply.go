@@ -58,7 +58,7 @@ func (c *Core) apply(max int) {
 		}
 		c.wit.remove(e.Cmd)
 		c.appliedIndex = s
-		if c.role == Leader && e.Level == wire.Strong && !e.Cmd.IsZero() {
+		if c.role == Leader && e.Level == wire.Strong && !e.Cmd.IsZero() && c.answers(s, e) {
 			if a, ok := c.sessions.appliedResult(e.Cmd); ok {
 				c.sendSyncReply(e.Cmd.Client, e.Cmd, a)
 			}

@@ -36,8 +36,9 @@ type driver interface {
 var _ driver = (*Core)(nil)
 
 // TestServerDrivesCoreThroughDriver: the server's code calls on its core
-// only the driver's methods, PeerDown (an input only a TCP driver has: a
-// broken connection may shorten the election timeout, PROTOCOL.md 6.1)
+// only the driver's methods, PeerDown and SessionAttached (inputs only a
+// TCP driver has: a broken connection may shorten the election timeout,
+// PROTOCOL.md 6.1; a session's new connection is told the leader's view)
 // Synced (durable mode's input, which the simulator calls too), and
 // read-only accessors for its final log line and its applied log; and it
 // uses all of the driver. A server that reached into the core otherwise (sending through
@@ -51,7 +52,7 @@ func TestServerDrivesCoreThroughDriver(t *testing.T) {
 		inspectCoreCalls(f, called)
 	}
 	surface := []string{"StepClient", "StepReplica", "Tick", "Ready"}
-	allowed := append(slices.Clone(surface), "PeerDown", "Synced", "Size", "LastSlot", "AppliedIndex", "SnapshotSlot")
+	allowed := append(slices.Clone(surface), "PeerDown", "SessionAttached", "Synced", "Size", "LastSlot", "AppliedIndex", "SnapshotSlot")
 	for m := range called {
 		require.Contains(t, allowed, m, "the server calls Core.%s", m)
 	}

@@ -55,18 +55,24 @@ func (c *Core) sessionClosed(client wire.ClientID) bool {
 	return ending || c.sessions.endedAt(client) != 0
 }
 
-// noteLoggedEnds rebuilds, for a leader taking over, the sessions whose
-// end is in its log but not yet applied: the previous leader appended it,
-// so this one must refuse the sessions' records and drop their requests
-// as that leader would have. A command of such a session ordered after
-// the end would be skipped when applied, after the leader had reported it
-// committed: an acknowledged write lost without notice.
-func (c *Core) noteLoggedEnds() {
+// noteLogged rebuilds, for a leader taking over, what its log says of
+// the sessions beyond what it applied.
+//   - The sessions whose end is in its log: the previous leader appended
+//     it, so this one must refuse the sessions' records and drop their
+//     requests as that leader would have. A command of such a session
+//     ordered after the end would be skipped when applied, after the
+//     leader had reported it committed: an acknowledged write lost without
+//     notice.
+//   - How far each session has declared its commands complete (AckUpTo):
+//     the commands below that are answered to nobody when they commit.
+func (c *Core) noteLogged() {
 	clear(c.ending)
 	for s := c.appliedIndex + 1; s <= c.entries.last(); s++ {
-		if e := c.entries.at(s); e.IsSessionEnd() {
+		e := c.entries.at(s)
+		if e.IsSessionEnd() {
 			c.ending[e.Cmd.Client] = s
 		}
+		c.sessions.noteLoggedAcks(e)
 	}
 }
 

@@ -26,8 +26,8 @@ type Policy interface {
 	// those records (CURP-HO, PROTOCOL.md 5.8 condition 2), so in durable
 	// mode it waits for the disk even for a read (Core.readAckUnsynced).
 	VouchesUnsynced(c *Core, client wire.ClientID) bool
-	// Committed is called at the leader for every entry that commits, in
-	// slot order.
+	// Committed is called at the leader for every entry that commits and
+	// that it answers (Core.answers), in slot order.
 	Committed(c *Core, e *wire.Entry)
 	// Flush is called once per Core.Ready, after the inputs of a batch
 	// were stepped, so that a policy can send what it batched.

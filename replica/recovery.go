@@ -113,7 +113,7 @@ func (c *Core) maybeFinishRecovery() {
 	if n < quorum.Majority(c.o.N) {
 		return
 	}
-	c.noteLoggedEnds()
+	c.noteLogged()
 	replay := c.selectReplays()
 	for _, r := range replay {
 		if c.sessionClosed(r.Cmd.Client) {
@@ -328,6 +328,20 @@ func (c *Core) announceView(nv *wire.NewView) {
 	for _, id := range clients {
 		c.out.toClient(id, nv)
 	}
+}
+
+// SessionAttached tells the core that session id attached a connection to
+// this replica. A leader whose view has started tells it the view at once:
+// a session that attached after the view's announcement (one whose
+// connection broke, or, after a whole-cluster restart, one that redialled
+// while the replicas elected a leader) would otherwise learn of the view
+// only from its retry timer (PROTOCOL.md 6.6). A session that knows the
+// view re-sends nothing.
+func (c *Core) SessionAttached(id wire.ClientID) {
+	if c.role != Leader || c.rec != nil {
+		return
+	}
+	c.out.toClient(id, &wire.NewView{Ballot: c.ballot, Leader: c.o.ID, ViewStart: c.viewStart, Committed: c.viewCommitted})
 }
 
 func (c *Core) onNewView(from wire.ReplicaID, m *wire.NewView) error {

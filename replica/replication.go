@@ -140,10 +140,25 @@ func (c *Core) advanceCommit() {
 		return
 	}
 	for s := c.commitIndex + 1; s <= cand; s++ {
-		c.policy.Committed(c, c.entries.at(s))
+		if e := c.entries.at(s); c.answers(s, e) {
+			c.policy.Committed(c, e)
+		}
 	}
 	c.commitIndex = cand
 	c.applyCommitted()
+}
+
+// answers reports whether the leader tells the client of the entry e at
+// slot s that it committed or was applied. An entry of an earlier view
+// whose session has declared it complete is answered to nobody: a leader
+// that re-commits a long log (after a whole-cluster restart, from its
+// snapshot on) would otherwise send its clients thousands of answers they
+// no longer wait for, more than their connections' queues hold. Every
+// entry of its own view is answered: a CURP-HO session learns from a
+// completed operation's answer that its weak writes and its tainted read
+// are durable.
+func (c *Core) answers(s kvs.Slot, e *wire.Entry) bool {
+	return s >= c.viewStart || c.sessions.awaited(e.Cmd)
 }
 
 // onAccept is the follower side of replication (PROTOCOL.md 3.2). The

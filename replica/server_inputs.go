@@ -83,6 +83,7 @@ func (s *server) handle(in inbound) {
 			old.Close()
 		}
 		s.clients[in.fromClient] = in.peer
+		s.core.SessionAttached(in.fromClient)
 	case in.peer != nil:
 		if in.closed {
 			if s.peers[in.fromReplica] == in.peer {

@@ -106,6 +106,23 @@ func (t sessionTable) ignorable(id wire.CmdID) bool {
 	return s != nil && (id.Seq <= s.ackUpTo || id.Seq <= s.floor)
 }
 
+// awaited reports whether the client may still wait for an answer about
+// id: its session has not declared id complete.
+func (t sessionTable) awaited(id wire.CmdID) bool {
+	s := t[id.Client]
+	return s == nil || id.Seq > s.ackUpTo && id.Seq > s.floor
+}
+
+// noteLoggedAcks raises the local AckUpTo of e's session to the one
+// stamped on e: the request that created e carried it, so its client had
+// completed everything up to it.
+func (t sessionTable) noteLoggedAcks(e *wire.Entry) {
+	if e.AckUpTo == 0 || t.endedAt(e.Cmd.Client) != 0 {
+		return
+	}
+	t.noteAck(e.Cmd.Client, e.AckUpTo)
+}
+
 // noteAck raises the session's local AckUpTo.
 func (t sessionTable) noteAck(c wire.ClientID, ack wire.Seq) {
 	if ack == 0 {
