@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"slices"
 	"sync"
@@ -36,7 +37,8 @@ type Transport struct {
 	log   *zap.Logger
 	links []*link        // by replica
 	wg    sync.WaitGroup // the readers
-	queue int            // each connection's outbound queue
+	sessions uint32 // how many sessions may share each connection
+	queue    int    // each connection's outbound queue
 }
 
 // TransportOptions configures a Transport; Config is required.
@@ -52,7 +54,8 @@ type TransportOptions struct {
 	// Sessions is how many sessions will share the Transport (default 1).
 	// It sizes each connection's outbound queue, so that every session
 	// has the room a connection of its own would give it: a full queue
-	// breaks the connection, for all of them.
+	// breaks the connection, for all of them. The replicas are told, and
+	// size their queues for the replies likewise.
 	Sessions int
 }
 
@@ -90,8 +93,9 @@ func NewTransport(o TransportOptions) (*Transport, error) {
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
+	sessions := uint32(min(max(1, o.Sessions), math.MaxUint32))
 	t := &Transport{cfg: o.Config, alias: o.Alias, meter: o.Meter, log: o.Log, links: make([]*link, o.Config.N()),
-		queue: batcher.DefaultQueueLen * max(1, o.Sessions)}
+		sessions: sessions, queue: batcher.DefaultQueueLen * int(sessions)}
 	for i := range t.links {
 		t.links[i] = &link{r: wire.ReplicaID(i)}
 	}
@@ -182,7 +186,7 @@ func (t *Transport) open(ctx context.Context, l *link) (*muxConn, error) {
 	// replica delays its replies likewise.
 	opts := batcher.Options{Delay: t.cfg.OneWayDelay(t.alias, replica.Alias), Stopped: t.meter.Batches(replica.Alias), QueueLen: t.queue}
 	b := batcher.New[wire.Message](conn, wire.AppendFrame, opts, t.log)
-	if err := b.Send(&wire.Hello{Kind: wire.PeerSessions, Alias: t.alias}); err != nil {
+	if err := b.Send(&wire.Hello{Kind: wire.PeerSessions, Alias: t.alias, Sessions: t.sessions}); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("replica%d at %s: %w", l.r, addr, err)
 	}

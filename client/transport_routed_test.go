@@ -25,7 +25,7 @@ func TestTransportRoutes(t *testing.T) {
 	text := fmt.Sprintf("-- Replicas --\nreplica0 %s\nreplica1 127.0.0.1:1\nreplica2 127.0.0.1:2\n-- Clients --\nclient0 127.0.0.1\n---\nprotocol: curpht\n", ln.Addr())
 	cfg, err := config.Parse("t.conf", strings.NewReader(text))
 	require.NoError(t, err)
-	tr, err := NewTransport(TransportOptions{Config: cfg, Alias: "client0"})
+	tr, err := NewTransport(TransportOptions{Config: cfg, Alias: "client0", Sessions: 3})
 	require.NoError(t, err)
 	defer tr.Close()
 
@@ -58,7 +58,7 @@ func TestTransportRoutes(t *testing.T) {
 		require.NoError(t, err)
 		got = append(got, m)
 	}
-	require.Equal(t, &wire.Hello{Kind: wire.PeerSessions, Alias: "client0"}, got[0])
+	require.Equal(t, &wire.Hello{Kind: wire.PeerSessions, Alias: "client0", Sessions: 3}, got[0], "the replica sizes its queue for the sessions")
 	require.Equal(t, &wire.Hello{Kind: wire.PeerClient, Client: 5, Alias: "client0"}, got[1])
 	require.Equal(t, &wire.Routed{Session: 5, Msg: &wire.Sync{Cmd: foreign}}, got[2])
 

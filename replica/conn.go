@@ -132,7 +132,7 @@ func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
 			return
 		}
 	case wire.PeerSessions:
-		s.serveSessions(ctx, conn, raw.RemoteAddr(), r, hello.Alias)
+		s.serveSessions(ctx, conn, raw.RemoteAddr(), r, hello)
 		return
 	case wire.PeerReplica:
 		in.fromReplica = hello.Replica

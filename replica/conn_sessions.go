@@ -18,6 +18,19 @@ import (
 // benchmark process runs one session per thread, far fewer.
 const maxSessionsPerConn = 1 << 12
 
+// A sessions connection's replies share one outbound queue, and a full
+// queue cuts the connection for all its sessions: its Hello says how many
+// sessions it carries, and the queue holds batcher.DefaultQueueLen
+// messages for each (as a connection of its own would), for at most
+// maxQueuedSessions. The room beyond the default that all the connections
+// take together is bounded by sessionsQueueBudget messages (about 24 MiB),
+// so that a peer claiming many sessions on many connections gets the
+// default queue, not the replica's memory.
+const (
+	maxQueuedSessions   = 64
+	sessionsQueueBudget = 1 << 20
+)
+
 // serveSessions reads a connection that carries the sessions of one
 // client process (wire.PeerSessions; docs/DECISIONS.md 28). A session
 // attaches with a PeerClient Hello; from then on the loop sends its
@@ -25,12 +38,16 @@ const maxSessionsPerConn = 1 << 12
 // (wire.SessionOf): one that names none, or another, is a protocol
 // violation and closes the connection, so a connection speaks only for
 // the sessions that attached to it.
-func (s *server) serveSessions(ctx context.Context, conn net.Conn, remoteAddr net.Addr, r *wire.Reader, alias string) {
+func (s *server) serveSessions(ctx context.Context, conn net.Conn, remoteAddr net.Addr, r *wire.Reader, hello *wire.Hello) {
 	remote := zap.Stringer("remote", remoteAddr)
-	b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(alias, cost.ToClients), s.log)
+	opts := s.optsTo(hello.Alias, cost.ToClients)
+	var release func()
+	opts.QueueLen, release = s.sessionsQueue(hello.Sessions)
+	b := batcher.New[wire.Message](conn, wire.AppendFrame, opts, s.log)
 	cc := s.track(b, remoteAddr)
 	attached := make(map[wire.ClientID]struct{})
 	defer func() {
+		defer release()
 		s.untrack(cc)
 		ids := make([]wire.ClientID, 0, len(attached))
 		for id := range attached {
@@ -42,6 +59,22 @@ func (s *server) serveSessions(ctx context.Context, conn net.Conn, remoteAddr ne
 	s.readAll(ctx, r, cc, remote, func(m wire.Message) (inbound, error) {
 		return s.sessionInput(attached, m, b, conn)
 	})
+}
+
+// sessionsQueue takes from the budget the outbound queue of a sessions
+// connection whose Hello declared n sessions, and returns its length and
+// the function that gives the room back once the connection is closed.
+func (s *server) sessionsQueue(n uint32) (int, func()) {
+	want := batcher.DefaultQueueLen * int(min(max(n, 1), maxQueuedSessions))
+	extra := int64(want - batcher.DefaultQueueLen)
+	if extra == 0 {
+		return want, func() {}
+	}
+	if s.queueRoom.Add(-extra) < 0 {
+		s.queueRoom.Add(extra)
+		return batcher.DefaultQueueLen, func() {}
+	}
+	return want, func() { s.queueRoom.Add(extra) }
 }
 
 // sessionInput is the loop's input for a message on a sessions

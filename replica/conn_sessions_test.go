@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"swiftpaxos/batcher"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
@@ -141,4 +142,41 @@ func TestSessionsConnectionRoutesForeignSync(t *testing.T) {
 	// The first tells the attaching session the view; the second answers
 	// the Sync.
 	assert.Zero(t, r.counters.InvalidMessage.Load())
+}
+
+// A sessions connection's queue has room for the sessions its Hello
+// declares, up to maxQueuedSessions, while the replica's budget lasts;
+// past it a connection gets the default queue, and a closed connection
+// gives its room back.
+func TestSessionsQueueFollowsTheDeclaredSessions(t *testing.T) {
+	s := &server{}
+	s.queueRoom.Store(sessionsQueueBudget)
+	for _, c := range []struct {
+		declared uint32
+		want     int
+	}{{0, 1}, {1, 1}, {8, 8}, {maxQueuedSessions, maxQueuedSessions}, {1 << 30, maxQueuedSessions}} {
+		n, release := s.sessionsQueue(c.declared)
+		assert.Equal(t, c.want*batcher.DefaultQueueLen, n, "%d sessions declared", c.declared)
+		release()
+	}
+	require.Equal(t, int64(sessionsQueueBudget), s.queueRoom.Load())
+
+	var releases []func()
+	for {
+		n, release := s.sessionsQueue(maxQueuedSessions)
+		releases = append(releases, release)
+		if n == batcher.DefaultQueueLen {
+			break
+		}
+	}
+	full := sessionsQueueBudget / ((maxQueuedSessions - 1) * batcher.DefaultQueueLen)
+	require.Len(t, releases, full+1, "the budget holds %d full queues", full)
+	releases[0]()
+	n, release := s.sessionsQueue(maxQueuedSessions)
+	assert.Equal(t, maxQueuedSessions*batcher.DefaultQueueLen, n, "a closed connection's room is taken again")
+	release()
+	for _, r := range releases[1:] {
+		r()
+	}
+	assert.Equal(t, int64(sessionsQueueBudget), s.queueRoom.Load())
 }

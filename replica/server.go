@@ -86,6 +86,8 @@ type server struct {
 	tls      *certs.Material // nil: plain TCP
 	counters *ConnCounters
 	open     atomic.Int64 // incoming connections open, for maxConns
+	// queueRoom is what is left of sessionsQueueBudget (conn_sessions.go).
+	queueRoom atomic.Int64
 	live     connSet      // incoming connections, closed and awaited at the stop
 	idle     idleConns
 	// longestBatch is the longest the loop took over one drained batch of
@@ -163,6 +165,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		meter:    cost.NewMeter(),
 		idle:     idleConns{conns: map[*clientConn]struct{}{}},
 	}
+	s.queueRoom.Store(sessionsQueueBudget)
 	if o.Metrics != nil {
 		s.metrics = newReplicaMetrics(o.Metrics, cfg.N())
 	}

@@ -27,6 +27,7 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		} else {
 			h.Alias = string(a)
 		}
+		h.Sessions = d.u32("sessions")
 		m = h
 	case TypePropose:
 		m = &Propose{Cmd: d.cmdID(), Command: d.command(), AckUpTo: d.seq(), WeakDep: d.seq()}

@@ -69,9 +69,9 @@
 //
 // Each body is its struct's fields in declaration order:
 //
-//	 1 Hello             Kind u8, Replica varint, Client uvarint, Alias bytes
+//	 1 Hello             Kind u8, Replica varint, Client uvarint, Alias bytes, Sessions uvarint
 //	                     (at most MaxAliasLen bytes)
-//	                     (both ids are sent whatever the Kind)
+//	                     (both ids and Sessions are sent whatever the Kind)
 //	 2 Propose           Cmd, Command, AckUpTo, WeakDep
 //	 3 LeaderReply       Replica, Ballot, Cmd, Ok bool, Retry bool,
 //	                     Result bytes, Version, Slot, ReadDep, Items list(Item)

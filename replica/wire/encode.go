@@ -118,6 +118,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendReplica(b, m.Replica)
 		b = appendUvarint(b, uint64(m.Client))
 		b = appendBytes(b, []byte(m.Alias))
+		b = appendUvarint(b, uint64(m.Sessions))
 	case *Propose:
 		b = appendCmdID(b, m.Cmd)
 		b = appendCommand(b, &m.Command)

@@ -74,6 +74,10 @@ type Hello struct {
 	// Alias is the sending process's alias in the configuration; a
 	// replica uses it to emulate the latency to a client (PROTOCOL.md 7.3).
 	Alias string
+	// Sessions, when Kind == PeerSessions, is how many sessions the
+	// process may attach to the connection. The replica's replies to them
+	// share one outbound queue, which it sizes for that many.
+	Sessions uint32
 }
 
 // MaxAliasLen bounds Hello.Alias.
