@@ -30,15 +30,15 @@ import (
 // concurrent use; a session that is given none (SessionOptions.Transport)
 // opens one of its own.
 type Transport struct {
-	cfg   *config.Config
-	alias string
-	tls   *certs.Material // nil: plain TCP
-	meter *cost.Meter
-	log   *zap.Logger
-	links []*link        // by replica
-	wg    sync.WaitGroup // the readers
-	sessions uint32 // how many sessions may share each connection
-	queue    int    // each connection's outbound queue
+	cfg      *config.Config
+	alias    string
+	tls      *certs.Material // nil: plain TCP
+	meter    *cost.Meter
+	log      *zap.Logger
+	links    []*link        // by replica
+	wg       sync.WaitGroup // the readers
+	sessions uint32         // how many sessions may share each connection
+	queue    int            // each connection's outbound queue
 }
 
 // TransportOptions configures a Transport; Config is required.

@@ -88,8 +88,8 @@ type server struct {
 	open     atomic.Int64 // incoming connections open, for maxConns
 	// queueRoom is what is left of sessionsQueueBudget (conn_sessions.go).
 	queueRoom atomic.Int64
-	live     connSet      // incoming connections, closed and awaited at the stop
-	idle     idleConns
+	live      connSet // incoming connections, closed and awaited at the stop
+	idle      idleConns
 	// longestBatch is the longest the loop took over one drained batch of
 	// inputs, snapshots included (reported at exit).
 	longestBatch time.Duration
