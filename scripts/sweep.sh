@@ -20,9 +20,13 @@ usage: scripts/sweep.sh KEY "V1 V2 ..." [-n ITER] [-c CONF] [-p PROTOCOL] [-o DI
 Runs ./run-multi-client.sh once per value of KEY and iteration, and records
 each run in DIR/sweep.csv:
   param,value,iteration,protocol,throughput_ops,strong_p50_ms,strong_p99_ms,
-  weak_p50_ms,weak_p99_ms,fast_path,slow_path,errors,ok
-then DIR/sweep-summary.csv: per value, the median, min and max of each
-measure over the runs with ok=true.
+  weak_p50_ms,weak_p99_ms,fast_path,slow_path,cpu_us_per_op,fsyncs_per_op,
+  errors,ok
+where cpu_us_per_op is the CPU time of every process (replicas and clients)
+per operation in microseconds, and fsyncs_per_op the replicas' log fsyncs
+per operation (0 in memory mode), both from summary.json's cost, empty for
+a run whose summary has none. Then DIR/sweep-summary.csv: per value, the
+median, min and max of each measure over the runs with ok=true.
 
   KEY          a configuration key (see the README's table), e.g. batchDelayUs
   "V1 V2 ..."  the values, one argument, separated by blanks
@@ -30,7 +34,9 @@ measure over the runs with ok=true.
   -c CONF      base configuration (default: multi-client.conf of the repository)
   -p PROTOCOL  protocol for every run, overriding CONF (curpht, curpho)
   -o DIR       output directory (default: results/sweep-KEY-<time>); it may
-               hold an earlier sweep.csv, which is appended to
+               hold an earlier sweep.csv, which is appended to (one from
+               before cpu_us_per_op and fsyncs_per_op is first rewritten
+               with these columns, empty in its rows)
   -- RUN-ARGS  further arguments for run-multi-client.sh (e.g. -t 4, --check)
   -h           this help
 

@@ -83,7 +83,7 @@ run_sweeps() {
 # CDF charts.
 median_run() {
 	local dir=$1 prefix=$2
-	awk -F, -v p="$prefix" 'NR > 1 && $2 == p && $13 == "true" { print $5, $3 }' "$dir/sweep.csv" |
+	awk -F, -v p="$prefix" 'NR > 1 && $2 == p && $NF == "true" { print $5, $3 }' "$dir/sweep.csv" |
 		sort -n | awk '{ r[NR] = $2 } END { print r[int((NR + 1) / 2)] }'
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "sweepstat:", err)
 		os.Exit(1)
 	}
@@ -22,20 +22,22 @@ func main() {
 const usage = "usage: sweepstat row -csv FILE -param P -value V -iteration I [-protocol P] -status N RUNDIR\n" +
 	"       sweepstat summary [-md] FILE"
 
-func run(args []string, out io.Writer) error {
+// run runs the subcommand of args, printing its result on out and notes
+// on errOut.
+func run(args []string, out, errOut io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(usage)
 	}
 	switch args[0] {
 	case "row":
-		return rowCmd(args[1:], out)
+		return rowCmd(args[1:], out, errOut)
 	case "summary":
 		return summaryCmd(args[1:], out)
 	}
 	return fmt.Errorf("unknown subcommand %q\n%s", args[0], usage)
 }
 
-func rowCmd(args []string, out io.Writer) error {
+func rowCmd(args []string, out, errOut io.Writer) error {
 	fs := flag.NewFlagSet("row", flag.ContinueOnError)
 	csvPath := fs.String("csv", "", "sweep.csv to append to")
 	r := sweep.Row{}
@@ -57,6 +59,15 @@ func rowCmd(args []string, out io.Writer) error {
 		r.OK = *status == 0 && sum.OK()
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
+	}
+	// A sweep.csv from before the cost columns (sweep.sh -o with an
+	// earlier sweep's directory) gets them, empty in its rows, first.
+	upgraded, err := sweep.UpgradeCSVFile(*csvPath)
+	if err != nil {
+		return err
+	}
+	if upgraded {
+		fmt.Fprintf(errOut, "sweepstat: %s: added the columns cpu_us_per_op and fsyncs_per_op, empty in its earlier rows\n", *csvPath)
 	}
 	if err := sweep.AppendCSVFile(*csvPath, r); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"swiftpaxos/client"
+	"swiftpaxos/cost"
 )
 
 // ReadSummary reads a run's summary.json (written by run-multi-client.sh
@@ -40,7 +41,19 @@ func (r *Row) Measure(s *client.RunSummary) {
 	if s.Strong.SlowPath != nil {
 		r.SlowPath = *s.Strong.SlowPath
 	}
+	r.CPUPerOp, r.FsyncsPerOp = costPerOp(s.Cost)
 	r.Errors = s.Errors + s.Timeouts
+}
+
+// costPerOp is the CPU (µs) and the log fsyncs per operation of every
+// process of the run, NaN when the summary has no cost (an older build's)
+// or no operation to divide by. The summary omits fsyncs in memory mode:
+// then they are 0, which is what the replicas did.
+func costPerOp(c *cost.Section) (cpuUs, fsyncs float64) {
+	if c == nil || c.Ops <= 0 {
+		return math.NaN(), math.NaN()
+	}
+	return c.PerOp.CPUUs, c.PerOp.Fsyncs
 }
 
 // classLatency is the median and P99 of a class, NaN when it has no

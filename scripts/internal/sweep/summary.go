@@ -52,6 +52,8 @@ var Metrics = []Metric{
 	{"weak_p50_ms", 3, func(r Row) float64 { return r.WeakP50 }},
 	{"weak_p99_ms", 3, func(r Row) float64 { return r.WeakP99 }},
 	{"fast_share", 3, Row.FastShare},
+	{"cpu_us_per_op", 2, func(r Row) float64 { return r.CPUPerOp }},
+	{"fsyncs_per_op", 5, func(r Row) float64 { return r.FsyncsPerOp }},
 }
 
 // MetricIndex is the index in Metrics of the metric called name, or -1.

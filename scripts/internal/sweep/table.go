@@ -18,7 +18,7 @@ func WriteMarkdown(w io.Writer, gs []Group) error {
 	}
 	// Sweeping the protocol itself: its column would repeat the first.
 	byProtocol := strings.EqualFold(param, "protocol")
-	cols := []string{param, "protocol", "ok runs", "throughput ops/s", "strong p50 ms", "strong p99 ms", "weak p50 ms", "weak p99 ms", "fast path"}
+	cols := []string{param, "protocol", "ok runs", "throughput ops/s", "strong p50 ms", "strong p99 ms", "weak p50 ms", "weak p99 ms", "fast path", "CPU us/op", "fsyncs/op"}
 	if byProtocol {
 		cols = slices.Delete(cols, 1, 2)
 	}
@@ -31,6 +31,7 @@ func WriteMarkdown(w io.Writer, gs []Group) error {
 			cell(g.Stat("strong_p50_ms"), 2, 1, ""), cell(g.Stat("strong_p99_ms"), 2, 1, ""),
 			cell(g.Stat("weak_p50_ms"), 2, 1, ""), cell(g.Stat("weak_p99_ms"), 2, 1, ""),
 			cell(g.Stat("fast_share"), 0, 100, "%"),
+			cell(g.Stat("cpu_us_per_op"), 1, 1, ""), cell(g.Stat("fsyncs_per_op"), 3, 1, ""),
 		}
 		if byProtocol {
 			cells = slices.Delete(cells, 1, 2)
