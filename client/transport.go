@@ -37,7 +37,7 @@ type Transport struct {
 	log      *zap.Logger
 	links    []*link        // by replica
 	wg       sync.WaitGroup // the readers
-	sessions uint32         // how many sessions may share each connection
+	sessions uint32         // how many sessions may share each connection (replicas honour far fewer than 2^16)
 	queue    int            // each connection's outbound queue
 }
 
@@ -93,9 +93,9 @@ func NewTransport(o TransportOptions) (*Transport, error) {
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
-	sessions := uint32(min(max(1, o.Sessions), math.MaxUint32))
+	sessions := max(1, o.Sessions)
 	t := &Transport{cfg: o.Config, alias: o.Alias, meter: o.Meter, log: o.Log, links: make([]*link, o.Config.N()),
-		sessions: sessions, queue: batcher.DefaultQueueLen * int(sessions)}
+		sessions: uint32(min(sessions, math.MaxUint16)), queue: batcher.DefaultQueueLen * sessions}
 	for i := range t.links {
 		t.links[i] = &link{r: wire.ReplicaID(i)}
 	}

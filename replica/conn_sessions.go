@@ -43,6 +43,10 @@ func (s *server) serveSessions(ctx context.Context, conn net.Conn, remoteAddr ne
 	opts := s.optsTo(hello.Alias, cost.ToClients)
 	var release func()
 	opts.QueueLen, release = s.sessionsQueue(hello.Sessions)
+	if hello.Sessions > 1 && opts.QueueLen == batcher.DefaultQueueLen {
+		s.log.Warn("the replies' queues of client connections are at their budget: this one has the default",
+			remote, zap.Uint32("sessions", hello.Sessions), zap.Int("queue", opts.QueueLen))
+	}
 	b := batcher.New[wire.Message](conn, wire.AppendFrame, opts, s.log)
 	cc := s.track(b, remoteAddr)
 	attached := make(map[wire.ClientID]struct{})

@@ -336,9 +336,9 @@ func (c *Core) announceView(nv *wire.NewView) {
 // connection broke, or, after a whole-cluster restart, one that redialled
 // while the replicas elected a leader) would otherwise learn of the view
 // only from its retry timer (PROTOCOL.md 6.6). A session that knows the
-// view re-sends nothing.
+// view re-sends nothing; an ended one, like announceView's, is not told.
 func (c *Core) SessionAttached(id wire.ClientID) {
-	if c.role != Leader || c.rec != nil {
+	if c.role != Leader || c.rec != nil || c.sessions.endedAt(id) != 0 {
 		return
 	}
 	c.out.toClient(id, &wire.NewView{Ballot: c.ballot, Leader: c.o.ID, ViewStart: c.viewStart, Committed: c.viewCommitted})

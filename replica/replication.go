@@ -149,14 +149,14 @@ func (c *Core) advanceCommit() {
 }
 
 // answers reports whether the leader tells the client of the entry e at
-// slot s that it committed or was applied. An entry of an earlier view
-// whose session has declared it complete is answered to nobody: a leader
-// that re-commits a long log (after a whole-cluster restart, from its
-// snapshot on) would otherwise send its clients thousands of answers they
-// no longer wait for, more than their connections' queues hold. Every
-// entry of its own view is answered: a CURP-HO session learns from a
-// completed operation's answer that its weak writes and its tainted read
-// are durable.
+// slot s that it committed or was applied (docs/DECISIONS.md 34). An
+// entry below the view start (earlier views', and the replay block) whose
+// session has declared it complete is answered to nobody: a leader that
+// re-commits a long log (after a whole-cluster restart, from its snapshot
+// on) would otherwise send its clients thousands of answers they no longer
+// wait for, more than their connections' queues hold. Every entry from
+// the view start on is answered: a tainted CURP-HO session waits for its
+// read's answer although it declared the read complete.
 func (c *Core) answers(s kvs.Slot, e *wire.Entry) bool {
 	return s >= c.viewStart || c.sessions.awaited(e.Cmd)
 }
