@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/wire"
@@ -52,4 +55,21 @@ func TestRestoredReplicaWaitsBeforePreVoting(t *testing.T) {
 	require.False(t, c.preVote(t, 2, 1, 0, 0), "granted at once after the restart")
 	c.now += int64(c.o.ElectionTimeoutMin)
 	require.True(t, c.preVote(t, 2, 1, 0, 0))
+}
+
+// TestRestoredMemberSaysItIsAMember: a replica restored from disk as a
+// member votes and witnesses at once, and logs that it rejoined as a full
+// member, the line the run's summary takes for its return as a witness; a
+// restored learner does not, until it catches up.
+func TestRestoredMemberSaysItIsAMember(t *testing.T) {
+	for _, member := range []bool{true, false} {
+		obs, logs := observer.New(zapcore.InfoLevel)
+		c := newStepCore(t, 1, 3, func(o *Options) {
+			o.Durable, o.StartAsMember, o.Log = true, false, zap.New(obs)
+			o.Restore = &storage.State{Hard: storage.HardState{Member: member, Vote: wire.NoReplica}}
+		})
+		require.Equal(t, member, c.Member())
+		n := logs.FilterMessage("rejoined as a full member").Len()
+		require.Equal(t, map[bool]int{true: 1, false: 0}[member], n, "member %v", member)
+	}
 }
