@@ -115,7 +115,7 @@ func restartOf(dir string, evs []EventJSON, sum *Summary) (*RestartJSON, error) 
 	if r == nil {
 		return nil, nil
 	}
-	at, err := rejoinedAt(filepath.Join(dir, r.Replica+".log"), r.RestartedUnixMs)
+	at, err := loggedAt(filepath.Join(dir, r.Replica+".log"), RejoinedMessage, r.RestartedUnixMs)
 	if err != nil {
 		return nil, err
 	}
@@ -148,12 +148,12 @@ func fastShare(sum *Summary, from, to int) *float64 {
 	return &s
 }
 
-// rejoinedAt returns the instant (Unix ms) of the first line of the
-// replica log at path whose message is RejoinedMessage and that was
-// written at or after sinceMs, 0 if there is none. Lines are zap's
-// console format: the ISO-8601 time, then tab-separated level, caller,
-// message and fields.
-func rejoinedAt(path string, sinceMs int64) (int64, error) {
+// loggedAt returns the instant (Unix ms) of the first line of the replica
+// log at path whose message is msg and that was written at or after
+// sinceMs, 0 if there is none (or no such log). Lines are zap's console
+// format: the ISO-8601 time, then tab-separated level, caller, message
+// and fields.
+func loggedAt(path, msg string, sinceMs int64) (int64, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -162,19 +162,19 @@ func rejoinedAt(path string, sinceMs int64) (int64, error) {
 		return 0, err
 	}
 	defer f.Close()
-	return scanRejoined(f, sinceMs)
+	return scanLogged(f, msg, sinceMs)
 }
 
-func scanRejoined(r io.Reader, sinceMs int64) (int64, error) {
+func scanLogged(r io.Reader, msg string, sinceMs int64) (int64, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.Contains(line, RejoinedMessage) {
+		if !strings.Contains(line, msg) {
 			continue
 		}
 		fields := strings.Split(line, "\t")
-		if len(fields) < 2 || !containsExactly(fields[1:], RejoinedMessage) {
+		if len(fields) < 2 || !containsExactly(fields[1:], msg) {
 			continue
 		}
 		t, err := time.Parse("2006-01-02T15:04:05.000Z0700", fields[0])

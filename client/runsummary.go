@@ -71,6 +71,9 @@ type RunSummary struct {
 	Restart *RestartJSON `json:"restart,omitempty"`
 	// Outage is a whole-cluster crash and restart (results_outage.go).
 	Outage *OutageJSON `json:"outage,omitempty"`
+	// Kill is a replica killed for good and the view that followed
+	// (results_kill.go).
+	Kill *KillJSON `json:"kill,omitempty"`
 	// Cost is what the processes spent per operation (results_cost.go);
 	// absent when none reported.
 	Cost *cost.Section `json:"cost,omitempty"`
@@ -138,6 +141,9 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 		if rep.Restart, err = restartOf(dir, rep.Events, &sum); err != nil {
 			return nil, err
 		}
+		if rep.Kill, err = killOf(dir, rep.Events, cfg, &sum); err != nil {
+			return nil, err
+		}
 	}
 	if rep.Check, err = checkRun(dir); err != nil {
 		return nil, err
@@ -158,6 +164,9 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 	}
 	if rep.Restart != nil {
 		writeRestartText(&txt, rep.Restart, &sum)
+	}
+	if rep.Kill != nil {
+		writeKillText(&txt, rep.Kill, &sum)
 	}
 	if rep.Outage != nil {
 		writeOutageText(&txt, rep.Outage)
