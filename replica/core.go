@@ -97,6 +97,7 @@ type Core struct {
 	lastHeard     int64
 	leaderSince   int64 // when this replica last became leader
 	leaderHeard   int64 // when this replica last heard its leader
+	leaderLost    bool  // its connection from the leader broke since (PeerDown)
 	el            election
 	rec           *recovery   // non-nil while a new leader recovers
 	viewCommitted bool        // the leader announced its view committed

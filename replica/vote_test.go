@@ -242,3 +242,27 @@ func TestRestartedReplicaNeverVotes(t *testing.T) {
 	require.True(t, c.preVote(t, 0, 2, 2, 1), "a member with the same log")
 	require.True(t, c.vote(t, 0, 2, 2, 1))
 }
+
+// TestLostLeaderConnection: PROTOCOL.md 6.1. A follower whose connection
+// from the leader breaks stands within five heartbeats instead of an
+// election timeout, and no longer counts the leader alive for another's
+// pre-vote: when the leader dies, the followers see it together, and the
+// first to stand must win at once. A broken connection from another
+// replica changes nothing, and the leader's next message makes it alive
+// again.
+func TestLostLeaderConnection(t *testing.T) {
+	c := followerWith(t, 1, 3, 1, put(7, 1, 1, "a"))
+	require.False(t, c.preVote(t, 2, 1, 1, 0), "the leader was heard just now")
+	c.PeerDown(2)
+	require.False(t, c.preVote(t, 2, 1, 1, 0), "another replica's connection")
+
+	c.PeerDown(0)
+	require.True(t, c.preVote(t, 2, 1, 1, 0), "the leader's connection broke")
+	c.now += int64(5 * c.o.HeartbeatInterval)
+	c.Tick()
+	require.Len(t, msgsOf[*wire.PreVote](c.out.takePeer()), 2, "it stands within five heartbeats")
+
+	require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, PrevSlot: 1, PrevBallot: 0, LeaderCommit: 1}))
+	c.out.discard()
+	require.False(t, c.preVote(t, 2, 1, 1, 0), "the leader is heard again")
+}
