@@ -775,6 +775,7 @@ if [ -n "$kill_at" ]; then
 		fi
 	}
 	after "$kill_at" kill_victim
+	kill_pid=$!
 	killed=$victim
 fi
 
@@ -977,6 +978,14 @@ fi
 # Stop the replicas cleanly (they flush their applied logs on the way out)
 # and report any that died on their own. A restarted replica is stopped
 # through its job, which reports it if it died.
+if [ -n "$kill_at" ]; then
+	kill -TERM "$kill_pid" 2>/dev/null || true
+	wait "$kill_pid" 2>/dev/null || true
+fi
+if [ -n "$kill_at" ] && [ "$interrupted" = 0 ] && ! grep -q " killed $killed\$" "$out/events.txt" 2>/dev/null; then
+	echo "run-multi-client.sh: the clients finished before $killed was to be killed (at $kill_at s): make the run longer (runTime, or more reqs)" >&2
+	status=1
+fi
 if [ -n "$restart_pid" ]; then
 	kill -TERM "$restart_pid" 2>/dev/null || true
 	wait "$restart_pid" || { echo "run-multi-client.sh: the restart of $victim failed; see $out/$victim.log" >&2; status=1; }
