@@ -628,7 +628,8 @@ replica_args() {
 
 # event WHAT ALIAS: records a kill or restart in events.txt, with this
 # machine's clock in milliseconds (the summary puts it on the timeline).
-event() { echo "$(date +%s%3N) $1 $2" >>"$out/events.txt"; }
+# event EVENT ALIAS [UNIX_MS]: a line of events.txt, at UNIX_MS or now.
+event() { echo "${3:-$(date +%s%3N)} $1 $2" >>"$out/events.txt"; }
 
 start=$(date +%s.%N)
 while read -r role alias addr; do
@@ -764,14 +765,22 @@ if [ -n "$kill_at" ]; then
 	else
 		victim=$(follower_alias)
 	fi
+	# The instant is taken before the signal: across hosts the ssh that
+	# sends it takes longer than a failover here. The launcher's TERM at
+	# the end of the run waits for a kill under way.
 	kill_victim() {
+		trap '' TERM
+		local at
+		at=$(date +%s%3N)
 		if signal_proc KILL "$victim"; then
-			event killed "$victim"
+			event killed "$victim" "$at"
 			if [ "$multi" = 0 ]; then
 				say "killed $victim (pid ${pid_of[$victim]}) at ${kill_at}s"
 			else
 				say "killed $victim on ${host_for[$victim]} at ${kill_at}s"
 			fi
+		else
+			say "run-multi-client.sh: $victim was no longer running at ${kill_at}s, not killed; see $out/$victim.log"
 		fi
 	}
 	after "$kill_at" kill_victim
@@ -983,7 +992,7 @@ if [ -n "$kill_at" ]; then
 	wait "$kill_pid" 2>/dev/null || true
 fi
 if [ -n "$kill_at" ] && [ "$interrupted" = 0 ] && ! grep -q " killed $killed\$" "$out/events.txt" 2>/dev/null; then
-	echo "run-multi-client.sh: the clients finished before $killed was to be killed (at $kill_at s): make the run longer (runTime, or more reqs)" >&2
+	echo "run-multi-client.sh: $killed was not killed: the clients finished before ${kill_at}s (make the run longer: runTime, or more reqs), or it was no longer running (see above)" >&2
 	status=1
 fi
 if [ -n "$restart_pid" ]; then

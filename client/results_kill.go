@@ -86,6 +86,9 @@ func writeKillText(w io.Writer, k *KillJSON, sum *Summary) {
 	}
 	kill := int(math.Floor(k.KilledS))
 	from, to := max(kill-3, 0), min(max(kill, view)+3, len(sum.Timeline)-1)
+	if from > to {
+		return // the kill came after the last second of the timeline
+	}
 	for _, line := range []struct {
 		name string
 		n    func(i int) int64

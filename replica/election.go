@@ -126,6 +126,10 @@ func (c *Core) onPreVote(from wire.ReplicaID, m *wire.PreVote) error {
 		return invalid("PreVote from replica %d names candidate %d", from, m.Candidate)
 	}
 	granted := c.member && m.Ballot > c.ballot && !c.leaderAlive() && !c.justRestored() && c.upToDate(m.LastSlot, m.LastBallot)
+	if granted && c.leaderLost && c.o.Now()-c.leaderHeard < int64(c.o.ElectionTimeoutMin) {
+		c.log.Info("granted a pre-vote: the connection from the leader broke", zap.Int32("candidate", int32(m.Candidate)),
+			zap.Int32("leader", int32(c.leader)), zap.Uint32("ballot", uint32(m.Ballot)))
+	}
 	if granted {
 		c.el.preGranted, c.el.preGrantedIn, c.el.preGrantedAt = m.Candidate, m.Ballot, c.o.Now()
 	}
@@ -238,18 +242,21 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 }
 
 // PeerDown tells the core that its connection to peer r broke. Losing the
-// leader's connection shortens the wait for an election to a random
-// fraction of the heartbeat period (PROTOCOL.md 6.1 allows it); the
-// randomisation keeps followers from splitting the vote. The leader no
-// longer counts as alive for the pre-votes of others (leaderAlive): when
-// the leader dies, every follower sees its connection break, and the
-// first to stand wins at once instead of a minimum election timeout
-// later.
+// leader's connection shortens the wait for an election to three to seven
+// heartbeat periods (PROTOCOL.md 6.1 allows it); the randomisation keeps
+// followers from splitting the vote. The leader no longer counts as alive
+// for the pre-votes of others (leaderAlive): when the leader dies, every
+// follower sees its connection break, and the first to stand wins at once
+// instead of a minimum election timeout later. A live leader that closed
+// the connection itself (a full queue, a write timeout) dials again within
+// redialEvery (100 ms) and is heard a heartbeat later, before three
+// periods have passed: that makes it alive again, and the follower no
+// longer stands.
 func (c *Core) PeerDown(r wire.ReplicaID) {
 	if r != c.leader || c.role == Leader {
 		return
 	}
-	soon := c.o.Rand.Int64N(int64(4*c.o.HeartbeatInterval)) + int64(c.o.HeartbeatInterval)
-	c.lastHeard = c.o.Now() - c.el.timeout + soon
+	hb := int64(c.o.HeartbeatInterval)
+	c.lastHeard = c.o.Now() - c.el.timeout + 3*hb + c.o.Rand.Int64N(4*hb)
 	c.leaderLost = true
 }

@@ -244,8 +244,8 @@ func TestRestartedReplicaNeverVotes(t *testing.T) {
 }
 
 // TestLostLeaderConnection: PROTOCOL.md 6.1. A follower whose connection
-// from the leader breaks stands within five heartbeats instead of an
-// election timeout, and no longer counts the leader alive for another's
+// from the leader breaks stands within three to seven heartbeats instead
+// of an election timeout, and no longer counts the leader alive for another's
 // pre-vote: when the leader dies, the followers see it together, and the
 // first to stand must win at once. A broken connection from another
 // replica changes nothing, and the leader's next message makes it alive
@@ -258,9 +258,12 @@ func TestLostLeaderConnection(t *testing.T) {
 
 	c.PeerDown(0)
 	require.True(t, c.preVote(t, 2, 1, 1, 0), "the leader's connection broke")
-	c.now += int64(5 * c.o.HeartbeatInterval)
+	c.now += int64(3*c.o.HeartbeatInterval) - 1
 	c.Tick()
-	require.Len(t, msgsOf[*wire.PreVote](c.out.takePeer()), 2, "it stands within five heartbeats")
+	require.Empty(t, msgsOf[*wire.PreVote](c.out.takePeer()), "not before three heartbeats: a live leader dials again")
+	c.now += int64(4 * c.o.HeartbeatInterval)
+	c.Tick()
+	require.Len(t, msgsOf[*wire.PreVote](c.out.takePeer()), 2, "it stands within seven heartbeats")
 
 	require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, PrevSlot: 1, PrevBallot: 0, LeaderCommit: 1}))
 	c.out.discard()
