@@ -129,7 +129,7 @@ func (c *Core) maybeFinishRecovery() {
 	c.log.Info("view started", zap.Uint32("ballot", uint32(c.ballot)), zap.Int("replayed", len(replay)), zap.Uint64("view_start", uint64(c.viewStart)))
 	buffered := c.rec.buffered
 	c.rec = nil
-	c.announceView(&wire.NewView{Ballot: c.ballot, Leader: c.o.ID, ViewStart: c.viewStart})
+	c.announceView()
 	for _, b := range buffered {
 		c.stepClient(b.from, b.msg)
 	}
@@ -304,14 +304,21 @@ func (c *Core) checkViewCommitted() {
 	}
 	c.viewCommitted = true
 	c.wit.removeOlderThan(c.ballot)
-	c.announceView(&wire.NewView{Ballot: c.ballot, Leader: c.o.ID, ViewStart: c.viewStart, Committed: true})
+	c.announceView()
+}
+
+// view is this leader's NewView: its ballot, its view start, and whether
+// that start is committed.
+func (c *Core) view() *wire.NewView {
+	return &wire.NewView{Ballot: c.ballot, Leader: c.o.ID, ViewStart: c.viewStart, Committed: c.viewCommitted}
 }
 
 // announceView sends a NewView to every replica and to every session this
 // replica knows: a session re-sends its operations at once instead of
 // waiting for its retry timer (PROTOCOL.md 6.6), and learns when the view
 // start is committed.
-func (c *Core) announceView(nv *wire.NewView) {
+func (c *Core) announceView() {
+	nv := c.view()
 	for p := range c.o.N {
 		if wire.ReplicaID(p) != c.o.ID {
 			c.out.toReplica(wire.ReplicaID(p), nv)
@@ -341,7 +348,7 @@ func (c *Core) SessionAttached(id wire.ClientID) {
 	if c.role != Leader || c.rec != nil || c.sessions.endedAt(id) != 0 {
 		return
 	}
-	c.out.toClient(id, &wire.NewView{Ballot: c.ballot, Leader: c.o.ID, ViewStart: c.viewStart, Committed: c.viewCommitted})
+	c.out.toClient(id, c.view())
 }
 
 func (c *Core) onNewView(from wire.ReplicaID, m *wire.NewView) error {

@@ -117,7 +117,7 @@ func (t sessionTable) awaited(id wire.CmdID) bool {
 // stamped on e: the request that created e carried it, so its client had
 // completed everything up to it.
 func (t sessionTable) noteLoggedAcks(e *wire.Entry) {
-	if e.AckUpTo == 0 || t.endedAt(e.Cmd.Client) != 0 {
+	if t.endedAt(e.Cmd.Client) != 0 {
 		return
 	}
 	t.noteAck(e.Cmd.Client, e.AckUpTo)

@@ -23,7 +23,7 @@ func (c *Core) onSync(from wire.ClientID, m *wire.Sync) {
 	} else if c.sessions.wasApplied(m.Cmd) {
 		c.sendSyncReply(from, m.Cmd, applied{})
 	} else if c.role == Leader && c.rec == nil && c.viewCommitted && !c.HasSlot(m.Cmd) {
-		c.out.toClient(from, &wire.NewView{Ballot: c.ballot, Leader: c.o.ID, ViewStart: c.viewStart, Committed: true})
+		c.out.toClient(from, c.view())
 	}
 }
 
