@@ -3,12 +3,10 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"swiftpaxos/check"
 	"swiftpaxos/client"
-	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/wire"
@@ -337,74 +335,4 @@ func (c *Cluster) deliver(e *event) error {
 		c.drainSession(l.to - n)
 	}
 	return nil
-}
-
-// segment is one stretch of a replica's applied log.
-type segment struct {
-	name    string
-	entries []check.LogEntry
-}
-
-// startReplica starts replica i in a new lifetime: empty, or, in durable
-// mode, with what its disk holds (its applied log then goes on after the
-// snapshot's slot).
-func (c *Cluster) startReplica(i int) error {
-	o := c.o
-	c.newSegment(i)
-	var restore *storage.State
-	if o.Durable {
-		st, err := c.diskState(i)
-		if err != nil {
-			return err
-		}
-		restore = st
-	}
-	core, err := replica.New(replica.Options{
-		Durable: o.Durable, Restore: restore,
-		ID: wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
-		Now:           c.clock,
-		Rand:          rand.New(rand.NewPCG(o.Seed, uint64(i)|uint64(c.lifetime[i])<<32)),
-		Mutation:      o.Mutation,
-		ReadWait:      o.ReadWait,
-		SnapshotEvery: o.SnapshotEvery, LogRetain: o.LogRetain,
-		SessionIdle: o.SessionIdle,
-		DeferApply:  c.deferred[i],
-		Executed:    func(e *wire.Entry, res kvs.Result) { c.recordExecuted(i, e, res) },
-		Installed:   func(slot kvs.Slot) { c.Installs++; c.recordSnapshot(i, slot) },
-		Rejoined:    func(kvs.Slot) { c.Rejoins++ },
-	})
-	if err != nil {
-		return err
-	}
-	c.replicas[i] = core
-	if s := core.SnapshotSlot(); s > 0 {
-		c.recordSnapshot(i, s)
-	}
-	if restore != nil && !restore.Empty() {
-		c.FromDisk++
-	}
-	return nil
-}
-
-// newSegment opens a new applied-log segment for replica i: "replicaI"
-// first, then "replicaI.K" for its K-th later one.
-func (c *Cluster) newSegment(i int) {
-	name := fmt.Sprintf("replica%d", i)
-	if k := c.segs[i]; k > 0 {
-		name = fmt.Sprintf("replica%d.%d", i, k)
-	}
-	c.segs[i]++
-	c.current[i] = len(c.segments)
-	c.segments = append(c.segments, segment{name: name})
-}
-
-// logs returns the applied-log segments by name, for the checker.
-func (c *Cluster) logs() map[string][]check.LogEntry {
-	out := make(map[string][]check.LogEntry, len(c.segments))
-	for _, s := range c.segments {
-		if len(s.entries) > 0 || !strings.Contains(s.name, ".") {
-			out[s.name] = s.entries
-		}
-	}
-	return out
 }
