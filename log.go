@@ -28,7 +28,9 @@ func newLogger(path string, level zapcore.Level, alias string) (*zap.Logger, fun
 		zc.OutputPaths = []string{path}
 		zc.ErrorOutputPaths = []string{path}
 	}
-	log, err := zc.Build()
+	// Error lines are operational (a peer down, a corrupt file): a stack
+	// trace under each only buries them; a panic still prints its own.
+	log, err := zc.Build(zap.AddStacktrace(zapcore.DPanicLevel))
 	if err != nil {
 		return nil, nil, fmt.Errorf("logger: %w", err)
 	}

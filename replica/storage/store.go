@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -85,6 +86,9 @@ type Store struct {
 	syncs syncClock
 	// reused counts the log files pebble recycled (walFS).
 	reused atomic.Uint64
+	// corrupt is the first file pebble found corrupt, for the error that
+	// stops Open (pebble's default would panic the process).
+	corrupt atomic.Pointer[string]
 }
 
 // Open opens (creating it if need be) the store in dir, which must hold
@@ -107,27 +111,82 @@ func OpenOn(fs vfs.FS, dir string, c Cluster, log *zap.Logger) (*Store, *State, 
 	db, err := pebble.Open(filepath.Join(dir, "db"), &pebble.Options{
 		Logger:       pebbleLogger{log},
 		MemTableSize: 32 << 20,
-		FS:           walFS{FS: fs, clock: &s.syncs, reused: &s.reused},
+		// Log chunks that carry the offset synced so far: a chunk that
+		// fails its checksum with synced chunks after it is corruption,
+		// and Open fails, where the older chunks read as a torn tail and
+		// everything after it was silently dropped.
+		FormatMajorVersion: pebble.FormatWALSyncChunks,
+		FS:                 walFS{FS: fs, clock: &s.syncs, reused: &s.reused},
+		EventListener: &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
+			path := info.Path
+			if !s.corrupt.CompareAndSwap(nil, &path) {
+				return // pebble retries its compactions: said once is enough
+			}
+			log.Error("corrupt file in the data directory", zap.String("file", path), zap.String("error", firstLine(info.Details)))
+		}},
 	})
 	if err != nil {
+		if pebble.IsCorruptionError(err) {
+			path := filepath.Join(dir, "db")
+			s.corrupt.CompareAndSwap(nil, &path)
+			return nil, nil, s.named(err)
+		}
 		return nil, nil, fmt.Errorf("opening %s: %w", filepath.Join(dir, "db"), err)
 	}
 	s.db = db
 	taken, err := s.claim(c)
 	if err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, s.named(err)
+	}
+	if taken {
+		// The log file of a new store was created before pebble moved to
+		// FormatWALSyncChunks at the end of Open, so it has no synced
+		// offsets: start the next one now.
+		if err := db.Flush(); err != nil {
+			db.Close()
+			return nil, nil, fmt.Errorf("%s: %w", dir, err)
+		}
 	}
 	st, err := s.load()
 	if err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, s.named(err)
 	}
 	if taken && !st.Empty() {
 		log.Warn("a data directory written before stores named their cluster: it is now this cluster's", zap.String("dir", dir),
 			zap.Stringer("cluster", c))
 	}
 	return s, st, nil
+}
+
+// named makes err name the file pebble found corrupt, if it found one.
+func (s *Store) named(err error) error {
+	if p := s.corrupt.Load(); p != nil {
+		return &corruptError{path: *p, err: err}
+	}
+	return err
+}
+
+// corruptError is a store that cannot be opened because a file in it is
+// corrupt.
+type corruptError struct {
+	path string
+	err  error
+}
+
+func (e *corruptError) Error() string {
+	return fmt.Sprintf("%s is corrupt: %s (move the directory away to start this replica empty: it then rejoins from the others as a learner, docs/DECISIONS.md 26)",
+		e.path, firstLine(e.err))
+}
+
+func (e *corruptError) Unwrap() error { return e.err }
+
+// firstLine is err's message up to its first line break: pebble's errors
+// carry details on further lines.
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
 }
 
 func (s *Store) snapPath() string { return filepath.Join(s.dir, "snapshot") }
@@ -365,7 +424,8 @@ func (p pebbleLogger) Infof(format string, args ...any) {
 	}
 }
 func (p pebbleLogger) Errorf(format string, args ...any) {
-	p.l.Error("pebble", zap.String("msg", fmt.Sprintf(format, args...)))
+	msg, _, _ := strings.Cut(fmt.Sprintf(format, args...), "\n")
+	p.l.Error("pebble", zap.String("msg", msg))
 }
 func (p pebbleLogger) Fatalf(format string, args ...any) {
 	p.l.Error("pebble fatal", zap.String("msg", fmt.Sprintf(format, args...)))
