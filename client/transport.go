@@ -152,7 +152,7 @@ func (t *Transport) attach(ctx, live context.Context, r wire.ReplicaID, id wire.
 	if broken {
 		return nil, fmt.Errorf("replica%d: connection closed as the session attached", r)
 	}
-	if err := c.b.TrySend(&wire.Hello{Kind: wire.PeerClient, Client: id, Alias: t.alias}); err != nil {
+	if err := c.b.TrySend(&wire.Hello{Kind: wire.PeerClient, Client: id, Alias: t.alias, Protocol: string(t.cfg.Protocol)}); err != nil {
 		p.detach()
 		return nil, fmt.Errorf("replica%d: %w", r, err)
 	}
@@ -186,7 +186,7 @@ func (t *Transport) open(ctx context.Context, l *link) (*muxConn, error) {
 	// replica delays its replies likewise.
 	opts := batcher.Options{Delay: t.cfg.OneWayDelay(t.alias, replica.Alias), Stopped: t.meter.Batches(replica.Alias), QueueLen: t.queue}
 	b := batcher.New[wire.Message](conn, wire.AppendFrame, opts, t.log)
-	if err := b.Send(&wire.Hello{Kind: wire.PeerSessions, Alias: t.alias, Sessions: t.sessions}); err != nil {
+	if err := b.Send(&wire.Hello{Kind: wire.PeerSessions, Alias: t.alias, Sessions: t.sessions, Protocol: string(t.cfg.Protocol)}); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("replica%d at %s: %w", l.r, addr, err)
 	}

@@ -58,8 +58,8 @@ func TestTransportRoutes(t *testing.T) {
 		require.NoError(t, err)
 		got = append(got, m)
 	}
-	require.Equal(t, &wire.Hello{Kind: wire.PeerSessions, Alias: "client0", Sessions: 3}, got[0], "the replica sizes its queue for the sessions")
-	require.Equal(t, &wire.Hello{Kind: wire.PeerClient, Client: 5, Alias: "client0"}, got[1])
+	require.Equal(t, &wire.Hello{Kind: wire.PeerSessions, Alias: "client0", Sessions: 3, Protocol: "curpht"}, got[0], "the replica sizes its queue for the sessions, and refuses another protocol")
+	require.Equal(t, &wire.Hello{Kind: wire.PeerClient, Client: 5, Alias: "client0", Protocol: "curpht"}, got[1])
 	require.Equal(t, &wire.Routed{Session: 5, Msg: &wire.Sync{Cmd: foreign}}, got[2])
 
 	nv := &wire.NewView{Ballot: 2, Leader: 0, ViewStart: 4, Committed: true}

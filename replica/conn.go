@@ -45,6 +45,8 @@ type ConnCounters struct {
 	// BadHello: the first frame was malformed, not a Hello, or named a
 	// replica that does not exist.
 	BadHello atomic.Uint64
+	// RefusedProtocol: the Hello named another protocol.
+	RefusedProtocol atomic.Uint64
 	// IdleClosed: client connections silent both ways for
 	// clientIdleTimeoutMs.
 	IdleClosed atomic.Uint64
@@ -59,6 +61,7 @@ func (c *ConnCounters) fields() []zap.Field {
 		zap.Uint64("conns_accepted", c.Accepted.Load()), zap.Uint64("conns_over_limit", c.OverLimit.Load()),
 		zap.Uint64("conns_hello_timeout", c.HelloTimeout.Load()), zap.Uint64("conns_refused_tls", c.RefusedTLS.Load()),
 		zap.Uint64("conns_refused_identity", c.RefusedIdentity.Load()), zap.Uint64("conns_bad_hello", c.BadHello.Load()),
+		zap.Uint64("conns_refused_protocol", c.RefusedProtocol.Load()),
 		zap.Uint64("conns_idle_closed", c.IdleClosed.Load()), zap.Uint64("conns_invalid_message", c.InvalidMessage.Load()),
 	}
 }
@@ -275,6 +278,11 @@ func (s *server) handshake(ctx context.Context, raw net.Conn, remote zap.Field) 
 	case hello.Kind == wire.PeerReplica && (hello.Replica < 0 || int(hello.Replica) >= s.cfg.N() || hello.Replica == s.id):
 		s.counters.BadHello.Add(1)
 		s.log.Warn("connection closed: hello from an unknown replica", remote, zap.Int32("replica", int32(hello.Replica)))
+		return nil, nil, nil, false
+	case hello.Protocol != "" && hello.Protocol != string(s.cfg.Protocol):
+		s.counters.RefusedProtocol.Add(1)
+		s.log.Error("connection refused: the peer runs another protocol (every process of a deployment must run the same one: the config's protocol key, or -protocol)",
+			remote, zap.String("peer_alias", hello.Alias), zap.String("peer_protocol", hello.Protocol), zap.String("protocol", string(s.cfg.Protocol)))
 		return nil, nil, nil, false
 	}
 	if s.tls != nil {

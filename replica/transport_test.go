@@ -237,6 +237,36 @@ func TestBadHellosAreCounted(t *testing.T) {
 	assert.Equal(t, uint64(4), r.counters.BadHello.Load())
 }
 
+// TestHelloOfAnotherProtocolIsRefused: a replica, a client or a client
+// process whose Hello names another protocol is refused and counted (the
+// two protocols' messages mean different things: a CURP-HT client's weak
+// write at a CURP-HO replica was dropped as unexpected, and a mixed
+// cluster formed); one that names this replica's protocol is served.
+func TestHelloOfAnotherProtocolIsRefused(t *testing.T) {
+	r := startReplica0(t, "", false)
+	for _, h := range []*wire.Hello{
+		{Kind: wire.PeerReplica, Replica: 1, Alias: "replica1", Protocol: "curpho"},
+		{Kind: wire.PeerClient, Client: 5, Alias: "client0", Protocol: "curpho"},
+		{Kind: wire.PeerSessions, Alias: "client0", Sessions: 1, Protocol: "curpho"},
+	} {
+		c := r.dial(t)
+		_, err := c.Write(wire.AppendFrame(nil, h))
+		require.NoError(t, err)
+		waitClosed(t, c)
+	}
+	assert.Equal(t, uint64(3), r.counters.RefusedProtocol.Load())
+
+	c := r.dial(t)
+	frames := wire.AppendFrame(nil, &wire.Hello{Kind: wire.PeerClient, Client: 77, Alias: "client0", Protocol: "curpht"})
+	frames = wire.AppendFrame(frames, &wire.Propose{Cmd: wire.CmdID{Client: 77, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}})
+	_, err := c.Write(frames)
+	require.NoError(t, err)
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(closeWithin)))
+	_, ok := nextAfterViews(t, wire.NewReader(c, 1<<20)).(*wire.LeaderReply)
+	require.True(t, ok, "a client of this protocol is served")
+	assert.Equal(t, uint64(3), r.counters.RefusedProtocol.Load())
+}
+
 // TestInvalidPeerMessageClosesConnection: issue 12, over TCP. A frame that
 // claims to come from replica 2 and acts as a leader of the ballot
 // replica0 leads (the forged Accept that used to be applied or to panic a

@@ -28,6 +28,11 @@ func Decode(t MsgType, body []byte) (Message, error) {
 			h.Alias = string(a)
 		}
 		h.Sessions = d.u32("sessions")
+		if p := d.value(); len(p) > MaxProtocolLen {
+			d.fail(fmt.Sprintf("protocol name of %d bytes is longer than %d", len(p), MaxProtocolLen))
+		} else {
+			h.Protocol = string(p)
+		}
 		m = h
 	case TypePropose:
 		m = &Propose{Cmd: d.cmdID(), Command: d.command(), AckUpTo: d.seq(), WeakDep: d.seq()}

@@ -69,8 +69,9 @@
 //
 // Each body is its struct's fields in declaration order:
 //
-//	 1 Hello             Kind u8, Replica varint, Client uvarint, Alias bytes, Sessions uvarint
-//	                     (at most MaxAliasLen bytes)
+//	 1 Hello             Kind u8, Replica varint, Client uvarint, Alias bytes, Sessions uvarint,
+//	                     Protocol bytes
+//	                     (at most MaxAliasLen and MaxProtocolLen bytes)
 //	                     (both ids and Sessions are sent whatever the Kind)
 //	 2 Propose           Cmd, Command, AckUpTo, WeakDep
 //	 3 LeaderReply       Replica, Ballot, Cmd, Ok bool, Retry bool,

@@ -119,6 +119,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendUvarint(b, uint64(m.Client))
 		b = appendBytes(b, []byte(m.Alias))
 		b = appendUvarint(b, uint64(m.Sessions))
+		b = appendBytes(b, []byte(m.Protocol))
 	case *Propose:
 		b = appendCmdID(b, m.Cmd)
 		b = appendCommand(b, &m.Command)

@@ -76,9 +76,9 @@ func sampleItems() []kvs.Item {
 // negative values, nil and empty slices, and each ReadDep kind.
 func examples() []example {
 	return []example{
-		{name: "hello-replica", msg: &Hello{Kind: PeerReplica, Replica: 4}},
+		{name: "hello-replica", msg: &Hello{Kind: PeerReplica, Replica: 4, Protocol: "curpho"}},
 		{name: "hello-client", msg: &Hello{Kind: PeerClient, Replica: NoReplica, Client: bigClient, Alias: "client0"}},
-		{name: "hello-sessions", msg: &Hello{Kind: PeerSessions, Replica: NoReplica, Alias: "client1", Sessions: 128}},
+		{name: "hello-sessions", msg: &Hello{Kind: PeerSessions, Replica: NoReplica, Alias: "client1", Sessions: 128, Protocol: "curpht"}},
 
 		{name: "propose-put", msg: &Propose{Cmd: cmdA, Command: putCmd, AckUpTo: 0, WeakDep: 0}},
 		{name: "propose-get-ho", msg: &Propose{Cmd: cmdB, Command: getCmd, AckUpTo: math.MaxUint64 - 1,

@@ -78,10 +78,18 @@ type Hello struct {
 	// process may attach to the connection. The replica's replies to them
 	// share one outbound queue, which it sizes for that many.
 	Sessions uint32
+	// Protocol is the protocol the sender runs (config.Protocol); a
+	// replica refuses a connection that names another one, since the two
+	// protocols' messages mean different things. Empty says nothing, for
+	// tools that only ask a replica's state (swiftpaxos -run status).
+	Protocol string
 }
 
 // MaxAliasLen bounds Hello.Alias.
 const MaxAliasLen = 255
+
+// MaxProtocolLen bounds Hello.Protocol.
+const MaxProtocolLen = 32
 
 // Entry is one log entry (PROTOCOL.md section 3.1).
 type Entry struct {
