@@ -104,10 +104,11 @@ On one machine each process runs with GOMAXPROCS set to its share of the
 cores, rounded up (5 processes on 2 cores: 1 each), unless GOMAXPROCS is
 set in the environment; the launcher prints the value it chose.
 
-Output in DIR: summary.txt, summary.json, per-process logs (ALIAS.log,
-both lifetimes of a restarted replica), client outputs (ALIAS.out,
-ALIAS.err), raw results (results-ALIAS.json), what each replica spent
-(cost-ALIAS.json, cost-ALIAS.2.json after a restart: merged into the
+Output in DIR: summary.txt, summary.json, per-process logs (ALIAS.log)
+and stderr (ALIAS.err: a client's progress, a replica's error or crash
+trace), both lifetimes of a restarted replica in the same files, client
+outputs (ALIAS.out), raw results (results-ALIAS.json), what each replica
+spent (cost-ALIAS.json, cost-ALIAS.2.json after a restart: merged into the
 summary's cost with the clients' results), the kills and restarts
 (events.txt: UNIX_MS killed|restarted ALIAS), and with --check the
 histories and applied logs (log-ALIAS.jsonl, and log-ALIAS.2.jsonl for
@@ -517,7 +518,7 @@ start() {
 	shift 2
 	if [ "$multi" = 0 ]; then
 		if [ "$role" = replica ]; then
-			"$bin" "$@" 2>>"$out/$alias.log" &
+			"$bin" "$@" 2>>"$out/$alias.err" &
 			# The memory sampler follows the replica's current process.
 			[ -z "$rss_every" ] || echo $! >"$out/.pid-$alias"
 		else
@@ -525,7 +526,7 @@ start() {
 		fi
 	else
 		local h=${host_for[$alias]} redir=">$alias.out 2>$alias.err" a args=""
-		[ "$role" = client ] || redir="2>>$alias.log"
+		[ "$role" = client ] || redir="2>>$alias.err"
 		for a in "$@"; do args+=" $(q "$a")"; done
 		on "$h" "cd $(q "$(rdir "$h")") && [ ! -e STOP ] && { ./swiftpaxos$args $redir & p=\$!; echo \$p >$alias.pid; [ ! -e STOP ] || kill -TERM \$p; wait \$p; rc=\$?; rm -f $alias.pid; exit \$rc; }" >"$out/$alias.ssh" 2>&1 &
 	fi
@@ -542,37 +543,57 @@ signal_proc() {
 	fi
 }
 
-# reason ALIAS: the one-line reason a replica gave for stopping, from its
-# log: its own error line ("swiftpaxos: ..."), or the first problem of a
-# configuration it refused ("FILE:LINE: ...").
-reason() {
-	local pat='^swiftpaxos: |^[^ ]+:[0-9]+: '
+# in_dir ALIAS CMD: runs the shell command CMD in the directory of the
+# process's files: DIR, or its run directory on its host.
+in_dir() {
 	if [ "$multi" = 0 ]; then
-		grep -m1 -E "$pat" "$out/$1.log" 2>/dev/null
+		(cd "$out" && eval "$2")
 	else
-		on "${host_for[$1]}" "grep -m1 -E $(q "$pat") $(q "$(rdir "${host_for[$1]}")/$1.log")" 2>/dev/null
+		on "${host_for[$1]}" "cd $(q "$(rdir "${host_for[$1]}")") && $2"
 	fi
+}
+
+# A replica's stderr (ALIAS.err) holds its own error line ("swiftpaxos:
+# ..."), the first problem of a configuration it refused ("FILE:LINE:
+# ..."), or a crash trace, which the runtime also writes to its log
+# (log.go); its log (ALIAS.log) holds everything else.
+crash_pat='^(panic: |fatal error: |SIG[A-Z]+: )'
+
+# reason ALIAS: the one-line reason a replica gave for stopping, from its
+# stderr.
+reason() {
+	in_dir "$1" "grep -m1 -E $(q "^swiftpaxos: |^[^ ]+:[0-9]+: |$crash_pat") $(q "$1.err")" 2>/dev/null
 	true
 }
 
+# why_stopped ALIAS: what to read of a replica that stopped: the start of
+# its crash trace, else the end of its stderr, else the end of its log.
+why_stopped() {
+	if in_dir "$1" "grep -q -E $(q "$crash_pat") $(q "$1.err")" 2>/dev/null; then
+		echo "its crash trace ($out/$1.err, and in $out/$1.log) begins:" >&2
+		in_dir "$1" "grep -m1 -A7 -E $(q "$crash_pat") $(q "$1.err")" >&2 || true
+	elif in_dir "$1" "test -s $(q "$1.err")" 2>/dev/null; then
+		echo "its stderr ($out/$1.err) ends with:" >&2
+		show_tail "$1" "$1.err"
+	else
+		echo "its log ($out/$1.log) ends with:" >&2
+		show_tail "$1" "$1.log"
+	fi
+}
+
 # died_at_startup ALIAS: says that the replica exited while starting,
-# with its reason first, then the end of its log.
+# with its reason first, then what to read of its files.
 died_at_startup() {
 	local why
 	why=$(reason "$1")
 	echo "run-multi-client.sh: replica $1 exited during start-up${why:+: ${why#swiftpaxos: }}" >&2
-	echo "its log ($out/$1.log) ends with:" >&2
-	show_tail "$1" "$1.log"
+	why_stopped "$1"
 }
 
 # show_tail ALIAS FILE: the last lines of one of the process's files.
 show_tail() {
-	if [ "$multi" = 0 ]; then
-		tail -3 "$out/$2" >&2
-	else
-		on "${host_for[$1]}" "tail -3 $(q "$(rdir "${host_for[$1]}")/$2")" >&2 || true
-		[ ! -s "$out/$1.ssh" ] || tail -3 "$out/$1.ssh" >&2
-	fi
+	in_dir "$1" "tail -3 $(q "$2")" >&2 || true
+	[ "$multi" = 0 ] || [ ! -s "$out/$1.ssh" ] || tail -3 "$out/$1.ssh" >&2
 }
 
 # cfg_for ALIAS: the configuration the process reads.
@@ -659,6 +680,17 @@ while read -r role alias addr; do
 	done
 done <<<"$hosts"
 
+# all_alive: exits, saying why, if a replica exited while starting.
+all_alive() {
+	local role a addr
+	while read -r role a addr; do
+		if [ "$role" = replica ] && ! kill -0 "${pid_of[$a]}" 2>/dev/null; then
+			died_at_startup "$a"
+			exit 1
+		fi
+	done <<<"$hosts"
+}
+
 # On this machine, also wait (at most 10 s) for every replica to be a
 # member of the cluster: a client request that reaches a replica still
 # asking its peers whether the cluster is new is not answered, and the
@@ -673,10 +705,8 @@ if [ "$multi" = 0 ] && [[ "${loglevel:-info}" =~ ^(debug|info)$ ]]; then
 		replica_logs+=("$out/$alias.log")
 		for ((i = 0; ; i++)); do
 			grep -q -e 'cluster bootstrapped' -e 'rejoined as a full member' -e 'restarted from disk' "$out/$alias.log" 2>/dev/null && break
-			if ! kill -0 "${pid_of[$alias]}" 2>/dev/null; then
-				died_at_startup "$alias"
-				exit 1
-			fi
+			# A replica that died keeps the others from joining.
+			all_alive
 			if [ "$i" -ge 500 ]; then
 				echo "run-multi-client.sh: replica $alias did not join the cluster within 10 s; its log ($out/$alias.log) ends with:" >&2
 				show_tail "$alias" "$alias.log"
@@ -695,12 +725,7 @@ if [ "$multi" = 0 ] && [[ "${loglevel:-info}" =~ ^(debug|info)$ ]]; then
 				echo "note: the replicas restarted from $data_dir elected $elected" >&2
 				break
 			fi
-			while read -r role alias addr; do
-				if [ "$role" = replica ] && ! kill -0 "${pid_of[$alias]}" 2>/dev/null; then
-					died_at_startup "$alias"
-					exit 1
-				fi
-			done <<<"$hosts"
+			all_alive
 			if [ "$i" -ge 1500 ]; then
 				echo "run-multi-client.sh: the replicas restarted from $data_dir elected no leader within 30 s; see their logs in $out" >&2
 				exit 1
@@ -841,8 +866,9 @@ if [ -n "$restart_at" ]; then
 		wait "$rp"
 		rc=$?
 		# A replica exits on its own only with an error.
-		say "run-multi-client.sh: the restarted $victim exited during the run (status $rc); $out/$victim.log ends with:"
-		show_tail "$victim" "$victim.log"
+		why=$(reason "$victim")
+		say "run-multi-client.sh: the restarted $victim exited during the run (status $rc)${why:+: ${why#swiftpaxos: }}"
+		why_stopped "$victim"
 		exit 1
 	) &
 	restart_pid=$!
@@ -861,15 +887,16 @@ if [ -n "$crash_at" ]; then
 		declare -A new_pid=()
 		sp=""
 		stop_crashed() {
-			local a rc=0
+			local a rc=0 why
 			[ -z "$sp" ] || kill "$sp" 2>/dev/null
 			for a in "${!new_pid[@]}"; do
 				if kill -0 "${new_pid[$a]}" 2>/dev/null; then
 					if [ "$multi" = 0 ]; then kill -TERM "${new_pid[$a]}" 2>/dev/null; else signal_proc TERM "$a" || true; fi
 					wait "${new_pid[$a]}" || rc=1
 				else
-					say "run-multi-client.sh: the restarted $a exited during the run; $out/$a.log ends with:"
-					show_tail "$a" "$a.log"
+					why=$(reason "$a")
+					say "run-multi-client.sh: the restarted $a exited during the run${why:+: ${why#swiftpaxos: }}"
+					why_stopped "$a"
 					rc=1
 				fi
 			done
@@ -1019,8 +1046,9 @@ while read -r role alias addr; do
 	if ! kill -0 "$p" 2>/dev/null; then
 		# An interrupt from the terminal reaches the replicas too.
 		if [ "$alias" != "$killed" ] && [ "$interrupted" = 0 ]; then
-			echo "run-multi-client.sh: replica $alias died during the run; $out/$alias.log ends with:" >&2
-			show_tail "$alias" "$alias.log"
+			why=$(reason "$alias")
+			echo "run-multi-client.sh: replica $alias died during the run${why:+: ${why#swiftpaxos: }}" >&2
+			why_stopped "$alias"
 			status=1
 		fi
 		continue
