@@ -833,11 +833,17 @@ if [ -n "$restart_at" ]; then
 		}
 		trap stop_restarted TERM
 		isleep "$restart_at"
+		# A TERM while the replica is killed waits until the kill is
+		# recorded (the launcher tells a killed replica by events.txt).
+		term=0
+		trap 'term=1' TERM
 		if ! signal_proc KILL "$victim"; then
 			echo "run-multi-client.sh: $victim was not running at ${restart_at}s, nothing to restart; see $out/$victim.log" >&2
 			exit 1
 		fi
 		event killed "$victim"
+		trap stop_restarted TERM
+		[ "$term" = 0 ] || stop_restarted
 		say "killed $victim at ${restart_at}s"
 		isleep "$restart_down"
 		# The old process must be gone: its port closed and, across hosts,
@@ -853,11 +859,11 @@ if [ -n "$restart_at" ]; then
 			fi
 			isleep 0.02
 		done
-		replica_args "$victim" .2
-		event restarted "$victim"
 		# A TERM while the process starts waits until its PID is known.
 		term=0
 		trap 'term=1' TERM
+		replica_args "$victim" .2
+		event restarted "$victim"
 		start replica "$victim" "${rargs[@]}"
 		rp=${pid_of[$victim]}
 		trap stop_restarted TERM
@@ -904,9 +910,15 @@ if [ -n "$crash_at" ]; then
 		}
 		trap stop_crashed TERM
 		isleep "$crash_at"
+		# A TERM while the replicas are killed waits until every kill is
+		# recorded (the launcher tells a killed replica by events.txt).
+		term=0
+		trap 'term=1' TERM
 		for a in $crashed; do
 			signal_proc KILL "$a" && event killed "$a"
 		done
+		trap stop_crashed TERM
+		[ "$term" = 0 ] || stop_crashed
 		say "killed every replica at ${crash_at}s"
 		isleep "$crash_down"
 		# Every old process must be gone, its port closed (every 20 ms, at
@@ -1013,7 +1025,10 @@ fi
 
 # Stop the replicas cleanly (they flush their applied logs on the way out)
 # and report any that died on their own. A restarted replica is stopped
-# through its job, which reports it if it died.
+# through its job, which reports it if it died; the job is over before the
+# replicas of the first start are stopped here, every one still running
+# (all of them when the fault came too late), so that each writes its
+# cost report before the summary is made.
 if [ -n "$kill_at" ]; then
 	kill -TERM "$kill_pid" 2>/dev/null || true
 	wait "$kill_pid" 2>/dev/null || true
@@ -1040,12 +1055,10 @@ if [ -n "$crash_pid" ]; then
 fi
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
-	[ -z "$restart_pid" ] || [ "$alias" != "$victim" ] || continue
-	[ -z "$crash_pid" ] || continue
 	p=${pid_of[$alias]}
 	if ! kill -0 "$p" 2>/dev/null; then
 		# An interrupt from the terminal reaches the replicas too.
-		if [ "$alias" != "$killed" ] && [ "$interrupted" = 0 ]; then
+		if [ "$alias" != "$killed" ] && [ "$interrupted" = 0 ] && ! grep -q " killed $alias\$" "$out/events.txt" 2>/dev/null; then
 			why=$(reason "$alias")
 			echo "run-multi-client.sh: replica $alias died during the run${why:+: ${why#swiftpaxos: }}" >&2
 			why_stopped "$alias"
