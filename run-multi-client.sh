@@ -36,7 +36,8 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            elected) that many seconds after the clients start
   --kill-follower-at SECONDS
                            kill -9 the last replica of the configuration
-                           that is not the initial leader instead
+                           that is not the initial leader instead (a run
+                           kills one replica: not with --kill-leader-at)
   --restart-follower-at S[:DOWN]
                            kill -9 the follower (as --kill-follower-at) S
                            seconds after the clients start and start it again
@@ -83,14 +84,18 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            with the proxies: S seconds after the clients
                            start, cut the initial leader (as --kill-leader-at)
                            off for DUR seconds (default 3), then heal (implies
-                           --proxy)
-  --partition-from WHAT    what the leader is cut off from: replicas (the
-                           default), clients, or all
-  --partition-mode MODE    hold (the default: the links go silent and deliver
-                           what they held at the heal, as TCP does across a
-                           partition) or close (connections are closed and
-                           reconnections refused until the heal)
+                           --proxy; not with --kill-leader-at)
+  --partition-from WHAT    with --partition-leader-at, what the leader is cut
+                           off from: replicas (the default), clients, or all
+  --partition-mode MODE    with --partition-leader-at: hold (the default: the
+                           links go silent and deliver what they held at the
+                           heal, as TCP does across a partition) or close
+                           (connections are closed and reconnections refused
+                           until the heal)
   -h                       this help
+
+A run has at most one of --kill-leader-at, --kill-follower-at,
+--restart-follower-at and --crash-all-at, each given once.
 
 While the clients run, a terminal shows one progress line, updated every
 second from the clients' own (ALIAS.err): operations done of the total
@@ -149,66 +154,101 @@ part_dur=3
 part_from=replicas
 part_mode=hold
 rss_every=""
+# usage_error MESSAGE: a wrong command line, exit status 2.
+usage_error() {
+	echo "run-multi-client.sh: $1" >&2
+	exit 2
+}
+# need FLAG WHAT VALUE: FLAG must be followed by a value (not by another
+# flag).
+need() {
+	[ -n "$3" ] && [[ "$3" != -* ]] || usage_error "$1 needs $2"
+}
+# given[FLAG]: the fault flags seen; a second value would silently
+# replace the first, so each may be given once.
+declare -A given=()
+once() {
+	[ -z "${given[$1]:-}" ] || usage_error "$1 is given twice"
+	given[$1]=1
+}
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-c) conf=${2:?-c needs a file}; shift 2 ;;
-	-o) out=${2:?-o needs a directory}; shift 2 ;;
-	-p) extra+=(-protocol "${2:?-p needs a protocol}"); shift 2 ;;
-	-t) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "run-multi-client.sh: -t needs a positive number" >&2; exit 2; }
+	-c) need "$1" "a file" "${2:-}"; conf=$2; shift 2 ;;
+	-o) need "$1" "a directory" "${2:-}"; out=$2; shift 2 ;;
+	-p) need "$1" "a protocol" "${2:-}"; extra+=(-protocol "$2"); shift 2 ;;
+	-t) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage_error "-t needs a positive number"
 		threads=$2; shift 2 ;;
 	--check) check=1; extra+=(-check); shift ;;
 	--tls) tls=1; shift ;;
 	--profile) profile=1; shift ;;
 	--metrics) metrics=1; shift ;;
-	--loglevel) loglevel=${2:?--loglevel needs a level}; extra+=(-loglevel "$loglevel"); shift 2 ;;
+	--loglevel) need "$1" "a level" "${2:-}"; loglevel=$2; extra+=(-loglevel "$loglevel"); shift 2 ;;
 	--kill-leader-at | --kill-follower-at)
-		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-multi-client.sh: $1 needs seconds" >&2; exit 2; }
+		once "$1"
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || usage_error "$1 needs seconds"
 		kill_at=$2; kill_which=${1#--kill-}; kill_which=${kill_which%-at}; shift 2 ;;
 	--restart-follower-at)
-		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || { echo "run-multi-client.sh: $1 needs S or S:DOWN (seconds)" >&2; exit 2; }
+		once "$1"
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || usage_error "$1 needs S or S:DOWN (seconds)"
 		restart_at=${2%%:*}; [[ "$2" != *:* ]] || restart_down=${2#*:}; shift 2 ;;
 	--crash-all-at)
-		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || { echo "run-multi-client.sh: $1 needs S or S:DOWN (seconds)" >&2; exit 2; }
+		once "$1"
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || usage_error "$1 needs S or S:DOWN (seconds)"
 		crash_at=${2%%:*}; [[ "$2" != *:* ]] || crash_down=${2#*:}; shift 2 ;;
 	--sample-rss)
-		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ ! "$2" =~ ^0+(\.0+)?$ ]] || { echo "run-multi-client.sh: $1 needs a positive number of seconds" >&2; exit 2; }
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ ! "$2" =~ ^0+(\.0+)?$ ]] || usage_error "$1 needs a positive number of seconds"
 		rss_every=$2; shift 2 ;;
 	--hosts) multi=1; shift ;;
 	--proxy) proxy=1; shift ;;
 	--partition-leader-at)
-		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || { echo "run-multi-client.sh: $1 needs S or S:DUR (seconds)" >&2; exit 2; }
+		once "$1"
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || usage_error "$1 needs S or S:DUR (seconds)"
 		part_at=${2%%:*}; [[ "$2" != *:* ]] || part_dur=${2#*:}; proxy=1; shift 2 ;;
 	--partition-from)
-		[[ "${2:-}" =~ ^(replicas|clients|all)$ ]] || { echo "run-multi-client.sh: $1 needs replicas, clients or all" >&2; exit 2; }
+		once "$1"
+		[[ "${2:-}" =~ ^(replicas|clients|all)$ ]] || usage_error "$1 needs replicas, clients or all"
 		part_from=$2; shift 2 ;;
 	--partition-mode)
-		[[ "${2:-}" =~ ^(hold|close)$ ]] || { echo "run-multi-client.sh: $1 needs hold or close" >&2; exit 2; }
+		once "$1"
+		[[ "${2:-}" =~ ^(hold|close)$ ]] || usage_error "$1 needs hold or close"
 		part_mode=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "run-multi-client.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
 	esac
 done
-[ -f "$conf" ] || { echo "run-multi-client.sh: no configuration file $conf" >&2; exit 2; }
+[ -f "$conf" ] || usage_error "no configuration file $conf"
+# One fault per replica: a run kills one replica, restarts one, or
+# crashes them all, and a leader that is killed is not also cut off (its
+# kill report would time a failover the partition had already begun).
+if [ -n "${given[--kill-leader-at]:-}" ] && [ -n "${given[--kill-follower-at]:-}" ]; then
+	usage_error "--kill-leader-at and --kill-follower-at cannot be combined: a run kills one replica"
+fi
 if [ -n "$kill_at" ] && [ -n "$restart_at" ]; then
-	echo "run-multi-client.sh: --restart-follower-at and --kill-$kill_which-at cannot be combined" >&2
-	exit 2
+	usage_error "--restart-follower-at and --kill-$kill_which-at cannot be combined"
 fi
 if [ -n "$crash_at" ] && { [ -n "$kill_at" ] || [ -n "$restart_at" ]; }; then
-	echo "run-multi-client.sh: --crash-all-at cannot be combined with --kill-*-at or --restart-follower-at" >&2
-	exit 2
+	usage_error "--crash-all-at cannot be combined with --kill-*-at or --restart-follower-at"
+fi
+if [ -n "$part_at" ] && [ "${kill_which:-}" = leader ]; then
+	usage_error "--partition-leader-at and --kill-leader-at cannot be combined: both take the initial leader"
+fi
+if [ -z "$part_at" ]; then
+	for f in --partition-from --partition-mode; do
+		[ -z "${given[$f]:-}" ] || usage_error "$f needs --partition-leader-at (it says how the leader is cut off)"
+	done
 fi
 if [ "$multi" = 1 ] && [ -n "$rss_every" ]; then
-	echo "run-multi-client.sh: --sample-rss reads /proc on this machine; it cannot be combined with --hosts" >&2
-	exit 2
+	usage_error "--sample-rss reads /proc on this machine; it cannot be combined with --hosts"
 fi
 if [ "$multi" = 1 ] && [ "$proxy" = 1 ] && [ -z "${PROXY_IP:-}" ]; then
-	echo "run-multi-client.sh: --proxy with --hosts needs PROXY_IP, an address of this machine that every host reaches (the proxies run here)" >&2
-	exit 2
+	usage_error "--proxy with --hosts needs PROXY_IP, an address of this machine that every host reaches (the proxies run here)"
 fi
 [ -n "$out" ] || out="results/$(date +%Y%m%d-%H%M%S)"
+if [ -e "$out" ] && [ ! -d "$out" ]; then
+	usage_error "output directory $out is not a directory"
+fi
 if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then
-	echo "run-multi-client.sh: output directory $out is not empty" >&2
-	exit 2
+	usage_error "output directory $out is not empty"
 fi
 mkdir -p "$out"
 
