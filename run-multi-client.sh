@@ -306,7 +306,7 @@ host_of() {
 	printf '%s\n' "$a"
 }
 
-declare -A pid_of host_for
+declare -A pid_of job_of host_for
 all_pids=()
 rhosts=()        # distinct hosts of the processes, in order (multi-host mode)
 run_id="$(date +%Y%m%d-%H%M%S)-$$"
@@ -551,19 +551,24 @@ if [ -n "$tls_dir" ]; then
 fi
 
 # start ROLE ALIAS ARGS...: starts one process in the background and
-# records its PID (in multi-host mode, the PID of the local ssh that
-# waits for it; the remote PID is in ALIAS.pid on its host).
+# records its PID in pid_of, the PID to signal (in multi-host mode, the
+# PID of the local ssh that waits for it; the remote PID is in ALIAS.pid
+# on its host), and in job_of the PID to wait for: the same, except for a
+# replica on this machine, which runs under a keeper.
 start() {
 	local role=$1 alias=$2
 	shift 2
 	if [ "$multi" = 0 ]; then
 		if [ "$role" = replica ]; then
-			"$bin" "$@" 2>>"$out/$alias.err" &
-			# The memory sampler follows the replica's current process.
-			[ -z "$rss_every" ] || echo $! >"$out/.pid-$alias"
-		else
-			"$bin" "$@" >"$out/$alias.out" 2>"$out/$alias.err" &
+			rm -f "$out/.pid-$alias"
+			keep "$out/.pid-$alias" "$bin" "$@" 2>>"$out/$alias.err" &
+			job_of[$alias]=$!
+			all_pids+=($!)
+			until [ -s "$out/.pid-$alias" ] || ! kill -0 "${job_of[$alias]}" 2>/dev/null; do sleep 0.005; done
+			pid_of[$alias]=$(cat "$out/.pid-$alias" 2>/dev/null || echo "${job_of[$alias]}")
+			return
 		fi
+		"$bin" "$@" >"$out/$alias.out" 2>"$out/$alias.err" &
 	else
 		local h=${host_for[$alias]} redir=">$alias.out 2>$alias.err" a args=""
 		[ "$role" = client ] || redir="2>>$alias.err"
@@ -571,7 +576,33 @@ start() {
 		on "$h" "cd $(q "$(rdir "$h")") && [ ! -e STOP ] && { ./swiftpaxos$args $redir & p=\$!; echo \$p >$alias.pid; [ ! -e STOP ] || kill -TERM \$p; wait \$p; rc=\$?; rm -f $alias.pid; exit \$rc; }" >"$out/$alias.ssh" 2>&1 &
 	fi
 	pid_of[$alias]=$!
+	job_of[$alias]=$!
 	all_pids+=($!)
+}
+
+# keep PIDFILE CMD...: runs CMD as its child, writes the child's PID to
+# PIDFILE, passes a TERM on to it and exits with its status. A replica
+# runs under one because the launcher kills replicas with kill -9: bash
+# prints "line N: PID Killed ..." on its stderr, whatever it is doing
+# then, for a child of its own that a signal ended, and the kill is the
+# run's purpose, not news. The keeper's child is not the launcher's, and
+# the keeper's own notice goes nowhere; the launcher still learns how the
+# replica ended, from the keeper's status (137 after kill -9). The PID
+# file is also how the memory sampler follows the replica.
+keep() {
+	local pidfile=$1 c rc term=0
+	shift
+	"$@" &
+	c=$!
+	echo "$c" >"$pidfile.tmp" && mv "$pidfile.tmp" "$pidfile"
+	exec 2>/dev/null
+	# A TERM ends the wait early; the child's status is still to come.
+	trap 'term=1; kill -TERM "$c"' TERM
+	while :; do
+		term=0 rc=0
+		wait "$c" || rc=$?
+		[ "$term" = 1 ] || exit "$rc"
+	done
 }
 
 # signal_proc SIG ALIAS: sends SIG to the process by its PID.
@@ -621,12 +652,31 @@ why_stopped() {
 	fi
 }
 
+# how_ended STATUS: a process's exit status in words.
+how_ended() {
+	if [ "$1" -gt 128 ] && [ "$1" -lt 160 ]; then
+		echo "signal $(kill -l "$1")"
+	else
+		echo "exit status $1"
+	fi
+}
+
+# ended ALIAS: how the replica's process, a child of this shell, ended,
+# into how (waiting here, not in a command substitution's subshell, whose
+# child it is not).
+ended() {
+	local rc=0
+	wait "${job_of[$1]}" 2>/dev/null || rc=$?
+	how=$(how_ended "$rc")
+}
+
 # died_at_startup ALIAS: says that the replica exited while starting,
 # with its reason first, then what to read of its files.
 died_at_startup() {
-	local why
+	local why how
 	why=$(reason "$1")
-	echo "run-multi-client.sh: replica $1 exited during start-up${why:+: ${why#swiftpaxos: }}" >&2
+	ended "$1"
+	echo "run-multi-client.sh: replica $1 exited during start-up ($how)${why:+: ${why#swiftpaxos: }}" >&2
 	why_stopped "$1"
 }
 
@@ -905,7 +955,7 @@ if [ -n "$restart_at" ]; then
 		replica_args "$victim" .2
 		event restarted "$victim"
 		start replica "$victim" "${rargs[@]}"
-		rp=${pid_of[$victim]}
+		rp=${job_of[$victim]}
 		trap stop_restarted TERM
 		[ "$term" = 0 ] || stop_restarted
 		say "restarted $victim at $(awk -v a="$restart_at" -v d="$restart_down" 'BEGIN { print a + d }')s"
@@ -913,7 +963,7 @@ if [ -n "$restart_at" ]; then
 		rc=$?
 		# A replica exits on its own only with an error.
 		why=$(reason "$victim")
-		say "run-multi-client.sh: the restarted $victim exited during the run (status $rc)${why:+: ${why#swiftpaxos: }}"
+		say "run-multi-client.sh: the restarted $victim exited during the run ($(how_ended "$rc"))${why:+: ${why#swiftpaxos: }}"
 		why_stopped "$victim"
 		exit 1
 	) &
@@ -933,7 +983,7 @@ if [ -n "$crash_at" ]; then
 		declare -A new_pid=()
 		sp=""
 		stop_crashed() {
-			local a rc=0 why
+			local a rc=0 why st
 			[ -z "$sp" ] || kill "$sp" 2>/dev/null
 			for a in "${!new_pid[@]}"; do
 				if kill -0 "${new_pid[$a]}" 2>/dev/null; then
@@ -941,7 +991,8 @@ if [ -n "$crash_at" ]; then
 					wait "${new_pid[$a]}" || rc=1
 				else
 					why=$(reason "$a")
-					say "run-multi-client.sh: the restarted $a exited during the run${why:+: ${why#swiftpaxos: }}"
+					wait "${new_pid[$a]}" 2>/dev/null && st=0 || st=$?
+					say "run-multi-client.sh: the restarted $a exited during the run ($(how_ended "$st"))${why:+: ${why#swiftpaxos: }}"
 					why_stopped "$a"
 					rc=1
 				fi
@@ -980,7 +1031,7 @@ if [ -n "$crash_at" ]; then
 			replica_args "$a" .2
 			event restarted "$a"
 			start replica "$a" "${rargs[@]}"
-			new_pid[$a]=${pid_of[$a]}
+			new_pid[$a]=${job_of[$a]}
 		done
 		trap stop_crashed TERM
 		[ "$term" = 0 ] || stop_crashed
@@ -1100,14 +1151,15 @@ while read -r role alias addr; do
 		# An interrupt from the terminal reaches the replicas too.
 		if [ "$alias" != "$killed" ] && [ "$interrupted" = 0 ] && ! grep -q " killed $alias\$" "$out/events.txt" 2>/dev/null; then
 			why=$(reason "$alias")
-			echo "run-multi-client.sh: replica $alias died during the run${why:+: ${why#swiftpaxos: }}" >&2
+			ended "$alias"
+			echo "run-multi-client.sh: replica $alias died during the run ($how)${why:+: ${why#swiftpaxos: }}" >&2
 			why_stopped "$alias"
 			status=1
 		fi
 		continue
 	fi
 	signal_proc TERM "$alias" || true
-	wait "$p" || { echo "run-multi-client.sh: replica $alias exited with an error; see $out/$alias.log" >&2; status=1; }
+	wait "${job_of[$alias]}" || { echo "run-multi-client.sh: replica $alias exited with an error; see $out/$alias.log" >&2; status=1; }
 done <<<"$hosts"
 
 collect
