@@ -15,10 +15,12 @@ set -euo pipefail
 usage() {
 	cat <<USAGE
 usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
-                             [--check] [--tls] [--kill-leader-at SECONDS] [--hosts]
-                             [--restart-follower-at S[:DOWN]] [--crash-all-at S[:DOWN]]
-                             [--sample-rss S]
-                             [--proxy] [--partition-leader-at S[:DUR]] [--metrics] [-h]
+           [--check] [--tls] [--loglevel LEVEL] [--metrics] [--profile]
+           [--kill-leader-at S | --kill-follower-at S]
+           [--restart-follower-at S[:DOWN]] [--crash-all-at S[:DOWN]]
+           [--sample-rss S] [--hosts] [--proxy] [--partition-leader-at S[:DUR]]
+           [--partition-from replicas|clients|all] [--partition-mode hold|close]
+           [-h]
 
   -c CONF                  configuration file (default: multi-client.conf)
   -o DIR                   output directory (default: results/<timestamp>)
@@ -59,8 +61,8 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
   --sample-rss S           every S seconds, record each replica's resident
                            memory (VmRSS) in DIR/rss.csv (unix_ms,alias,
                            rss_kb), following a restarted replica; draw it
-                           with go run ./scripts/plot -memory DIR (not with
-                           --hosts)
+                           with go run ./scripts/plot -memory DIR -out PNGDIR
+                           (a run of 10 s or more); not with --hosts
   --loglevel LEVEL         log level of every process (debug, info, warn, error)
   --metrics                every process serves Prometheus metrics and
                            /debug/pprof/ over HTTP on its own address, ports
