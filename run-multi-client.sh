@@ -15,10 +15,12 @@ set -euo pipefail
 usage() {
 	cat <<USAGE
 usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
-                             [--check] [--tls] [--kill-leader-at SECONDS] [--hosts]
-                             [--restart-follower-at S[:DOWN]] [--crash-all-at S[:DOWN]]
-                             [--sample-rss S]
-                             [--proxy] [--partition-leader-at S[:DUR]] [--metrics] [-h]
+           [--check] [--tls] [--loglevel LEVEL] [--metrics] [--profile]
+           [--kill-leader-at S | --kill-follower-at S]
+           [--restart-follower-at S[:DOWN]] [--crash-all-at S[:DOWN]]
+           [--sample-rss S] [--hosts] [--proxy] [--partition-leader-at S[:DUR]]
+           [--partition-from replicas|clients|all] [--partition-mode hold|close]
+           [-h]
 
   -c CONF                  configuration file (default: multi-client.conf)
   -o DIR                   output directory (default: results/<timestamp>)
@@ -36,7 +38,8 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            elected) that many seconds after the clients start
   --kill-follower-at SECONDS
                            kill -9 the last replica of the configuration
-                           that is not the initial leader instead
+                           that is not the initial leader instead (a run
+                           kills one replica: not with --kill-leader-at)
   --restart-follower-at S[:DOWN]
                            kill -9 the follower (as --kill-follower-at) S
                            seconds after the clients start and start it again
@@ -58,8 +61,8 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
   --sample-rss S           every S seconds, record each replica's resident
                            memory (VmRSS) in DIR/rss.csv (unix_ms,alias,
                            rss_kb), following a restarted replica; draw it
-                           with go run ./scripts/plot -memory DIR (not with
-                           --hosts)
+                           with go run ./scripts/plot -memory DIR -out PNGDIR
+                           (a run of 10 s or more); not with --hosts
   --loglevel LEVEL         log level of every process (debug, info, warn, error)
   --metrics                every process serves Prometheus metrics and
                            /debug/pprof/ over HTTP on its own address, ports
@@ -83,14 +86,18 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            with the proxies: S seconds after the clients
                            start, cut the initial leader (as --kill-leader-at)
                            off for DUR seconds (default 3), then heal (implies
-                           --proxy)
-  --partition-from WHAT    what the leader is cut off from: replicas (the
-                           default), clients, or all
-  --partition-mode MODE    hold (the default: the links go silent and deliver
-                           what they held at the heal, as TCP does across a
-                           partition) or close (connections are closed and
-                           reconnections refused until the heal)
+                           --proxy; not with --kill-leader-at)
+  --partition-from WHAT    with --partition-leader-at, what the leader is cut
+                           off from: replicas (the default), clients, or all
+  --partition-mode MODE    with --partition-leader-at: hold (the default: the
+                           links go silent and deliver what they held at the
+                           heal, as TCP does across a partition) or close
+                           (connections are closed and reconnections refused
+                           until the heal)
   -h                       this help
+
+A run has at most one of --kill-leader-at, --kill-follower-at,
+--restart-follower-at and --crash-all-at, each given once.
 
 While the clients run, a terminal shows one progress line, updated every
 second from the clients' own (ALIAS.err): operations done of the total
@@ -104,10 +111,11 @@ On one machine each process runs with GOMAXPROCS set to its share of the
 cores, rounded up (5 processes on 2 cores: 1 each), unless GOMAXPROCS is
 set in the environment; the launcher prints the value it chose.
 
-Output in DIR: summary.txt, summary.json, per-process logs (ALIAS.log,
-both lifetimes of a restarted replica), client outputs (ALIAS.out,
-ALIAS.err), raw results (results-ALIAS.json), what each replica spent
-(cost-ALIAS.json, cost-ALIAS.2.json after a restart: merged into the
+Output in DIR: summary.txt, summary.json, per-process logs (ALIAS.log)
+and stderr (ALIAS.err: a client's progress, a replica's error or crash
+trace), both lifetimes of a restarted replica in the same files, client
+outputs (ALIAS.out), raw results (results-ALIAS.json), what each replica
+spent (cost-ALIAS.json, cost-ALIAS.2.json after a restart: merged into the
 summary's cost with the clients' results), the kills and restarts
 (events.txt: UNIX_MS killed|restarted ALIAS), and with --check the
 histories and applied logs (log-ALIAS.jsonl, and log-ALIAS.2.jsonl for
@@ -148,66 +156,101 @@ part_dur=3
 part_from=replicas
 part_mode=hold
 rss_every=""
+# usage_error MESSAGE: a wrong command line, exit status 2.
+usage_error() {
+	echo "run-multi-client.sh: $1" >&2
+	exit 2
+}
+# need FLAG WHAT VALUE: FLAG must be followed by a value (not by another
+# flag).
+need() {
+	[ -n "$3" ] && [[ "$3" != -* ]] || usage_error "$1 needs $2"
+}
+# given[FLAG]: the fault flags seen; a second value would silently
+# replace the first, so each may be given once.
+declare -A given=()
+once() {
+	[ -z "${given[$1]:-}" ] || usage_error "$1 is given twice"
+	given[$1]=1
+}
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-c) conf=${2:?-c needs a file}; shift 2 ;;
-	-o) out=${2:?-o needs a directory}; shift 2 ;;
-	-p) extra+=(-protocol "${2:?-p needs a protocol}"); shift 2 ;;
-	-t) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "run-multi-client.sh: -t needs a positive number" >&2; exit 2; }
+	-c) need "$1" "a file" "${2:-}"; conf=$2; shift 2 ;;
+	-o) need "$1" "a directory" "${2:-}"; out=$2; shift 2 ;;
+	-p) need "$1" "a protocol" "${2:-}"; extra+=(-protocol "$2"); shift 2 ;;
+	-t) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage_error "-t needs a positive number"
 		threads=$2; shift 2 ;;
 	--check) check=1; extra+=(-check); shift ;;
 	--tls) tls=1; shift ;;
 	--profile) profile=1; shift ;;
 	--metrics) metrics=1; shift ;;
-	--loglevel) loglevel=${2:?--loglevel needs a level}; extra+=(-loglevel "$loglevel"); shift 2 ;;
+	--loglevel) need "$1" "a level" "${2:-}"; loglevel=$2; extra+=(-loglevel "$loglevel"); shift 2 ;;
 	--kill-leader-at | --kill-follower-at)
-		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-multi-client.sh: $1 needs seconds" >&2; exit 2; }
+		once "$1"
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || usage_error "$1 needs seconds"
 		kill_at=$2; kill_which=${1#--kill-}; kill_which=${kill_which%-at}; shift 2 ;;
 	--restart-follower-at)
-		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || { echo "run-multi-client.sh: $1 needs S or S:DOWN (seconds)" >&2; exit 2; }
+		once "$1"
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || usage_error "$1 needs S or S:DOWN (seconds)"
 		restart_at=${2%%:*}; [[ "$2" != *:* ]] || restart_down=${2#*:}; shift 2 ;;
 	--crash-all-at)
-		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || { echo "run-multi-client.sh: $1 needs S or S:DOWN (seconds)" >&2; exit 2; }
+		once "$1"
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || usage_error "$1 needs S or S:DOWN (seconds)"
 		crash_at=${2%%:*}; [[ "$2" != *:* ]] || crash_down=${2#*:}; shift 2 ;;
 	--sample-rss)
-		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ ! "$2" =~ ^0+(\.0+)?$ ]] || { echo "run-multi-client.sh: $1 needs a positive number of seconds" >&2; exit 2; }
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ ! "$2" =~ ^0+(\.0+)?$ ]] || usage_error "$1 needs a positive number of seconds"
 		rss_every=$2; shift 2 ;;
 	--hosts) multi=1; shift ;;
 	--proxy) proxy=1; shift ;;
 	--partition-leader-at)
-		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || { echo "run-multi-client.sh: $1 needs S or S:DUR (seconds)" >&2; exit 2; }
+		once "$1"
+		[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?(:[0-9]+(\.[0-9]+)?)?$ ]] || usage_error "$1 needs S or S:DUR (seconds)"
 		part_at=${2%%:*}; [[ "$2" != *:* ]] || part_dur=${2#*:}; proxy=1; shift 2 ;;
 	--partition-from)
-		[[ "${2:-}" =~ ^(replicas|clients|all)$ ]] || { echo "run-multi-client.sh: $1 needs replicas, clients or all" >&2; exit 2; }
+		once "$1"
+		[[ "${2:-}" =~ ^(replicas|clients|all)$ ]] || usage_error "$1 needs replicas, clients or all"
 		part_from=$2; shift 2 ;;
 	--partition-mode)
-		[[ "${2:-}" =~ ^(hold|close)$ ]] || { echo "run-multi-client.sh: $1 needs hold or close" >&2; exit 2; }
+		once "$1"
+		[[ "${2:-}" =~ ^(hold|close)$ ]] || usage_error "$1 needs hold or close"
 		part_mode=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "run-multi-client.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
 	esac
 done
-[ -f "$conf" ] || { echo "run-multi-client.sh: no configuration file $conf" >&2; exit 2; }
+[ -f "$conf" ] || usage_error "no configuration file $conf"
+# One fault per replica: a run kills one replica, restarts one, or
+# crashes them all, and a leader that is killed is not also cut off (its
+# kill report would time a failover the partition had already begun).
+if [ -n "${given[--kill-leader-at]:-}" ] && [ -n "${given[--kill-follower-at]:-}" ]; then
+	usage_error "--kill-leader-at and --kill-follower-at cannot be combined: a run kills one replica"
+fi
 if [ -n "$kill_at" ] && [ -n "$restart_at" ]; then
-	echo "run-multi-client.sh: --restart-follower-at and --kill-$kill_which-at cannot be combined" >&2
-	exit 2
+	usage_error "--restart-follower-at and --kill-$kill_which-at cannot be combined"
 fi
 if [ -n "$crash_at" ] && { [ -n "$kill_at" ] || [ -n "$restart_at" ]; }; then
-	echo "run-multi-client.sh: --crash-all-at cannot be combined with --kill-*-at or --restart-follower-at" >&2
-	exit 2
+	usage_error "--crash-all-at cannot be combined with --kill-*-at or --restart-follower-at"
+fi
+if [ -n "$part_at" ] && [ "${kill_which:-}" = leader ]; then
+	usage_error "--partition-leader-at and --kill-leader-at cannot be combined: both take the initial leader"
+fi
+if [ -z "$part_at" ]; then
+	for f in --partition-from --partition-mode; do
+		[ -z "${given[$f]:-}" ] || usage_error "$f needs --partition-leader-at (it says how the leader is cut off)"
+	done
 fi
 if [ "$multi" = 1 ] && [ -n "$rss_every" ]; then
-	echo "run-multi-client.sh: --sample-rss reads /proc on this machine; it cannot be combined with --hosts" >&2
-	exit 2
+	usage_error "--sample-rss reads /proc on this machine; it cannot be combined with --hosts"
 fi
 if [ "$multi" = 1 ] && [ "$proxy" = 1 ] && [ -z "${PROXY_IP:-}" ]; then
-	echo "run-multi-client.sh: --proxy with --hosts needs PROXY_IP, an address of this machine that every host reaches (the proxies run here)" >&2
-	exit 2
+	usage_error "--proxy with --hosts needs PROXY_IP, an address of this machine that every host reaches (the proxies run here)"
 fi
 [ -n "$out" ] || out="results/$(date +%Y%m%d-%H%M%S)"
+if [ -e "$out" ] && [ ! -d "$out" ]; then
+	usage_error "output directory $out is not a directory"
+fi
 if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then
-	echo "run-multi-client.sh: output directory $out is not empty" >&2
-	exit 2
+	usage_error "output directory $out is not empty"
 fi
 mkdir -p "$out"
 
@@ -265,7 +308,7 @@ host_of() {
 	printf '%s\n' "$a"
 }
 
-declare -A pid_of host_for
+declare -A pid_of job_of host_for
 all_pids=()
 rhosts=()        # distinct hosts of the processes, in order (multi-host mode)
 run_id="$(date +%Y%m%d-%H%M%S)-$$"
@@ -510,27 +553,58 @@ if [ -n "$tls_dir" ]; then
 fi
 
 # start ROLE ALIAS ARGS...: starts one process in the background and
-# records its PID (in multi-host mode, the PID of the local ssh that
-# waits for it; the remote PID is in ALIAS.pid on its host).
+# records its PID in pid_of, the PID to signal (in multi-host mode, the
+# PID of the local ssh that waits for it; the remote PID is in ALIAS.pid
+# on its host), and in job_of the PID to wait for: the same, except for a
+# replica on this machine, which runs under a keeper.
 start() {
 	local role=$1 alias=$2
 	shift 2
 	if [ "$multi" = 0 ]; then
 		if [ "$role" = replica ]; then
-			"$bin" "$@" 2>>"$out/$alias.log" &
-			# The memory sampler follows the replica's current process.
-			[ -z "$rss_every" ] || echo $! >"$out/.pid-$alias"
-		else
-			"$bin" "$@" >"$out/$alias.out" 2>"$out/$alias.err" &
+			rm -f "$out/.pid-$alias"
+			keep "$out/.pid-$alias" "$bin" "$@" 2>>"$out/$alias.err" &
+			job_of[$alias]=$!
+			all_pids+=($!)
+			until [ -s "$out/.pid-$alias" ] || ! kill -0 "${job_of[$alias]}" 2>/dev/null; do sleep 0.005; done
+			pid_of[$alias]=$(cat "$out/.pid-$alias" 2>/dev/null || echo "${job_of[$alias]}")
+			return
 		fi
+		"$bin" "$@" >"$out/$alias.out" 2>"$out/$alias.err" &
 	else
 		local h=${host_for[$alias]} redir=">$alias.out 2>$alias.err" a args=""
-		[ "$role" = client ] || redir="2>>$alias.log"
+		[ "$role" = client ] || redir="2>>$alias.err"
 		for a in "$@"; do args+=" $(q "$a")"; done
 		on "$h" "cd $(q "$(rdir "$h")") && [ ! -e STOP ] && { ./swiftpaxos$args $redir & p=\$!; echo \$p >$alias.pid; [ ! -e STOP ] || kill -TERM \$p; wait \$p; rc=\$?; rm -f $alias.pid; exit \$rc; }" >"$out/$alias.ssh" 2>&1 &
 	fi
 	pid_of[$alias]=$!
+	job_of[$alias]=$!
 	all_pids+=($!)
+}
+
+# keep PIDFILE CMD...: runs CMD as its child, writes the child's PID to
+# PIDFILE, passes a TERM on to it and exits with its status. A replica
+# runs under one because the launcher kills replicas with kill -9: bash
+# prints "line N: PID Killed ..." on its stderr, whatever it is doing
+# then, for a child of its own that a signal ended, and the kill is the
+# run's purpose, not news. The keeper's child is not the launcher's, and
+# the keeper's own notice goes nowhere; the launcher still learns how the
+# replica ended, from the keeper's status (137 after kill -9). The PID
+# file is also how the memory sampler follows the replica.
+keep() {
+	local pidfile=$1 c rc term=0
+	shift
+	"$@" &
+	c=$!
+	echo "$c" >"$pidfile.tmp" && mv "$pidfile.tmp" "$pidfile"
+	exec 2>/dev/null
+	# A TERM ends the wait early; the child's status is still to come.
+	trap 'term=1; kill -TERM "$c"' TERM
+	while :; do
+		term=0 rc=0
+		wait "$c" || rc=$?
+		[ "$term" = 1 ] || exit "$rc"
+	done
 }
 
 # signal_proc SIG ALIAS: sends SIG to the process by its PID.
@@ -542,37 +616,76 @@ signal_proc() {
 	fi
 }
 
-# reason ALIAS: the one-line reason a replica gave for stopping, from its
-# log: its own error line ("swiftpaxos: ..."), or the first problem of a
-# configuration it refused ("FILE:LINE: ...").
-reason() {
-	local pat='^swiftpaxos: |^[^ ]+:[0-9]+: '
+# in_dir ALIAS CMD: runs the shell command CMD in the directory of the
+# process's files: DIR, or its run directory on its host.
+in_dir() {
 	if [ "$multi" = 0 ]; then
-		grep -m1 -E "$pat" "$out/$1.log" 2>/dev/null
+		(cd "$out" && eval "$2")
 	else
-		on "${host_for[$1]}" "grep -m1 -E $(q "$pat") $(q "$(rdir "${host_for[$1]}")/$1.log")" 2>/dev/null
+		on "${host_for[$1]}" "cd $(q "$(rdir "${host_for[$1]}")") && $2"
 	fi
+}
+
+# A replica's stderr (ALIAS.err) holds its own error line ("swiftpaxos:
+# ..."), the first problem of a configuration it refused ("FILE:LINE:
+# ..."), or a crash trace, which the runtime also writes to its log
+# (log.go); its log (ALIAS.log) holds everything else.
+crash_pat='^(panic: |fatal error: |SIG[A-Z]+: )'
+
+# reason ALIAS: the one-line reason a replica gave for stopping, from its
+# stderr.
+reason() {
+	in_dir "$1" "grep -m1 -E $(q "^swiftpaxos: |^[^ ]+:[0-9]+: |$crash_pat") $(q "$1.err")" 2>/dev/null
 	true
 }
 
+# why_stopped ALIAS: what to read of a replica that stopped: the start of
+# its crash trace, else the end of its stderr, else the end of its log.
+why_stopped() {
+	if in_dir "$1" "grep -q -E $(q "$crash_pat") $(q "$1.err")" 2>/dev/null; then
+		echo "its crash trace ($out/$1.err, and in $out/$1.log) begins:" >&2
+		in_dir "$1" "grep -m1 -A7 -E $(q "$crash_pat") $(q "$1.err")" >&2 || true
+	elif in_dir "$1" "test -s $(q "$1.err")" 2>/dev/null; then
+		echo "its stderr ($out/$1.err) ends with:" >&2
+		show_tail "$1" "$1.err"
+	else
+		echo "its log ($out/$1.log) ends with:" >&2
+		show_tail "$1" "$1.log"
+	fi
+}
+
+# how_ended STATUS: a process's exit status in words.
+how_ended() {
+	if [ "$1" -gt 128 ] && [ "$1" -lt 160 ]; then
+		echo "signal $(kill -l "$1")"
+	else
+		echo "exit status $1"
+	fi
+}
+
+# ended ALIAS: how the replica's process, a child of this shell, ended,
+# into how (waiting here, not in a command substitution's subshell, whose
+# child it is not).
+ended() {
+	local rc=0
+	wait "${job_of[$1]}" 2>/dev/null || rc=$?
+	how=$(how_ended "$rc")
+}
+
 # died_at_startup ALIAS: says that the replica exited while starting,
-# with its reason first, then the end of its log.
+# with its reason first, then what to read of its files.
 died_at_startup() {
-	local why
+	local why how
 	why=$(reason "$1")
-	echo "run-multi-client.sh: replica $1 exited during start-up${why:+: ${why#swiftpaxos: }}" >&2
-	echo "its log ($out/$1.log) ends with:" >&2
-	show_tail "$1" "$1.log"
+	ended "$1"
+	echo "run-multi-client.sh: replica $1 exited during start-up ($how)${why:+: ${why#swiftpaxos: }}" >&2
+	why_stopped "$1"
 }
 
 # show_tail ALIAS FILE: the last lines of one of the process's files.
 show_tail() {
-	if [ "$multi" = 0 ]; then
-		tail -3 "$out/$2" >&2
-	else
-		on "${host_for[$1]}" "tail -3 $(q "$(rdir "${host_for[$1]}")/$2")" >&2 || true
-		[ ! -s "$out/$1.ssh" ] || tail -3 "$out/$1.ssh" >&2
-	fi
+	in_dir "$1" "tail -3 $(q "$2")" >&2 || true
+	[ "$multi" = 0 ] || [ ! -s "$out/$1.ssh" ] || tail -3 "$out/$1.ssh" >&2
 }
 
 # cfg_for ALIAS: the configuration the process reads.
@@ -659,6 +772,17 @@ while read -r role alias addr; do
 	done
 done <<<"$hosts"
 
+# all_alive: exits, saying why, if a replica exited while starting.
+all_alive() {
+	local role a addr
+	while read -r role a addr; do
+		if [ "$role" = replica ] && ! kill -0 "${pid_of[$a]}" 2>/dev/null; then
+			died_at_startup "$a"
+			exit 1
+		fi
+	done <<<"$hosts"
+}
+
 # On this machine, also wait (at most 10 s) for every replica to be a
 # member of the cluster: a client request that reaches a replica still
 # asking its peers whether the cluster is new is not answered, and the
@@ -673,10 +797,8 @@ if [ "$multi" = 0 ] && [[ "${loglevel:-info}" =~ ^(debug|info)$ ]]; then
 		replica_logs+=("$out/$alias.log")
 		for ((i = 0; ; i++)); do
 			grep -q -e 'cluster bootstrapped' -e 'rejoined as a full member' -e 'restarted from disk' "$out/$alias.log" 2>/dev/null && break
-			if ! kill -0 "${pid_of[$alias]}" 2>/dev/null; then
-				died_at_startup "$alias"
-				exit 1
-			fi
+			# A replica that died keeps the others from joining.
+			all_alive
 			if [ "$i" -ge 500 ]; then
 				echo "run-multi-client.sh: replica $alias did not join the cluster within 10 s; its log ($out/$alias.log) ends with:" >&2
 				show_tail "$alias" "$alias.log"
@@ -695,12 +817,7 @@ if [ "$multi" = 0 ] && [[ "${loglevel:-info}" =~ ^(debug|info)$ ]]; then
 				echo "note: the replicas restarted from $data_dir elected $elected" >&2
 				break
 			fi
-			while read -r role alias addr; do
-				if [ "$role" = replica ] && ! kill -0 "${pid_of[$alias]}" 2>/dev/null; then
-					died_at_startup "$alias"
-					exit 1
-				fi
-			done <<<"$hosts"
+			all_alive
 			if [ "$i" -ge 1500 ]; then
 				echo "run-multi-client.sh: the replicas restarted from $data_dir elected no leader within 30 s; see their logs in $out" >&2
 				exit 1
@@ -808,11 +925,17 @@ if [ -n "$restart_at" ]; then
 		}
 		trap stop_restarted TERM
 		isleep "$restart_at"
+		# A TERM while the replica is killed waits until the kill is
+		# recorded (the launcher tells a killed replica by events.txt).
+		term=0
+		trap 'term=1' TERM
 		if ! signal_proc KILL "$victim"; then
 			echo "run-multi-client.sh: $victim was not running at ${restart_at}s, nothing to restart; see $out/$victim.log" >&2
 			exit 1
 		fi
 		event killed "$victim"
+		trap stop_restarted TERM
+		[ "$term" = 0 ] || stop_restarted
 		say "killed $victim at ${restart_at}s"
 		isleep "$restart_down"
 		# The old process must be gone: its port closed and, across hosts,
@@ -828,21 +951,22 @@ if [ -n "$restart_at" ]; then
 			fi
 			isleep 0.02
 		done
-		replica_args "$victim" .2
-		event restarted "$victim"
 		# A TERM while the process starts waits until its PID is known.
 		term=0
 		trap 'term=1' TERM
+		replica_args "$victim" .2
+		event restarted "$victim"
 		start replica "$victim" "${rargs[@]}"
-		rp=${pid_of[$victim]}
+		rp=${job_of[$victim]}
 		trap stop_restarted TERM
 		[ "$term" = 0 ] || stop_restarted
 		say "restarted $victim at $(awk -v a="$restart_at" -v d="$restart_down" 'BEGIN { print a + d }')s"
 		wait "$rp"
 		rc=$?
 		# A replica exits on its own only with an error.
-		say "run-multi-client.sh: the restarted $victim exited during the run (status $rc); $out/$victim.log ends with:"
-		show_tail "$victim" "$victim.log"
+		why=$(reason "$victim")
+		say "run-multi-client.sh: the restarted $victim exited during the run ($(how_ended "$rc"))${why:+: ${why#swiftpaxos: }}"
+		why_stopped "$victim"
 		exit 1
 	) &
 	restart_pid=$!
@@ -861,15 +985,17 @@ if [ -n "$crash_at" ]; then
 		declare -A new_pid=()
 		sp=""
 		stop_crashed() {
-			local a rc=0
+			local a rc=0 why st
 			[ -z "$sp" ] || kill "$sp" 2>/dev/null
 			for a in "${!new_pid[@]}"; do
 				if kill -0 "${new_pid[$a]}" 2>/dev/null; then
 					if [ "$multi" = 0 ]; then kill -TERM "${new_pid[$a]}" 2>/dev/null; else signal_proc TERM "$a" || true; fi
 					wait "${new_pid[$a]}" || rc=1
 				else
-					say "run-multi-client.sh: the restarted $a exited during the run; $out/$a.log ends with:"
-					show_tail "$a" "$a.log"
+					why=$(reason "$a")
+					wait "${new_pid[$a]}" 2>/dev/null && st=0 || st=$?
+					say "run-multi-client.sh: the restarted $a exited during the run ($(how_ended "$st"))${why:+: ${why#swiftpaxos: }}"
+					why_stopped "$a"
 					rc=1
 				fi
 			done
@@ -877,9 +1003,15 @@ if [ -n "$crash_at" ]; then
 		}
 		trap stop_crashed TERM
 		isleep "$crash_at"
+		# A TERM while the replicas are killed waits until every kill is
+		# recorded (the launcher tells a killed replica by events.txt).
+		term=0
+		trap 'term=1' TERM
 		for a in $crashed; do
 			signal_proc KILL "$a" && event killed "$a"
 		done
+		trap stop_crashed TERM
+		[ "$term" = 0 ] || stop_crashed
 		say "killed every replica at ${crash_at}s"
 		isleep "$crash_down"
 		# Every old process must be gone, its port closed (every 20 ms, at
@@ -901,7 +1033,7 @@ if [ -n "$crash_at" ]; then
 			replica_args "$a" .2
 			event restarted "$a"
 			start replica "$a" "${rargs[@]}"
-			new_pid[$a]=${pid_of[$a]}
+			new_pid[$a]=${job_of[$a]}
 		done
 		trap stop_crashed TERM
 		[ "$term" = 0 ] || stop_crashed
@@ -986,7 +1118,10 @@ fi
 
 # Stop the replicas cleanly (they flush their applied logs on the way out)
 # and report any that died on their own. A restarted replica is stopped
-# through its job, which reports it if it died.
+# through its job, which reports it if it died; the job is over before the
+# replicas of the first start are stopped here, every one still running
+# (all of them when the fault came too late), so that each writes its
+# cost report before the summary is made.
 if [ -n "$kill_at" ]; then
 	kill -TERM "$kill_pid" 2>/dev/null || true
 	wait "$kill_pid" 2>/dev/null || true
@@ -1013,20 +1148,20 @@ if [ -n "$crash_pid" ]; then
 fi
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
-	[ -z "$restart_pid" ] || [ "$alias" != "$victim" ] || continue
-	[ -z "$crash_pid" ] || continue
 	p=${pid_of[$alias]}
 	if ! kill -0 "$p" 2>/dev/null; then
 		# An interrupt from the terminal reaches the replicas too.
-		if [ "$alias" != "$killed" ] && [ "$interrupted" = 0 ]; then
-			echo "run-multi-client.sh: replica $alias died during the run; $out/$alias.log ends with:" >&2
-			show_tail "$alias" "$alias.log"
+		if [ "$alias" != "$killed" ] && [ "$interrupted" = 0 ] && ! grep -q " killed $alias\$" "$out/events.txt" 2>/dev/null; then
+			why=$(reason "$alias")
+			ended "$alias"
+			echo "run-multi-client.sh: replica $alias died during the run ($how)${why:+: ${why#swiftpaxos: }}" >&2
+			why_stopped "$alias"
 			status=1
 		fi
 		continue
 	fi
 	signal_proc TERM "$alias" || true
-	wait "$p" || { echo "run-multi-client.sh: replica $alias exited with an error; see $out/$alias.log" >&2; status=1; }
+	wait "${job_of[$alias]}" || { echo "run-multi-client.sh: replica $alias exited with an error; see $out/$alias.log" >&2; status=1; }
 done <<<"$hosts"
 
 collect
