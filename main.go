@@ -112,7 +112,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	verbose := fs.Bool("v", false, "kv: print the path, the replica that answered and the latency of each operation (on stderr)")
 	interrupted := fs.Bool("interrupted", false, "summary: the run was stopped before its end (the launcher's Ctrl-C): say so in the summary")
 	metricsAddr := fs.String("metrics", "", "server, client: serve Prometheus metrics and /debug/pprof/ over HTTP at HOST:PORT (:PORT: loopback), overriding the configuration's metrics")
-	timeout := fs.Duration("timeout", 0, "kv: how long to wait for connecting and for each operation; status: for each replica's answer (default: the configuration's replyTimeout)")
+	timeout := fs.Duration("timeout", 0, "kv: how long to wait for connecting and for each operation; status: for each replica's answer; above 0 (default: the configuration's replyTimeout)")
 	// The flag package reports a bad flag in one line; the usage goes to
 	// stdout on -h, and is only pointed to otherwise.
 	fs.Usage = func() {}
@@ -136,6 +136,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if _, ok := protocols[*proto]; !ok {
 			return usageError(stderr, "unknown protocol %q (known: %s)", *proto, strings.Join(protocolNames(), ", "))
 		}
+	}
+	// Without -timeout the configuration's replyTimeout applies; a zero
+	// or negative one given on the command line is a mistake, not a
+	// request for that default.
+	if flagSet(fs, "timeout") && *timeout <= 0 {
+		return usageError(stderr, "-timeout %v: give a duration above 0, or leave -timeout out for the configuration's replyTimeout", *timeout)
 	}
 	if *threads < 0 {
 		return usageError(stderr, "-threads %d is negative", *threads)

@@ -59,6 +59,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-run", "server"}, "swiftpaxos: -run server needs -alias ALIAS"},
 		{[]string{"-run", "server", "-alias", "replica0", "extra"}, `swiftpaxos: unexpected argument "extra"`},
 		{[]string{"-run", "server", "-bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"-run", "kv", "-timeout", "-1s", "get", "1"}, "swiftpaxos: -timeout -1s: give a duration above 0, or leave -timeout out for the configuration's replyTimeout"},
+		{[]string{"-run", "kv", "-timeout", "0", "get", "1"}, "swiftpaxos: -timeout 0s: give a duration above 0, or leave -timeout out for the configuration's replyTimeout"},
+		{[]string{"-run", "status", "-timeout", "-5s"}, "swiftpaxos: -timeout -5s: give a duration above 0, or leave -timeout out for the configuration's replyTimeout"},
 	} {
 		code, _, stderr := runMain(c.args...)
 		require.Equal(t, exitUsage, code, "%v", c.args)

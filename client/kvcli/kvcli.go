@@ -37,8 +37,8 @@ type Options struct {
 	// Verbose adds, for every operation, the path, the replica that
 	// answered and the latency, on Err.
 	Verbose bool
-	// Timeout bounds connecting and each operation (default: the
-	// configuration's replyTimeout).
+	// Timeout bounds connecting and each operation; zero means the
+	// configuration's replyTimeout, and a negative one is refused.
 	Timeout time.Duration
 	// Prompt writes a prompt before each line read from In (a person at a
 	// terminal).
@@ -55,13 +55,17 @@ func Run(ctx context.Context, o Options, args []string) int {
 	if o.Level == 0 {
 		o.Level = client.Strong
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = o.Config.ReplyTimeout
-	}
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
 	r := &runner{o: o}
+	switch {
+	case o.Timeout < 0:
+		r.errorf("timeout %v is negative", o.Timeout)
+		return Usage
+	case o.Timeout == 0:
+		r.o.Timeout = o.Config.ReplyTimeout
+	}
 	if len(args) > 0 {
 		c, err := parse(args, strings.Join(args, " "), o.Level)
 		if err != nil {

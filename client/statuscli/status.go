@@ -20,8 +20,9 @@ import (
 // Options configures a run.
 type Options struct {
 	Config *config.Config
-	// Timeout bounds connecting to and hearing from each replica (default:
-	// the configuration's replyTimeout, or 2 s).
+	// Timeout bounds connecting to and hearing from each replica; zero
+	// means the configuration's replyTimeout (or 2 s without one), and a
+	// negative one is refused.
 	Timeout time.Duration
 	Out     io.Writer
 	Err     io.Writer
@@ -53,7 +54,10 @@ func RoleName(st *wire.StatusReply) string {
 // Query asks every replica of cfg at once and returns their answers in
 // the configuration's order.
 func Query(ctx context.Context, cfg *config.Config, timeout time.Duration) ([]Answer, error) {
-	if timeout <= 0 {
+	if timeout < 0 {
+		return nil, fmt.Errorf("timeout %v is negative", timeout)
+	}
+	if timeout == 0 {
 		timeout = cfg.ReplyTimeout
 	}
 	if timeout <= 0 {

@@ -45,3 +45,10 @@ func TestMeanFsync(t *testing.T) {
 	assert.Equal(t, "448µs", meanFsync(448061*time.Nanosecond))
 	assert.Equal(t, "850ns", meanFsync(850*time.Nanosecond))
 }
+
+// A negative timeout is refused before asking anyone: it used to stand
+// for the configuration's replyTimeout, as zero does.
+func TestQueryRefusesNegativeTimeout(t *testing.T) {
+	_, err := Query(t.Context(), nil, -5*time.Second)
+	assert.EqualError(t, err, "timeout -5s is negative")
+}
