@@ -48,6 +48,8 @@ func TestEveryErrorClass(t *testing.T) {
 		{"masterPort too big", withHosts("masterPort: 70000"), "f.conf:7: ", []string{"masterPort", "70000"}},
 		{"not a boolean", withHosts("pipeline: yes"), "f.conf:7: ", []string{"pipeline", `"yes"`, "boolean"}},
 		{"not a duration", withHosts("runTime: 5x"), "f.conf:7: ", []string{"runTime", `"5x"`, "duration"}},
+		{"runTime zero", withHosts("runTime: 0s"), "f.conf:7: ", []string{"runTime: 0s: omit the key or write none for no time limit"}},
+		{"runTime bare zero", withHosts("runTime: 0"), "f.conf:7: ", []string{"runTime: 0: omit the key or write none"}},
 		{"protocol curp", hostsOnly("protocol: curp"), "f.conf:7: ", []string{"protocol", `"curp"`, "curpht, curpho"}},
 		{"protocol raft", hostsOnly("protocol: raft"), "f.conf:7: ", []string{"protocol", `"raft"`, "supported"}},
 		{"protocol epaxos", hostsOnly("protocol: epaxos"), "f.conf:7: ", []string{"protocol", `"epaxos"`, "supported"}},
