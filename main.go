@@ -62,7 +62,7 @@ uptime, prints one table, and exits 1 unless a majority answered.
 -run check checks a recorded history (a history*.jsonl
 file, or a directory of them with the replicas' log-*.jsonl); it prints
 one line per violation and exits 0 when OK, 1 on violations, 2 when the
-input cannot be read. -run hosts lists the processes of FILE, and -run summary
+input cannot be read or holds no operation. -run hosts lists the processes of FILE, and -run summary
 merges the results of a run directory (results-*.json, and the replicas'
 cost-*.json written with -cost) into summary.json and summary.txt (both
 used by run-multi-client.sh). -run certs creates a test CA and a

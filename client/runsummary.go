@@ -176,6 +176,8 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 		fmt.Fprintln(&txt, "Check: not run (use --check)")
 	case rep.Check.OK:
 		fmt.Fprintf(&txt, "Check: checked %d operations: OK\n", rep.Check.Checked)
+	case rep.Check.Checked == 0:
+		fmt.Fprintf(&txt, "Check: FAILED: %s\n", strings.Join(rep.Check.First, "; "))
 	default:
 		fmt.Fprintf(&txt, "Check: checked %d operations: %d violations, %d undecided\n", rep.Check.Checked, rep.Check.Violations, rep.Check.Unknown)
 		for _, v := range rep.Check.First {
@@ -213,6 +215,9 @@ func checkRun(dir string) (CheckJSON, error) {
 			return CheckJSON{}, err
 		}
 		ops = append(ops, h...)
+	}
+	if len(ops) == 0 {
+		return CheckJSON{Ran: true, First: []string{"history-*.jsonl: " + check.ErrNoOperations.Error()}}, nil
 	}
 	logs := make(map[string][]check.LogEntry)
 	ls, _ := filepath.Glob(filepath.Join(dir, "log-*.jsonl"))

@@ -25,10 +25,8 @@ func TestSummaryThroughputAndInterruption(t *testing.T) {
 	} {
 		require.NoError(t, WriteResults(filepath.Join(dir, "results-"+r.Alias+".json"), &r))
 	}
-	cfg, err := config.Parse("r.conf", strings.NewReader("-- Replicas --\nreplica0 127.0.0.1\nreplica1 127.0.0.2\nreplica2 127.0.0.3\n-- Clients --\nclient0 127.0.0.4\nclient1 127.0.0.5\n---\nprotocol: curpht\n"))
-	require.NoError(t, err)
 	var out bytes.Buffer
-	rep, err := Summarize(dir, cfg, &out, SummaryOptions{Interrupted: true})
+	rep, err := Summarize(dir, summaryConf(t), &out, SummaryOptions{Interrupted: true})
 	require.NoError(t, err)
 	assert.False(t, rep.OK())
 	assert.InDelta(t, 4, rep.DurationS, 1e-9)
@@ -47,4 +45,38 @@ func TestSummaryThroughputAndInterruption(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &js))
 	assert.Equal(t, true, js["interrupted"])
 	assert.InDelta(t, 500, js["throughput_ops"], 1e-9)
+}
+
+// summaryConf is a configuration of three replicas and two clients.
+func summaryConf(t *testing.T) *config.Config {
+	t.Helper()
+	cfg, err := config.Parse("r.conf", strings.NewReader("-- Replicas --\nreplica0 127.0.0.1\nreplica1 127.0.0.2\nreplica2 127.0.0.3\n-- Clients --\nclient0 127.0.0.4\nclient1 127.0.0.5\n---\nprotocol: curpht\n"))
+	require.NoError(t, err)
+	return cfg
+}
+
+// writeComplete writes a complete results file for each alias into dir.
+func writeComplete(t *testing.T, dir string, aliases ...string) {
+	t.Helper()
+	for i, a := range aliases {
+		r := ProcessResults{Alias: a, Protocol: "curpht", Threads: 1, Ops: 1000, DurationS: 1, ThroughputOps: 1000, StartUnixMs: 1_000_000 + int64(i), Complete: true}
+		require.NoError(t, WriteResults(filepath.Join(dir, "results-"+a+".json"), &r))
+	}
+}
+
+// A checked run whose clients recorded nothing has not passed its check:
+// an empty history breaks no rule, and proves nothing either.
+func TestSummaryEmptyHistoriesFailTheCheck(t *testing.T) {
+	dir := t.TempDir()
+	writeComplete(t, dir, "client0", "client1")
+	for _, a := range []string{"client0", "client1"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "history-"+a+".jsonl"), nil, 0o644))
+	}
+	var out bytes.Buffer
+	rep, err := Summarize(dir, summaryConf(t), &out, SummaryOptions{})
+	require.NoError(t, err)
+	assert.True(t, rep.Check.Ran)
+	assert.False(t, rep.Check.OK)
+	assert.False(t, rep.OK())
+	assert.Contains(t, out.String(), "Check: FAILED: history-*.jsonl: no operation recorded: an empty history proves nothing\n")
 }
