@@ -1,7 +1,6 @@
 package kvcli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -88,9 +87,15 @@ func Run(ctx context.Context, o Options, args []string) int {
 type runner struct {
 	o Options
 	s *client.Session
+	// at is the number of the line of standard input being run, which
+	// every message about it names; 0 for a command given as arguments.
+	at int
 }
 
 func (r *runner) errorf(format string, args ...any) {
+	if r.at > 0 {
+		format = fmt.Sprintf("line %d: %s", r.at, format)
+	}
 	fmt.Fprintf(r.o.Err, "swiftpaxos: "+format+"\n", args...)
 }
 
@@ -129,31 +134,31 @@ func (r *runner) lines(ctx context.Context) int {
 	worst := OK
 	// Lines are read on a goroutine of their own, so that an interrupt
 	// ends a run that waits for input.
-	lines := make(chan string)
+	lines := make(chan line)
 	var readErr error
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
 		defer close(lines)
-		sc := bufio.NewScanner(r.o.In)
-		sc.Buffer(make([]byte, 0, 64<<10), 2*kvs.MaxValueLen)
-		for sc.Scan() {
+		readErr = readLines(r.o.In, func(l line) bool { // read once lines is closed
 			select {
-			case lines <- sc.Text():
+			case lines <- l:
+				return true
 			case <-stop:
-				return
+				return false
 			}
-		}
-		readErr = sc.Err() // read once lines is closed
+		})
 	}()
+	last := 0
 	for {
+		r.at = 0
 		if r.o.Prompt {
 			fmt.Fprint(r.o.Out, "kv> ")
 		}
-		var line string
+		var l line
 		var ok bool
 		select {
-		case line, ok = <-lines:
+		case l, ok = <-lines:
 		case <-ctx.Done():
 			r.errorf("interrupted")
 			return max(worst, NotFound)
@@ -163,12 +168,19 @@ func (r *runner) lines(ctx context.Context) int {
 				fmt.Fprintln(r.o.Out)
 			}
 			if readErr != nil {
-				r.errorf("reading commands: %v", readErr)
+				r.errorf("reading commands after line %d: %v", last, readErr)
 				return max(worst, NotFound)
 			}
 			return worst
 		}
-		words := strings.Fields(line)
+		r.at, last = l.n, l.n
+		if l.long > 0 {
+			r.errorf("a line of %d bytes, over the limit of %d: a value is shorter than %d bytes", l.long, maxLine, kvs.MaxValueLen)
+			worst = max(worst, Usage)
+			continue
+		}
+		text := l.text
+		words := strings.Fields(text)
 		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
 			continue
 		}
@@ -179,7 +191,7 @@ func (r *runner) lines(ctx context.Context) int {
 			fmt.Fprintln(r.o.Out, "put KEY VALUE | get KEY | scan FROM COUNT, each optionally after strong or weak; quit")
 			continue
 		}
-		c, err := parse(words, line, r.o.Level)
+		c, err := parse(words, text, r.o.Level)
 		if err != nil {
 			r.errorf("%v", err)
 			worst = max(worst, Usage)
