@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,6 +63,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-run", "server", "-bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"-run", "kv", "-timeout", "-1s", "get", "1"}, "swiftpaxos: -timeout -1s: give a duration above 0, or leave -timeout out for the configuration's replyTimeout"},
 		{[]string{"-run", "kv", "-timeout", "0", "get", "1"}, "swiftpaxos: -timeout 0s: give a duration above 0, or leave -timeout out for the configuration's replyTimeout"},
+		{[]string{"-run", "kv", "-threads", "5", "get", "1"}, "swiftpaxos: -threads means nothing to -run kv (it is for -run client)"},
+		{[]string{"-run", "kv", "-history", "X", "get", "1"}, "swiftpaxos: -history means nothing to -run kv (it is for -run client, check)"},
+		{[]string{"-run", "status", "-alias", "foo"}, "swiftpaxos: -alias means nothing to -run status (it is for -run server, client, kv)"},
+		{[]string{"-run", "check", "-config", "multi-client.conf", "-history", "h.jsonl"}, "swiftpaxos: -config means nothing to -run check (it is for -run server, client, kv, status, hosts, summary, certs)"},
 		{[]string{"-run", "status", "-timeout", "-5s"}, "swiftpaxos: -timeout -5s: give a duration above 0, or leave -timeout out for the configuration's replyTimeout"},
 	} {
 		code, _, stderr := runMain(c.args...)
@@ -72,9 +78,41 @@ func TestUsageErrors(t *testing.T) {
 func TestHelp(t *testing.T) {
 	code, stdout, stderr := runMain("-h")
 	require.Equal(t, 0, code)
-	require.Contains(t, stdout, "-run server|client")
+	require.Contains(t, stdout, "-run server -config")
+	require.Contains(t, stdout, "-run client -config")
 	require.Contains(t, stdout, "-run kv")
 	require.Empty(t, stderr)
+}
+
+// The help says which modes take each flag, and the synopsis of each mode
+// lists exactly the flags it takes: both come from, or are checked
+// against, flagModes, which the usage errors above enforce.
+func TestFlagModesMatchTheHelp(t *testing.T) {
+	code, help, _ := runMain("-h")
+	require.Equal(t, 0, code)
+	flags := regexp.MustCompile(`(?m)^  -(\w+)`).FindAllStringSubmatch(help, -1)
+	require.NotEmpty(t, flags)
+	for _, f := range flags {
+		if f[1] != "run" {
+			require.Contains(t, flagModes, f[1], "a flag without its modes")
+		}
+	}
+	synopsis := strings.ReplaceAll(usage[:strings.Index(usage, "\n\n")], "\n                ", " ")
+	lines := regexp.MustCompile(`-run (\w+)([^\n]*)`).FindAllStringSubmatch(synopsis, -1)
+	require.Len(t, lines, len(roles), synopsis)
+	for _, l := range lines {
+		var listed []string
+		for _, m := range regexp.MustCompile(`-(\w+)`).FindAllStringSubmatch(l[2], -1) {
+			listed = append(listed, m[1])
+		}
+		var takes []string
+		for name, modes := range flagModes {
+			if slices.Contains(modes, l[1]) {
+				takes = append(takes, name)
+			}
+		}
+		require.ElementsMatch(t, takes, listed, "-run %s", l[1])
+	}
 }
 
 func TestHostsListsTheDefaultDeployment(t *testing.T) {
