@@ -185,6 +185,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
+	if msg := aliasError(cfg, *role, *alias, *confPath); msg != "" {
+		return usageError(stderr, "%s", msg)
+	}
 	// The warnings are about benchmark settings, which kv does not use.
 	for _, w := range cfg.Warnings {
 		if *role != "kv" && *role != "status" {
@@ -232,9 +235,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	p, ok := protocols[name]
 	if !ok {
 		return usageError(stderr, "protocol %q is not implemented in this build (known: %s)", name, strings.Join(protocolNames(), ", "))
-	}
-	if *role == "kv" && *alias != "" && !slices.ContainsFunc(cfg.Clients, func(h config.Host) bool { return h.Alias == strings.ToLower(*alias) }) {
-		return usageError(stderr, "-alias %q is not a client of %s", *alias, *confPath)
 	}
 
 	log, closeLog, err := newLogger(*logFile, level, *alias)
@@ -297,6 +297,33 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// aliasError says why alias cannot be the process that role runs: a
+// server is a replica of cfg, a benchmark client or kv's -alias a client.
+// An alias is a command-line word, so a wrong one is a usage error.
+func aliasError(cfg *config.Config, role, alias, file string) string {
+	var hosts []config.Host
+	switch {
+	case role == "server":
+		hosts = cfg.Replicas
+	case role == "client", role == "kv" && alias != "":
+		hosts = cfg.Clients
+	default:
+		return ""
+	}
+	names := make([]string, len(hosts))
+	for i, h := range hosts {
+		if strings.EqualFold(h.Alias, alias) {
+			return ""
+		}
+		names[i] = h.Alias
+	}
+	kind := "client"
+	if role == "server" {
+		kind = "replica"
+	}
+	return fmt.Sprintf("-alias %q is not a %s of %s (its %ss: %s)", alias, kind, file, kind, cmp.Or(strings.Join(names, ", "), "none"))
 }
 
 // summarize merges a run's results (and checks its histories) for

@@ -122,10 +122,23 @@ func TestHostsListsTheDefaultDeployment(t *testing.T) {
 		"client client0 127.0.0.4\nclient client1 127.0.0.5\n", stdout)
 }
 
-func TestUnknownAliasFails(t *testing.T) {
-	code, _, stderr := runMain("-run", "server", "-config", "multi-client.conf", "-alias", "replica9")
-	require.Equal(t, 1, code)
-	require.Contains(t, stderr, "replica9")
+// An -alias that is not a process of the right kind in the configuration
+// is a usage error, for every mode that takes one (a replica's used to
+// exit 1, from the replica).
+func TestUnknownAliasIsAUsageError(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-run", "server", "-alias", "replica9"}, `-alias "replica9" is not a replica of multi-client.conf (its replicas: replica0, replica1, replica2)`},
+		{[]string{"-run", "server", "-alias", "client0"}, `-alias "client0" is not a replica of multi-client.conf`},
+		{[]string{"-run", "client", "-alias", "nosuch"}, `-alias "nosuch" is not a client of multi-client.conf (its clients: client0, client1)`},
+		{[]string{"-run", "kv", "-alias", "replica0", "get", "1"}, `-alias "replica0" is not a client of multi-client.conf`},
+	} {
+		code, _, stderr := runMain(append(c.args, "-config", "multi-client.conf")...)
+		require.Equal(t, exitUsage, code, "%v", c.args)
+		require.True(t, strings.HasPrefix(stderr, "swiftpaxos: "+c.want), "%v: %s", c.args, stderr)
+	}
 }
 
 func TestCheckNeedsHistory(t *testing.T) {
