@@ -181,7 +181,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	cfg, err := config.Load(*confPath)
-	if err != nil {
+	var pathErr *os.PathError
+	switch {
+	case errors.As(err, &pathErr):
+		// No file to read: the command line is wrong, not a file.
+		return usageError(stderr, "-config %s: %v", *confPath, pathErr.Err)
+	case err != nil:
+		// FILE:LINE: message, one per problem, as editors jump to.
 		fmt.Fprintln(stderr, err)
 		return 1
 	}

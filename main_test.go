@@ -67,6 +67,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-run", "kv", "-history", "X", "get", "1"}, "swiftpaxos: -history means nothing to -run kv (it is for -run client, check)"},
 		{[]string{"-run", "status", "-alias", "foo"}, "swiftpaxos: -alias means nothing to -run status (it is for -run server, client, kv)"},
 		{[]string{"-run", "check", "-config", "multi-client.conf", "-history", "h.jsonl"}, "swiftpaxos: -config means nothing to -run check (it is for -run server, client, kv, status, hosts, summary, certs)"},
+		{[]string{"-run", "hosts", "-config", "/nonexistent/x.conf"}, "swiftpaxos: -config /nonexistent/x.conf: no such file or directory"},
+		{[]string{"-run", "hosts", "-config", "."}, "swiftpaxos: -config .: is a directory, not a configuration file"},
 		{[]string{"-run", "status", "-timeout", "-5s"}, "swiftpaxos: -timeout -5s: give a duration above 0, or leave -timeout out for the configuration's replyTimeout"},
 	} {
 		code, _, stderr := runMain(c.args...)

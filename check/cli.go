@@ -39,11 +39,11 @@ var ErrNoOperations = errors.New("no operation recorded: an empty history proves
 func RunCommand(path string, opts Options, stdout, stderr io.Writer) int {
 	h, logs, dir, err := readInput(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "check: %v\n", err)
+		fmt.Fprintf(stderr, "swiftpaxos: check: %v\n", err)
 		return ExitBadInput
 	}
 	if len(h) == 0 {
-		fmt.Fprintf(stderr, "check: %s: %v\n", path, ErrNoOperations)
+		fmt.Fprintf(stderr, "swiftpaxos: check: %s: %v\n", path, ErrNoOperations)
 		return ExitBadInput
 	}
 	if opts.VisualizeDir == "" {

@@ -162,6 +162,7 @@ func TestRunCommand(t *testing.T) {
 			out := stdout.String()
 			require.Equal(t, tc.code, code, "stdout:\n%s\nstderr:\n%s", out, stderr.String())
 			if tc.err != "" {
+				require.True(t, strings.HasPrefix(stderr.String(), "swiftpaxos: check: "), stderr.String())
 				require.Contains(t, stderr.String(), tc.err)
 				require.Empty(t, out)
 				return

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -177,8 +178,19 @@ func TestLineAndFileProblemsTogether(t *testing.T) {
 
 func TestLoadMissingFile(t *testing.T) {
 	_, err := Load("does-not-exist.conf")
-	require.Error(t, err)
+	var pe *os.PathError
+	require.ErrorAs(t, err, &pe)
 	assert.Contains(t, err.Error(), "does-not-exist.conf")
+}
+
+// A directory is no configuration file: it is said so, as for a missing
+// file, instead of being parsed as a file of no lines.
+func TestLoadDirectory(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Load(dir)
+	var pe *os.PathError
+	require.ErrorAs(t, err, &pe)
+	assert.EqualError(t, err, "open "+dir+": is a directory, not a configuration file")
 }
 
 func TestLongLineIsAnError(t *testing.T) {
