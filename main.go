@@ -205,6 +205,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "swiftpaxos: -tls: %v\n", err)
 			return 1
 		}
+		// A directory named on the command line that lacks this
+		// process's certificates is a command-line mistake; -run hosts
+		// only lists it.
+		if name := tlsIdentity(*role, *alias); name != "" {
+			if _, err := certs.Load(cfg.TLSDir, name); err != nil {
+				return usageError(stderr, "-tls %s: %s", *tlsDir, strings.TrimPrefix(err.Error(), "tls: "))
+			}
+		}
 	}
 	if *dataDir != "" {
 		if cfg.DataPath, err = filepath.Abs(*dataDir); err != nil {
@@ -330,6 +338,20 @@ func aliasError(cfg *config.Config, role, alias, file string) string {
 		kind = "replica"
 	}
 	return fmt.Sprintf("-alias %q is not a %s of %s (its %ss: %s)", alias, kind, file, kind, cmp.Or(strings.Join(names, ", "), "none"))
+}
+
+// tlsIdentity is the name of the certificate the process of role presents
+// under TLS (config/certs): a replica's or client's alias, the generic
+// client's for kv without -alias and for status; "" for a role that
+// opens no connection.
+func tlsIdentity(role, alias string) string {
+	switch {
+	case role == "server", role == "client", role == "kv" && alias != "":
+		return strings.ToLower(alias)
+	case role == "kv", role == "status":
+		return certs.GenericClient
+	}
+	return ""
 }
 
 // summarize merges a run's results (and checks its histories) for

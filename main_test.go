@@ -69,6 +69,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-run", "check", "-config", "multi-client.conf", "-history", "h.jsonl"}, "swiftpaxos: -config means nothing to -run check (it is for -run server, client, kv, status, hosts, summary, certs)"},
 		{[]string{"-run", "hosts", "-config", "/nonexistent/x.conf"}, "swiftpaxos: -config /nonexistent/x.conf: no such file or directory"},
 		{[]string{"-run", "hosts", "-config", "."}, "swiftpaxos: -config .: is a directory, not a configuration file"},
+		{[]string{"-run", "kv", "-tls", "/nonexistent", "get", "1"}, "swiftpaxos: -tls /nonexistent: open /nonexistent/ca.pem: no such file or directory"},
+		{[]string{"-run", "status", "-tls", "/nonexistent"}, "swiftpaxos: -tls /nonexistent: open /nonexistent/ca.pem: no such file or directory"},
+		{[]string{"-run", "server", "-alias", "replica0", "-tls", "/nonexistent"}, "swiftpaxos: -tls /nonexistent: open /nonexistent/ca.pem: no such file or directory"},
 		{[]string{"-run", "status", "-timeout", "-5s"}, "swiftpaxos: -timeout -5s: give a duration above 0, or leave -timeout out for the configuration's replyTimeout"},
 	} {
 		code, _, stderr := runMain(c.args...)
