@@ -63,7 +63,8 @@ weak; -v adds the path, the replica that answered and the latency; it
 exits 0 when done and found, 1 when not found or failed, 2 on a usage
 error. -run status asks every replica for its role, ballot, commit and
 applied index, log length, snapshot point, sessions, witness records and
-uptime, prints one table, and exits 1 unless a majority answered.
+uptime, prints one table (and a no leader line when none of those that
+answered leads), and exits 1 unless a majority answered.
 -run check checks a recorded history (a history*.jsonl file, or a
 directory of them with the replicas' log-*.jsonl); it prints one line per
 violation and exits 0 when OK, 1 on violations, 2 when the input cannot

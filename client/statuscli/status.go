@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -147,6 +148,9 @@ func Run(ctx context.Context, o Options) int {
 		return 1
 	}
 	Print(o.Out, answers)
+	for _, l := range noLeader(answers) {
+		fmt.Fprintln(o.Out, l)
+	}
 	ok := 0
 	for _, a := range answers {
 		if a.Err == nil {
@@ -191,6 +195,55 @@ func Print(w io.Writer, answers []Answer) {
 			fmt.Fprintf(w, "%s (%s): %v\n", a.Alias, a.Addr, a.Err)
 		}
 	}
+}
+
+// noLeader explains, when replicas answered and none of them leads, why
+// there may be no leader and what an operator can do; nil otherwise. The
+// exit status does not change: the replicas answered, which is what
+// status reports (a cluster between two leaders is normal for a moment).
+func noLeader(answers []Answer) []string {
+	var answered, members, down int
+	var learners []string
+	for _, a := range answers {
+		st := a.Status
+		switch {
+		case st == nil:
+			down++
+			continue
+		case RoleName(st) == "leader":
+			return nil
+		case !st.Member:
+			learners = append(learners, a.Alias)
+		default:
+			members++
+		}
+		answered++
+	}
+	if answered == 0 {
+		return nil
+	}
+	need := quorum.Majority(len(answers))
+	lines := []string{fmt.Sprintf("no leader: none of the %d replicas that answered leads", answered)}
+	if len(learners) > 0 {
+		lines = append(lines, fmt.Sprintf("  learners (%s) are replicas restarted without their state; they become members only by catching up from a leader (docs/DECISIONS.md 21)",
+			strings.Join(learners, ", ")))
+	}
+	switch {
+	case members >= need:
+		lines = append(lines, fmt.Sprintf("  %s answered, a majority: an election should end within electionTimeoutMs; ask again, and if none does, read the replicas' logs", membersText(members)))
+	case members+down >= need:
+		lines = append(lines, fmt.Sprintf("  %s answered, a majority needs %d: bring back members that are down (a running one cut off, or a durable one restarted; one in memory restarts as a learner)", membersText(members), need))
+	default:
+		lines = append(lines, fmt.Sprintf("  %s answered, a majority needs %d, which the replicas down cannot make up: restart the whole cluster (in memory, its state is lost; with dataDir, replicas restart as members)", membersText(members), need))
+	}
+	return lines
+}
+
+func membersText(n int) string {
+	if n == 1 {
+		return "1 member"
+	}
+	return fmt.Sprintf("%d members", n)
 }
 
 // meanFsync prints a mean fsync to three significant digits (a disk's in
