@@ -39,6 +39,10 @@ type Transport struct {
 	wg       sync.WaitGroup // the readers
 	sessions uint32         // how many sessions may share each connection (replicas honour far fewer than 2^16)
 	queue    int            // each connection's outbound queue
+	// closing guards closed and the readers' wg.Add against Close: a
+	// session may still be dialling when the Transport closes.
+	closing sync.Mutex
+	closed  bool
 }
 
 // TransportOptions configures a Transport; Config is required.
@@ -112,6 +116,9 @@ func NewTransport(o TransportOptions) (*Transport, error) {
 // Close closes every connection and waits for their readers. The
 // sessions still using the Transport see their replicas go down.
 func (t *Transport) Close() error {
+	t.closing.Lock()
+	t.closed = true
+	t.closing.Unlock()
 	for _, l := range t.links {
 		l.mu.RLock()
 		c := l.cur
@@ -191,6 +198,14 @@ func (t *Transport) open(ctx context.Context, l *link) (*muxConn, error) {
 		return nil, fmt.Errorf("replica%d at %s: %w", l.r, addr, err)
 	}
 	c := &muxConn{b: b, ports: make(map[wire.ClientID]*port)}
+	// A connection opened once Close began would be left open, its
+	// reader unwaited for; one opened before is in l.cur for Close.
+	t.closing.Lock()
+	defer t.closing.Unlock()
+	if t.closed {
+		b.Close()
+		return nil, fmt.Errorf("replica%d at %s: %w", l.r, addr, net.ErrClosed)
+	}
 	l.mu.Lock()
 	l.cur = c
 	l.mu.Unlock()
