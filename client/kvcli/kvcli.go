@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -324,12 +325,27 @@ func (r *runner) timeoutText(te *client.TimeoutError) string {
 	if te.Attempts > 0 {
 		fmt.Fprintf(&b, " (sent %d times)", te.Attempts+1)
 	}
-	if len(te.Down) > 0 {
-		names := make([]string, len(te.Down))
-		for i, d := range te.Down {
-			names[i] = r.replica(d)
+	// The replicas that refused the client are named apart, with the
+	// likely reason.
+	var down, refused []string
+	for _, d := range te.Down {
+		if !slices.Contains(te.Refused, d) {
+			down = append(down, r.replica(d))
 		}
-		fmt.Fprintf(&b, "; unreachable: %s", strings.Join(names, ", "))
+	}
+	for _, d := range te.Refused {
+		refused = append(refused, r.replica(d))
+	}
+	if len(down) > 0 {
+		fmt.Fprintf(&b, "; unreachable: %s", strings.Join(down, ", "))
+	}
+	if len(refused) > 0 {
+		fmt.Fprintf(&b, "; %s closed the connection before any reply, as a replica does to a client it refuses", strings.Join(refused, ", "))
+		if r.o.Config.TLSDir == "" {
+			b.WriteString(": a TLS cluster? give -tls DIR (or tls: DIR in the configuration)")
+		} else {
+			b.WriteString(": does it take this client's certificate?")
+		}
 	}
 	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -106,6 +107,10 @@ func ask(ctx context.Context, h config.Host, tlsm *certs.Material) (*wire.Status
 	defer stop()
 	if tlsm != nil {
 		if conn, err = tlsm.Client(ctx, conn, certs.Identity{Role: certs.Replica, Alias: h.Alias}); err != nil {
+			if closedByPeer(err) {
+				// What a replica without TLS does with a ClientHello.
+				return nil, fmt.Errorf("TLS handshake: %w (the replica closed the connection: a cluster without TLS?)", err)
+			}
 			return nil, fmt.Errorf("TLS handshake: %w", err)
 		}
 	}
@@ -125,7 +130,11 @@ func ask(ctx context.Context, h config.Host, tlsm *certs.Material) (*wire.Status
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("no answer: %w", ctx.Err())
 			}
-			if errors.Is(err, io.EOF) {
+			if closedByPeer(err) {
+				if tlsm == nil {
+					// What a TLS replica does with a Hello in clear.
+					return nil, errors.New("the replica closed the connection: a TLS cluster? give -tls DIR (or tls: DIR in the configuration); else an older binary, or a refused client")
+				}
 				return nil, errors.New("the replica closed the connection (an older binary, or a refused client)")
 			}
 			if errors.Is(err, wire.ErrMalformed) {
@@ -137,6 +146,11 @@ func ask(ctx context.Context, h config.Host, tlsm *certs.Material) (*wire.Status
 			return st, nil
 		}
 	}
+}
+
+// closedByPeer reports whether err is the peer closing the connection.
+func closedByPeer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // Run queries the replicas of o.Config, prints the table on o.Out and
