@@ -1,9 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"flag"
+	"fmt"
 	"slices"
 	"strings"
+
+	"swiftpaxos/config"
+	"swiftpaxos/config/certs"
 )
 
 // flagModes lists, for each flag but -run, the -run modes that use it. A
@@ -53,4 +58,45 @@ func misplacedFlag(fs *flag.FlagSet, mode string) (name string, modes []string) 
 		}
 	})
 	return name, modes
+}
+
+// aliasError says why alias cannot be the process that role runs: a
+// server is a replica of cfg, a benchmark client or kv's -alias a client.
+// An alias is a command-line word, so a wrong one is a usage error.
+func aliasError(cfg *config.Config, role, alias, file string) string {
+	var hosts []config.Host
+	switch {
+	case role == "server":
+		hosts = cfg.Replicas
+	case role == "client", role == "kv" && alias != "":
+		hosts = cfg.Clients
+	default:
+		return ""
+	}
+	names := make([]string, len(hosts))
+	for i, h := range hosts {
+		if strings.EqualFold(h.Alias, alias) {
+			return ""
+		}
+		names[i] = h.Alias
+	}
+	kind := "client"
+	if role == "server" {
+		kind = "replica"
+	}
+	return fmt.Sprintf("-alias %q is not a %s of %s (its %ss: %s)", alias, kind, file, kind, cmp.Or(strings.Join(names, ", "), "none"))
+}
+
+// tlsIdentity is the name of the certificate the process of role presents
+// under TLS (config/certs): a replica's or client's alias, the generic
+// client's for kv without -alias and for status; "" for a role that
+// opens no connection.
+func tlsIdentity(role, alias string) string {
+	switch {
+	case role == "server", role == "client", role == "kv" && alias != "":
+		return strings.ToLower(alias)
+	case role == "kv", role == "status":
+		return certs.GenericClient
+	}
+	return ""
 }
