@@ -40,30 +40,36 @@ var protocols = map[string]struct {
 	curpho.Name: {curpho.NewReplicaPolicy, curpho.NewClientPolicy},
 }
 
-const usage = `usage: swiftpaxos -run server|client -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-metrics ADDR] [-log FILE] [-loglevel L] [-cost FILE]
-       swiftpaxos -run kv [-config FILE] [-alias CLIENT] [-level strong|weak] [-v] [-timeout D] [COMMAND]
-       swiftpaxos -run status [-config FILE] [-timeout D]
+const usage = `usage: swiftpaxos -run server -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-data DIR] [-metrics ADDR] [-log FILE] [-loglevel L]
+                         [-cpuprofile FILE] [-cost FILE] [-appliedlog FILE] [-check]
+       swiftpaxos -run client -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-metrics ADDR] [-log FILE] [-loglevel L]
+                         [-cpuprofile FILE] [-threads N] [-results FILE] [-history FILE] [-check]
+       swiftpaxos -run kv [-config FILE] [-alias CLIENT] [-protocol P] [-tls DIR] [-level strong|weak] [-v] [-timeout D]
+                     [-log FILE] [-loglevel L] [-cpuprofile FILE] [COMMAND]
+       swiftpaxos -run status [-config FILE] [-tls DIR] [-timeout D]
        swiftpaxos -run check -history PATH
-       swiftpaxos -run hosts -config FILE
-       swiftpaxos -run summary -config FILE -results DIR [-interrupted]
-       swiftpaxos -run certs -config FILE -out DIR
+       swiftpaxos -run hosts [-config FILE] [-protocol P] [-tls DIR] [-data DIR]
+       swiftpaxos -run summary [-config FILE] -results DIR [-interrupted]
+       swiftpaxos -run certs [-config FILE] -out DIR
 
 Runs one process of a swiftpaxos deployment described by FILE (see
 multi-client.conf): a replica (-run server) or a benchmark client process
 (-run client). ALIAS names the process in FILE. -protocol overrides the
-file's protocol. -run kv runs one COMMAND against the cluster of FILE, or
+file's protocol. A flag that the mode does not use (see Flags) is a
+usage error. -run kv runs one COMMAND against the cluster of FILE, or
 with none, one command per line of standard input: put KEY VALUE, get KEY,
 scan FROM COUNT (the COUNT keys from FROM), each optionally after strong or
 weak; -v adds the path, the replica that answered and the latency; it
 exits 0 when done and found, 1 when not found or failed, 2 on a usage
 error. -run status asks every replica for its role, ballot, commit and
 applied index, log length, snapshot point, sessions, witness records and
-uptime, prints one table, and exits 1 unless a majority answered.
--run check checks a recorded history (a history*.jsonl
-file, or a directory of them with the replicas' log-*.jsonl); it prints
-one line per violation and exits 0 when OK, 1 on violations, 2 when the
-input cannot be read. -run hosts lists the processes of FILE, and -run summary
-merges the results of a run directory (results-*.json, and the replicas'
+uptime, prints one table (and a no leader line when none of those that
+answered leads), and exits 1 unless a majority answered.
+-run check checks a recorded history (a history*.jsonl file, or a
+directory of them with the replicas' log-*.jsonl); it prints one line per
+violation and exits 0 when OK, 1 on violations, 2 when the input cannot
+be read or holds no operation. -run hosts lists the processes of FILE,
+and -run summary merges the results of a run directory (results-*.json, and the replicas'
 cost-*.json written with -cost) into summary.json and summary.txt (both
 used by run-multi-client.sh). -run certs creates a test CA and a
 certificate for every process of FILE, and one for ad-hoc clients, in DIR
@@ -95,7 +101,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	role := fs.String("run", "", "role: "+strings.Join(roles, ", "))
 	confPath := fs.String("config", "multi-client.conf", "configuration file")
 	alias := fs.String("alias", "", "alias of this process in the configuration (kv: optional, a client whose binding and latency the session takes)")
-	proto := fs.String("protocol", "", "protocol, overriding the configuration: "+strings.Join(protocolNames(), ", "))
+	proto := fs.String("protocol", "", "protocol, overriding the configuration: "+strings.Join(protocolNames(), ", ")+" (hosts: only checks the name)")
 	logFile := fs.String("log", "", "log file (default: stderr)")
 	logLevel := fs.String("loglevel", "info", "log level: debug, info, warn, error")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -104,15 +110,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	costPath := fs.String("cost", "", "server: when the replica stops, write what its process spent (CPU time, read/write calls, messages, allocations, GC pauses) as JSON to this file, for -run summary (a client puts the same in its -results)")
 	appliedLog := fs.String("appliedlog", "", "server: stream the executed commands (JSON Lines) to this new file as they execute (it must not exist: one file per process lifetime)")
 	threads := fs.Int("threads", 0, "client: sessions per process, overriding clientThreads")
-	checkMode := fs.Bool("check", false, "check mode: unique written values (as checkerMode: true)")
-	tlsDir := fs.String("tls", "", "server, client, kv: mutual TLS with the certificates in this directory, overriding the configuration's tls")
-	dataDir := fs.String("data", "", "server: durable mode, the replica's files in DIR/ALIAS, overriding the configuration's dataDir")
+	checkMode := fs.Bool("check", false, "client: check mode, unique written values (as checkerMode: true); server: accepted and unused (run-multi-client.sh gives it to every process)")
+	tlsDir := fs.String("tls", "", "mutual TLS with the certificates in this directory, overriding the configuration's tls (hosts: listed as option tls)")
+	dataDir := fs.String("data", "", "server: durable mode, the replica's files in DIR/ALIAS, overriding the configuration's dataDir; hosts: listed as option data")
 	outDir := fs.String("out", "", "certs: the directory to create the certificates in")
 	kvLevel := fs.String("level", "strong", "kv: the level of a command that names none: strong or weak")
 	verbose := fs.Bool("v", false, "kv: print the path, the replica that answered and the latency of each operation (on stderr)")
 	interrupted := fs.Bool("interrupted", false, "summary: the run was stopped before its end (the launcher's Ctrl-C): say so in the summary")
 	metricsAddr := fs.String("metrics", "", "server, client: serve Prometheus metrics and /debug/pprof/ over HTTP at HOST:PORT (:PORT: loopback), overriding the configuration's metrics")
-	timeout := fs.Duration("timeout", 0, "kv: how long to wait for connecting and for each operation; status: for each replica's answer (default: the configuration's replyTimeout)")
+	timeout := fs.Duration("timeout", 0, "kv: how long to wait for connecting and for each operation; status: for each replica's answer; above 0 (default: the configuration's replyTimeout)")
+	nameModes(fs)
 	// The flag package reports a bad flag in one line; the usage goes to
 	// stdout on -h, and is only pointed to otherwise.
 	fs.Usage = func() {}
@@ -132,10 +139,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !slices.Contains(roles, *role) {
 		return usageError(stderr, "-run must be one of %s, not %q", strings.Join(roles, ", "), *role)
 	}
+	if name, modes := misplacedFlag(fs, *role); name != "" {
+		return usageError(stderr, "-%s means nothing to -run %s (it is for -run %s)", name, *role, strings.Join(modes, ", "))
+	}
 	if *proto != "" {
 		if _, ok := protocols[*proto]; !ok {
 			return usageError(stderr, "unknown protocol %q (known: %s)", *proto, strings.Join(protocolNames(), ", "))
 		}
+	}
+	// Without -timeout the configuration's replyTimeout applies; a zero
+	// or negative one given on the command line is a mistake, not a
+	// request for that default.
+	if flagSet(fs, "timeout") && *timeout <= 0 {
+		return usageError(stderr, "-timeout %v: give a duration above 0, or leave -timeout out for the configuration's replyTimeout", *timeout)
 	}
 	if *threads < 0 {
 		return usageError(stderr, "-threads %d is negative", *threads)
@@ -166,9 +182,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	cfg, err := config.Load(*confPath)
-	if err != nil {
+	var pathErr *os.PathError
+	switch {
+	case errors.As(err, &pathErr):
+		// No file to read: the command line is wrong, not a file.
+		return usageError(stderr, "-config %s: %v", *confPath, pathErr.Err)
+	case err != nil:
+		// FILE:LINE: message, one per problem, as editors jump to.
 		fmt.Fprintln(stderr, err)
 		return 1
+	}
+	if msg := aliasError(cfg, *role, *alias, *confPath); msg != "" {
+		return usageError(stderr, "%s", msg)
 	}
 	// The warnings are about benchmark settings, which kv does not use.
 	for _, w := range cfg.Warnings {
@@ -180,6 +205,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if cfg.TLSDir, err = filepath.Abs(*tlsDir); err != nil {
 			fmt.Fprintf(stderr, "swiftpaxos: -tls: %v\n", err)
 			return 1
+		}
+		// A directory named on the command line that lacks this
+		// process's certificates is a command-line mistake; -run hosts
+		// only lists it.
+		if name := tlsIdentity(*role, *alias); name != "" {
+			if _, err := certs.Load(cfg.TLSDir, name); err != nil {
+				return usageError(stderr, "-tls %s: %s", *tlsDir, strings.TrimPrefix(err.Error(), "tls: "))
+			}
 		}
 	}
 	if *dataDir != "" {
@@ -217,9 +250,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	p, ok := protocols[name]
 	if !ok {
 		return usageError(stderr, "protocol %q is not implemented in this build (known: %s)", name, strings.Join(protocolNames(), ", "))
-	}
-	if *role == "kv" && *alias != "" && !slices.ContainsFunc(cfg.Clients, func(h config.Host) bool { return h.Alias == strings.ToLower(*alias) }) {
-		return usageError(stderr, "-alias %q is not a client of %s", *alias, *confPath)
 	}
 
 	log, closeLog, err := newLogger(*logFile, level, *alias)

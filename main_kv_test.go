@@ -147,12 +147,16 @@ func TestKVCommand(t *testing.T) {
 			// slot, above the put of 1, so the weak scan after it sees both
 			// (without it, a replica that has not applied them yet may
 			// answer, PROTOCOL.md 4.6).
-			script := "weak put 5 five\nweak get 5\nget 2\n\n# a comment\nweak scan 1 5\nget 6\nfrob 1\nput 7 seven\n"
+			// Errors name their line; a line too long to be a command
+			// costs only that line.
+			script := "weak put 5 five\nweak get 5\nget 2\n\n# a comment\nweak scan 1 5\nget 6\nfrob 1\n" +
+				"put 8 " + strings.Repeat("v", 200_000) + "\nput 7 seven\n"
 			code, out, errs = runKV(script, "-config", conf)
 			assert.Equal(t, 2, code, "the worst status of the script: a usage error")
 			assert.Equal(t, "OK\nfive\ntwo words\n1\tone\n2\ttwo words\n5\tfive\nOK\n", out)
-			assert.Equal(t, "swiftpaxos: get 6: not found\n"+
-				`swiftpaxos: unknown command "frob": put KEY VALUE, get KEY or scan FROM COUNT, each optionally after strong or weak`+"\n", errs)
+			assert.Equal(t, "swiftpaxos: line 7: get 6: not found\n"+
+				`swiftpaxos: line 8: unknown command "frob": put KEY VALUE, get KEY or scan FROM COUNT, each optionally after strong or weak`+"\n"+
+				"swiftpaxos: line 9: a line of 200006 bytes, over the limit of 131072: a value is shorter than 65536 bytes\n", errs)
 			code, out, _ = runKV("get 7\nweak get 5\n", "-config", conf)
 			assert.Equal(t, 0, code)
 			assert.Equal(t, "seven\nfive\n", out)

@@ -30,6 +30,7 @@ import (
 // with its own cancel so that a test can stop one.
 type cluster struct {
 	stop    []context.CancelFunc
+	done    []chan struct{} // closed when the replica's Serve returned
 	wg      sync.WaitGroup
 	elected chan string // the alias of each replica that logs "elected leader"
 }
@@ -58,12 +59,15 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 		})
 		ctx, cancel := context.WithCancel(context.Background())
 		c.stop = append(c.stop, cancel)
+		done := make(chan struct{})
+		c.done = append(c.done, done)
 		o := replica.ServerOptions{Config: cfg, Alias: alias, Policy: protocols[string(cfg.Protocol)].replica,
 			Log: zaptest.NewLogger(t, zaptest.WrapOptions(hook)).Named(alias)}
 		if i < len(regs) {
 			o.Metrics = regs[i]
 		}
 		c.wg.Go(func() {
+			defer close(done)
 			err := replica.Serve(ctx, o)
 			if ctx.Err() == nil {
 				t.Errorf("%s stopped: %v", alias, err)
@@ -153,6 +157,43 @@ func TestStatusCommand(t *testing.T) {
 	code, _, errs := runStatus(t, conf)
 	require.Equal(t, 1, code)
 	require.Contains(t, errs, "1 of 3 replicas answered, a majority needs 2")
+}
+
+// Two in-memory replicas, the leader among them, stopped and started
+// again come back as learners, which only a leader can make members: no
+// leader can be elected. Status still exits 0 (every replica answered)
+// but says that there is no leader, why, and what to do.
+func TestStatusSaysThereIsNoLeader(t *testing.T) {
+	conf := kvConf(t, "curpht")
+	c := startCluster(t, conf)
+	cfg, err := config.Load(conf)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	for i := range 2 { // replica0 leads ballot 0
+		c.stop[i]()
+		<-c.done[i]
+		alias := fmt.Sprintf("replica%d", i)
+		listening := make(chan struct{})
+		wg.Go(func() {
+			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, Policy: protocols["curpht"].replica,
+				Log: zaptest.NewLogger(t).Named(alias), Ready: func(net.Addr) { close(listening) }})
+			if ctx.Err() == nil {
+				t.Errorf("%s stopped: %v", alias, err)
+			}
+		})
+		<-listening
+	}
+
+	code, out, _ := runStatus(t, conf)
+	require.Equal(t, 0, code)
+	roles := statusRoles(t, out)
+	require.Equal(t, "learner", roles["replica0"], out)
+	require.Equal(t, "learner", roles["replica1"], out)
+	require.Contains(t, out, "\nno leader: none of the 3 replicas that answered leads\n")
+	require.Contains(t, out, "learners (replica0, replica1) are replicas restarted without their state")
+	require.Contains(t, out, "restart the whole cluster")
 }
 
 // Under mutual TLS, -run status presents the generic client certificate

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,6 +61,18 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-run", "server"}, "swiftpaxos: -run server needs -alias ALIAS"},
 		{[]string{"-run", "server", "-alias", "replica0", "extra"}, `swiftpaxos: unexpected argument "extra"`},
 		{[]string{"-run", "server", "-bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"-run", "kv", "-timeout", "-1s", "get", "1"}, "swiftpaxos: -timeout -1s: give a duration above 0, or leave -timeout out for the configuration's replyTimeout"},
+		{[]string{"-run", "kv", "-timeout", "0", "get", "1"}, "swiftpaxos: -timeout 0s: give a duration above 0, or leave -timeout out for the configuration's replyTimeout"},
+		{[]string{"-run", "kv", "-threads", "5", "get", "1"}, "swiftpaxos: -threads means nothing to -run kv (it is for -run client)"},
+		{[]string{"-run", "kv", "-history", "X", "get", "1"}, "swiftpaxos: -history means nothing to -run kv (it is for -run client, check)"},
+		{[]string{"-run", "status", "-alias", "foo"}, "swiftpaxos: -alias means nothing to -run status (it is for -run server, client, kv)"},
+		{[]string{"-run", "check", "-config", "multi-client.conf", "-history", "h.jsonl"}, "swiftpaxos: -config means nothing to -run check (it is for -run server, client, kv, status, hosts, summary, certs)"},
+		{[]string{"-run", "hosts", "-config", "/nonexistent/x.conf"}, "swiftpaxos: -config /nonexistent/x.conf: no such file or directory"},
+		{[]string{"-run", "hosts", "-config", "."}, "swiftpaxos: -config .: is a directory, not a configuration file"},
+		{[]string{"-run", "kv", "-tls", "/nonexistent", "get", "1"}, "swiftpaxos: -tls /nonexistent: open /nonexistent/ca.pem: no such file or directory"},
+		{[]string{"-run", "status", "-tls", "/nonexistent"}, "swiftpaxos: -tls /nonexistent: open /nonexistent/ca.pem: no such file or directory"},
+		{[]string{"-run", "server", "-alias", "replica0", "-tls", "/nonexistent"}, "swiftpaxos: -tls /nonexistent: open /nonexistent/ca.pem: no such file or directory"},
+		{[]string{"-run", "status", "-timeout", "-5s"}, "swiftpaxos: -timeout -5s: give a duration above 0, or leave -timeout out for the configuration's replyTimeout"},
 	} {
 		code, _, stderr := runMain(c.args...)
 		require.Equal(t, exitUsage, code, "%v", c.args)
@@ -69,9 +83,41 @@ func TestUsageErrors(t *testing.T) {
 func TestHelp(t *testing.T) {
 	code, stdout, stderr := runMain("-h")
 	require.Equal(t, 0, code)
-	require.Contains(t, stdout, "-run server|client")
+	require.Contains(t, stdout, "-run server -config")
+	require.Contains(t, stdout, "-run client -config")
 	require.Contains(t, stdout, "-run kv")
 	require.Empty(t, stderr)
+}
+
+// The help says which modes take each flag, and the synopsis of each mode
+// lists exactly the flags it takes: both come from, or are checked
+// against, flagModes, which the usage errors above enforce.
+func TestFlagModesMatchTheHelp(t *testing.T) {
+	code, help, _ := runMain("-h")
+	require.Equal(t, 0, code)
+	flags := regexp.MustCompile(`(?m)^  -(\w+)`).FindAllStringSubmatch(help, -1)
+	require.NotEmpty(t, flags)
+	for _, f := range flags {
+		if f[1] != "run" {
+			require.Contains(t, flagModes, f[1], "a flag without its modes")
+		}
+	}
+	synopsis := strings.ReplaceAll(usage[:strings.Index(usage, "\n\n")], "\n                ", " ")
+	lines := regexp.MustCompile(`-run (\w+)([^\n]*)`).FindAllStringSubmatch(synopsis, -1)
+	require.Len(t, lines, len(roles), synopsis)
+	for _, l := range lines {
+		var listed []string
+		for _, m := range regexp.MustCompile(`-(\w+)`).FindAllStringSubmatch(l[2], -1) {
+			listed = append(listed, m[1])
+		}
+		var takes []string
+		for name, modes := range flagModes {
+			if slices.Contains(modes, l[1]) {
+				takes = append(takes, name)
+			}
+		}
+		require.ElementsMatch(t, takes, listed, "-run %s", l[1])
+	}
 }
 
 func TestHostsListsTheDefaultDeployment(t *testing.T) {
@@ -81,10 +127,23 @@ func TestHostsListsTheDefaultDeployment(t *testing.T) {
 		"client client0 127.0.0.4\nclient client1 127.0.0.5\n", stdout)
 }
 
-func TestUnknownAliasFails(t *testing.T) {
-	code, _, stderr := runMain("-run", "server", "-config", "multi-client.conf", "-alias", "replica9")
-	require.Equal(t, 1, code)
-	require.Contains(t, stderr, "replica9")
+// An -alias that is not a process of the right kind in the configuration
+// is a usage error, for every mode that takes one (a replica's used to
+// exit 1, from the replica).
+func TestUnknownAliasIsAUsageError(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-run", "server", "-alias", "replica9"}, `-alias "replica9" is not a replica of multi-client.conf (its replicas: replica0, replica1, replica2)`},
+		{[]string{"-run", "server", "-alias", "client0"}, `-alias "client0" is not a replica of multi-client.conf`},
+		{[]string{"-run", "client", "-alias", "nosuch"}, `-alias "nosuch" is not a client of multi-client.conf (its clients: client0, client1)`},
+		{[]string{"-run", "kv", "-alias", "replica0", "get", "1"}, `-alias "replica0" is not a client of multi-client.conf`},
+	} {
+		code, _, stderr := runMain(append(c.args, "-config", "multi-client.conf")...)
+		require.Equal(t, exitUsage, code, "%v", c.args)
+		require.True(t, strings.HasPrefix(stderr, "swiftpaxos: "+c.want), "%v: %s", c.args, stderr)
+	}
 }
 
 func TestCheckNeedsHistory(t *testing.T) {

@@ -18,6 +18,11 @@ const (
 	ExitBadInput  = 2 // the input could not be read
 )
 
+// ErrNoOperations is the finding of a history that holds no operation at
+// all: it breaks no rule, but passing it would pass a run whose clients
+// recorded nothing.
+var ErrNoOperations = errors.New("no operation recorded: an empty history proves nothing")
+
 // RunCommand implements "swiftpaxos -run check -history PATH". PATH is a
 // history file, or a directory holding history*.jsonl files (all read, in
 // name order, as one history) and optional log-NAME.jsonl files (an
@@ -26,14 +31,19 @@ const (
 // then "checked N operations: OK" or "checked N operations: M violations",
 // and returns ExitOK, ExitViolation (also when the report lists undecided
 // checks: a history is not known to be good until every check passed) or
-// ExitBadInput (reporting the file and line of the bad record on stderr).
+// ExitBadInput (reporting the file and line of the bad record on stderr,
+// or ErrNoOperations when the input holds no operation).
 // porcupine's rendering of the conflict that makes a key fail
 // linearizability is written to opts.VisualizeDir, by default the
 // directory of PATH, and named in the violation's line.
 func RunCommand(path string, opts Options, stdout, stderr io.Writer) int {
 	h, logs, dir, err := readInput(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "check: %v\n", err)
+		fmt.Fprintf(stderr, "swiftpaxos: check: %v\n", err)
+		return ExitBadInput
+	}
+	if len(h) == 0 {
+		fmt.Fprintf(stderr, "swiftpaxos: check: %s: %v\n", path, ErrNoOperations)
 		return ExitBadInput
 	}
 	if opts.VisualizeDir == "" {

@@ -133,6 +133,17 @@ func TestRunCommand(t *testing.T) {
 		code:  ExitBadInput,
 		err:   "log-r0.jsonl:1:",
 	}, {
+		name:  "an empty history file",
+		files: map[string]string{"history.jsonl": ""},
+		path:  "history.jsonl",
+		code:  ExitBadInput,
+		err:   "history.jsonl: no operation recorded",
+	}, {
+		name:  "a directory of empty histories",
+		files: map[string]string{"history-0.jsonl": "", "history-1.jsonl": "", "log-r0.jsonl": logText(t, ax)},
+		code:  ExitBadInput,
+		err:   "no operation recorded: an empty history proves nothing",
+	}, {
 		name:  "no history in the directory",
 		files: map[string]string{"log-r0.jsonl": logText(t, ax)},
 		code:  ExitBadInput,
@@ -151,6 +162,7 @@ func TestRunCommand(t *testing.T) {
 			out := stdout.String()
 			require.Equal(t, tc.code, code, "stdout:\n%s\nstderr:\n%s", out, stderr.String())
 			if tc.err != "" {
+				require.True(t, strings.HasPrefix(stderr.String(), "swiftpaxos: check: "), stderr.String())
 				require.Contains(t, stderr.String(), tc.err)
 				require.Empty(t, out)
 				return

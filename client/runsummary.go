@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -58,13 +59,17 @@ type RunSummary struct {
 	// Timeline[i] counts the operations of all processes completed in
 	// second i since StartUnixMs, the earliest process start;
 	// TimelineFast[i] and TimelineSlow[i] the strong ones on each path.
-	Timeline     []int64       `json:"timeline"`
-	TimelineFast []int64       `json:"timeline_fast"`
-	TimelineSlow []int64       `json:"timeline_slow"`
-	StartUnixMs  int64         `json:"start_unix_ms"`
-	Complete     bool          `json:"complete"`
-	Processes    []ProcessLine `json:"processes"`
-	Check        CheckJSON     `json:"check"`
+	Timeline     []int64 `json:"timeline"`
+	TimelineFast []int64 `json:"timeline_fast"`
+	TimelineSlow []int64 `json:"timeline_slow"`
+	StartUnixMs  int64   `json:"start_unix_ms"`
+	// Complete is false when a client process stopped early or, named in
+	// MissingClients, left no results: the figures then cover only some
+	// of the run.
+	Complete       bool          `json:"complete"`
+	MissingClients []string      `json:"missing_clients,omitempty"`
+	Processes      []ProcessLine `json:"processes"`
+	Check          CheckJSON     `json:"check"`
 	// Events are the launcher's kills and restarts (events.txt), Restart
 	// the last restart and what followed (results_restart.go).
 	Events  []EventJSON  `json:"events,omitempty"`
@@ -131,6 +136,8 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 		Strong: classJSON(sum.Strong), Weak: classJSON(sum.Weak), Interrupted: o.Interrupted,
 	}
 	rep.Strong.FastPath, rep.Strong.SlowPath = &sum.FastPath, &sum.SlowPath
+	rep.MissingClients = missingClients(cfg, rs)
+	rep.Complete = rep.Complete && len(rep.MissingClients) == 0
 	if rep.Events, err = readEvents(dir, sum.StartUnixMs); err != nil {
 		return nil, err
 	}
@@ -156,6 +163,9 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 	if rep.Interrupted {
 		fmt.Fprintln(&txt, "INTERRUPTED RUN: stopped before its end; the figures cover what the clients completed and saved")
 	}
+	for _, a := range rep.MissingClients {
+		fmt.Fprintf(&txt, "INCOMPLETE RUN: %s left no results-%s.json: the process did not run, or did not finish; the figures leave it out\n", a, a)
+	}
 	if err := sum.WriteText(&txt); err != nil {
 		return nil, err
 	}
@@ -176,6 +186,8 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 		fmt.Fprintln(&txt, "Check: not run (use --check)")
 	case rep.Check.OK:
 		fmt.Fprintf(&txt, "Check: checked %d operations: OK\n", rep.Check.Checked)
+	case rep.Check.Checked == 0:
+		fmt.Fprintf(&txt, "Check: FAILED: %s\n", strings.Join(rep.Check.First, "; "))
 	default:
 		fmt.Fprintf(&txt, "Check: checked %d operations: %d violations, %d undecided\n", rep.Check.Checked, rep.Check.Violations, rep.Check.Unknown)
 		for _, v := range rep.Check.First {
@@ -196,6 +208,18 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 	return rep, err
 }
 
+// missingClients names the client processes of cfg without results in
+// rs, in the configuration's order.
+func missingClients(cfg *config.Config, rs []ProcessResults) []string {
+	var missing []string
+	for _, h := range cfg.Clients {
+		if !slices.ContainsFunc(rs, func(r ProcessResults) bool { return strings.EqualFold(r.Alias, h.Alias) }) {
+			missing = append(missing, h.Alias)
+		}
+	}
+	return missing
+}
+
 func classJSON(c ClassSummary) ClassJSON {
 	return ClassJSON{Ops: c.Count, MeanMs: c.All.MeanMs, P50Ms: c.All.P50Ms, P99Ms: c.All.P99Ms, P999Ms: c.All.P999Ms, Read: c.Reads, Write: c.Writes}
 }
@@ -213,6 +237,9 @@ func checkRun(dir string) (CheckJSON, error) {
 			return CheckJSON{}, err
 		}
 		ops = append(ops, h...)
+	}
+	if len(ops) == 0 {
+		return CheckJSON{Ran: true, First: []string{"history-*.jsonl: " + check.ErrNoOperations.Error()}}, nil
 	}
 	logs := make(map[string][]check.LogEntry)
 	ls, _ := filepath.Glob(filepath.Join(dir, "log-*.jsonl"))

@@ -83,6 +83,50 @@ func TestTimeoutSaysWhatTheSessionWaitedFor(t *testing.T) {
 	assert.Contains(t, err.Error(), "asked replica 0")
 }
 
+// refusingReplica accepts connections on a free port of 127.0.0.1 and
+// closes each once the client has written to it, as a TLS replica does
+// with a client that speaks in clear, until the test ends.
+func refusingReplica(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Read(make([]byte, 64))
+			c.Close()
+		}
+	})
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// A replica that closes the connection before sending anything refused
+// the client; the timeout names it apart from the replicas that could
+// not be reached, which tells a client without TLS at a TLS cluster why.
+func TestTimeoutNamesTheReplicasThatRefusedTheClient(t *testing.T) {
+	ports := freePorts(t, 3) // released: replica2 is not there
+	ports[0], ports[1] = refusingReplica(t), silentReplica(t)
+	cfg := benchConfig(t, ports, "retryMs: 100")
+	s, err := client.Dial(t.Context(), client.SessionOptions{Config: cfg, Policy: curpht.NewClientPolicy()})
+	require.NoError(t, err)
+	defer s.Close()
+
+	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+	defer cancel()
+	err = s.Put(ctx, 1, kvs.Value("x"), client.Strong)
+	var te *client.TimeoutError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, []wire.ReplicaID{0}, te.Refused)
+	assert.Contains(t, te.Down, wire.ReplicaID(2))
+	assert.NotContains(t, te.Down, wire.ReplicaID(1), "connected, silent")
+	assert.Contains(t, err.Error(), "; unreachable: [2]; closed the connection before any reply (refused the client: TLS?): [0]")
+}
+
 // Invalid operations are refused before anything is sent: a replica
 // closes the connection of a client that sends one.
 func TestInvalidOperationsAreRefusedAtOnce(t *testing.T) {

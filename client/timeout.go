@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,12 @@ type TimeoutError struct {
 	Nearest wire.ReplicaID
 	// Down lists the replicas the session could not reach.
 	Down []wire.ReplicaID
+	// Refused lists the replicas that closed the latest connection to
+	// them before sending anything: replicas that refuse the client (a
+	// client without TLS at a TLS cluster, an identity they do not
+	// accept), rather than replicas that are not there. Such a replica
+	// is in Down, unless the session has just connected to it again.
+	Refused []wire.ReplicaID
 	// Attempts is how many times the operation was sent again.
 	Attempts int
 	// Err is the context's error.
@@ -46,8 +53,11 @@ func (e *TimeoutError) Error() string {
 	if e.Attempts > 0 {
 		fmt.Fprintf(&b, ", sent %d times", e.Attempts+1)
 	}
-	if len(e.Down) > 0 {
-		fmt.Fprintf(&b, "; unreachable: %v", e.Down)
+	if down := slices.DeleteFunc(slices.Clone(e.Down), func(r wire.ReplicaID) bool { return slices.Contains(e.Refused, r) }); len(down) > 0 {
+		fmt.Fprintf(&b, "; unreachable: %v", down)
+	}
+	if len(e.Refused) > 0 {
+		fmt.Fprintf(&b, "; closed the connection before any reply (refused the client: TLS?): %v", e.Refused)
 	}
 	return b.String()
 }
@@ -91,6 +101,11 @@ func (s *Session) timeout(op Op, reply chan Result, cause error) error {
 // answerWhere is the loop's side of timeout.
 func (s *Session) answerWhere(q where) {
 	e := TimeoutError{Leader: s.core.Leader(), Target: NoReplica, Nearest: s.core.Nearest(), Down: s.core.Down()}
+	for r := range s.o.Config.N() {
+		if s.t.refused(wire.ReplicaID(r)) {
+			e.Refused = append(e.Refused, wire.ReplicaID(r))
+		}
+	}
 	if q.reply != nil {
 		for seq, w := range s.waiters {
 			if w != q.reply {

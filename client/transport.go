@@ -9,6 +9,8 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -39,6 +41,10 @@ type Transport struct {
 	wg       sync.WaitGroup // the readers
 	sessions uint32         // how many sessions may share each connection (replicas honour far fewer than 2^16)
 	queue    int            // each connection's outbound queue
+	// closing guards closed and the readers' wg.Add against Close: a
+	// session may still be dialling when the Transport closes.
+	closing sync.Mutex
+	closed  bool
 }
 
 // TransportOptions configures a Transport; Config is required.
@@ -67,6 +73,10 @@ type link struct {
 	dialing sync.Mutex
 	mu      sync.RWMutex
 	cur     *muxConn // nil: none open
+	// refused: the replica closed the latest connection to it before
+	// sending anything, as a replica does to a client it will not serve
+	// (a client without TLS at a TLS cluster, a refused identity).
+	refused atomic.Bool
 }
 
 // muxConn is one open connection and the sessions attached to it.
@@ -112,6 +122,9 @@ func NewTransport(o TransportOptions) (*Transport, error) {
 // Close closes every connection and waits for their readers. The
 // sessions still using the Transport see their replicas go down.
 func (t *Transport) Close() error {
+	t.closing.Lock()
+	t.closed = true
+	t.closing.Unlock()
 	for _, l := range t.links {
 		l.mu.RLock()
 		c := l.cur
@@ -168,6 +181,7 @@ func (t *Transport) open(ctx context.Context, l *link) (*muxConn, error) {
 	d := net.Dialer{Timeout: time.Second}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
+		l.refused.Store(false)
 		return nil, fmt.Errorf("replica%d at %s: %w", l.r, addr, err)
 	}
 	if tc, ok := conn.(*net.TCPConn); ok {
@@ -179,6 +193,11 @@ func (t *Transport) open(ctx context.Context, l *link) (*muxConn, error) {
 		conn, err = t.tls.Client(hctx, conn, certs.Identity{Role: certs.Replica, Alias: replica.Alias})
 		cancel()
 		if err != nil {
+			l.refused.Store(false)
+			if closedByPeer(err) {
+				// What a replica without TLS does with a ClientHello.
+				return nil, fmt.Errorf("replica%d at %s: TLS handshake: %w (the replica closed the connection: a cluster without TLS?)", l.r, addr, err)
+			}
 			return nil, fmt.Errorf("replica%d at %s: TLS handshake: %w", l.r, addr, err)
 		}
 	}
@@ -191,6 +210,14 @@ func (t *Transport) open(ctx context.Context, l *link) (*muxConn, error) {
 		return nil, fmt.Errorf("replica%d at %s: %w", l.r, addr, err)
 	}
 	c := &muxConn{b: b, ports: make(map[wire.ClientID]*port)}
+	// A connection opened once Close began would be left open, its
+	// reader unwaited for; one opened before is in l.cur for Close.
+	t.closing.Lock()
+	defer t.closing.Unlock()
+	if t.closed {
+		b.Close()
+		return nil, fmt.Errorf("replica%d at %s: %w", l.r, addr, net.ErrClosed)
+	}
 	l.mu.Lock()
 	l.cur = c
 	l.mu.Unlock()
@@ -205,7 +232,12 @@ func (t *Transport) read(l *link, c *muxConn, conn net.Conn) {
 	defer t.wg.Done()
 	rd := wire.NewReader(conn, 16<<20)
 	var batch []routed
+	heard := false
 	add := func(m wire.Message, last bool) error {
+		if !heard {
+			heard = true
+			l.refused.Store(false)
+		}
 		if id, ok := wire.SessionOf(m); ok {
 			if r, routed := m.(*wire.Routed); routed {
 				m = r.Msg
@@ -233,7 +265,20 @@ func (t *Transport) read(l *link, c *muxConn, conn net.Conn) {
 	}
 	err := rd.Each(add, flush)
 	deliver(l.r, batch, true)
+	// Closed by this side (idle, Close) says nothing about the replica.
+	if !heard && !errors.Is(err, net.ErrClosed) {
+		l.refused.Store(true)
+	}
 	t.broken(l, c, err)
+}
+
+// refused reports whether replica r closed the latest connection to it
+// before sending anything (link.refused).
+func (t *Transport) refused(r wire.ReplicaID) bool { return t.links[r].refused.Load() }
+
+// closedByPeer reports whether err is the peer closing the connection.
+func closedByPeer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // maxHandOff bounds the messages a reader gathers before it hands them on.

@@ -72,3 +72,25 @@ func TestTransportRoutes(t *testing.T) {
 		t.Fatal("the routed NewView did not reach its session")
 	}
 }
+
+// A session may still be dialling when its Transport closes: a
+// connection opened after Close would be left open, its reader never
+// waited for (and its WaitGroup.Add raced with Close's Wait). Close is
+// final: attach fails after it, and opens nothing.
+func TestTransportOpensNothingAfterClose(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	text := fmt.Sprintf("-- Replicas --\nreplica0 %s\nreplica1 127.0.0.1:1\nreplica2 127.0.0.1:2\n-- Clients --\nclient0 127.0.0.1\n---\nprotocol: curpht\n", ln.Addr())
+	cfg, err := config.Parse("t.conf", strings.NewReader(text))
+	require.NoError(t, err)
+	tr, err := NewTransport(TransportOptions{Config: cfg, Alias: "client0"})
+	require.NoError(t, err)
+	require.NoError(t, tr.Close())
+
+	_, err = tr.attach(t.Context(), t.Context(), 0, 1, make(chan reply, 1))
+	require.ErrorIs(t, err, net.ErrClosed)
+	tr.links[0].mu.RLock()
+	defer tr.links[0].mu.RUnlock()
+	require.Nil(t, tr.links[0].cur)
+}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -48,6 +49,8 @@ func TestEveryErrorClass(t *testing.T) {
 		{"masterPort too big", withHosts("masterPort: 70000"), "f.conf:7: ", []string{"masterPort", "70000"}},
 		{"not a boolean", withHosts("pipeline: yes"), "f.conf:7: ", []string{"pipeline", `"yes"`, "boolean"}},
 		{"not a duration", withHosts("runTime: 5x"), "f.conf:7: ", []string{"runTime", `"5x"`, "duration"}},
+		{"runTime zero", withHosts("runTime: 0s"), "f.conf:7: ", []string{"runTime: 0s: omit the key or write none for no time limit"}},
+		{"runTime bare zero", withHosts("runTime: 0"), "f.conf:7: ", []string{"runTime: 0: omit the key or write none"}},
 		{"protocol curp", hostsOnly("protocol: curp"), "f.conf:7: ", []string{"protocol", `"curp"`, "curpht, curpho"}},
 		{"protocol raft", hostsOnly("protocol: raft"), "f.conf:7: ", []string{"protocol", `"raft"`, "supported"}},
 		{"protocol epaxos", hostsOnly("protocol: epaxos"), "f.conf:7: ", []string{"protocol", `"epaxos"`, "supported"}},
@@ -175,8 +178,19 @@ func TestLineAndFileProblemsTogether(t *testing.T) {
 
 func TestLoadMissingFile(t *testing.T) {
 	_, err := Load("does-not-exist.conf")
-	require.Error(t, err)
+	var pe *os.PathError
+	require.ErrorAs(t, err, &pe)
 	assert.Contains(t, err.Error(), "does-not-exist.conf")
+}
+
+// A directory is no configuration file: it is said so, as for a missing
+// file, instead of being parsed as a file of no lines.
+func TestLoadDirectory(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Load(dir)
+	var pe *os.PathError
+	require.ErrorAs(t, err, &pe)
+	assert.EqualError(t, err, "open "+dir+": is a directory, not a configuration file")
 }
 
 func TestLongLineIsAnError(t *testing.T) {

@@ -213,6 +213,11 @@ func setRunTime(p *Params, v string) error {
 	if d < 0 {
 		return fmt.Errorf("%s is negative", v)
 	}
+	// A run of no time would end before its first operation; the
+	// absence of a limit has its own spelling.
+	if d == 0 {
+		return fmt.Errorf("%s: omit the key or write none for no time limit", v)
+	}
 	p.RunTime = d
 	return nil
 }

@@ -14,15 +14,23 @@ import (
 const maxLine = 64 * 1024
 
 // Load reads, parses and validates the configuration file at path. A
-// latencyFile it names is read relative to path's directory.
+// latencyFile it names is read relative to path's directory. A path that
+// names no readable file (missing, a directory) gives an *os.PathError;
+// a file with problems an *Errors.
 func Load(path string) (*Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	// A directory opens, and would be reported as a file of no lines.
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, &os.PathError{Op: "open", Path: path, Err: errIsDir}
+	}
 	return Parse(path, f)
 }
+
+var errIsDir = errors.New("is a directory, not a configuration file")
 
 // Parse parses and validates a configuration read from r. name is used in
 // messages and locates a relative latencyFile (relative to its directory).

@@ -18,7 +18,8 @@
 // when a read found nothing or an operation failed (no replica reachable,
 // timeout, expired session), 2 for a usage error (unknown command, bad
 // key, value too long). Reading standard input, every line runs and the
-// status is the worst of them. Values go to standard output, everything
+// status is the worst of them; each error names its line ("line 7: "),
+// and a line longer than maxLine is a usage error of that line alone. Values go to standard output, everything
 // else (errors, and with Verbose the path, replica and latency of each
 // operation) to standard error.
 package kvcli

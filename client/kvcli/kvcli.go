@@ -1,11 +1,11 @@
 package kvcli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,8 +37,8 @@ type Options struct {
 	// Verbose adds, for every operation, the path, the replica that
 	// answered and the latency, on Err.
 	Verbose bool
-	// Timeout bounds connecting and each operation (default: the
-	// configuration's replyTimeout).
+	// Timeout bounds connecting and each operation; zero means the
+	// configuration's replyTimeout, and a negative one is refused.
 	Timeout time.Duration
 	// Prompt writes a prompt before each line read from In (a person at a
 	// terminal).
@@ -55,13 +55,17 @@ func Run(ctx context.Context, o Options, args []string) int {
 	if o.Level == 0 {
 		o.Level = client.Strong
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = o.Config.ReplyTimeout
-	}
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
 	r := &runner{o: o}
+	switch {
+	case o.Timeout < 0:
+		r.errorf("timeout %v is negative", o.Timeout)
+		return Usage
+	case o.Timeout == 0:
+		r.o.Timeout = o.Config.ReplyTimeout
+	}
 	if len(args) > 0 {
 		c, err := parse(args, strings.Join(args, " "), o.Level)
 		if err != nil {
@@ -84,9 +88,15 @@ func Run(ctx context.Context, o Options, args []string) int {
 type runner struct {
 	o Options
 	s *client.Session
+	// at is the number of the line of standard input being run, which
+	// every message about it names; 0 for a command given as arguments.
+	at int
 }
 
 func (r *runner) errorf(format string, args ...any) {
+	if r.at > 0 {
+		format = fmt.Sprintf("line %d: %s", r.at, format)
+	}
 	fmt.Fprintf(r.o.Err, "swiftpaxos: "+format+"\n", args...)
 }
 
@@ -125,31 +135,31 @@ func (r *runner) lines(ctx context.Context) int {
 	worst := OK
 	// Lines are read on a goroutine of their own, so that an interrupt
 	// ends a run that waits for input.
-	lines := make(chan string)
+	lines := make(chan line)
 	var readErr error
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
 		defer close(lines)
-		sc := bufio.NewScanner(r.o.In)
-		sc.Buffer(make([]byte, 0, 64<<10), 2*kvs.MaxValueLen)
-		for sc.Scan() {
+		readErr = readLines(r.o.In, func(l line) bool { // read once lines is closed
 			select {
-			case lines <- sc.Text():
+			case lines <- l:
+				return true
 			case <-stop:
-				return
+				return false
 			}
-		}
-		readErr = sc.Err() // read once lines is closed
+		})
 	}()
+	last := 0
 	for {
+		r.at = 0
 		if r.o.Prompt {
 			fmt.Fprint(r.o.Out, "kv> ")
 		}
-		var line string
+		var l line
 		var ok bool
 		select {
-		case line, ok = <-lines:
+		case l, ok = <-lines:
 		case <-ctx.Done():
 			r.errorf("interrupted")
 			return max(worst, NotFound)
@@ -159,12 +169,19 @@ func (r *runner) lines(ctx context.Context) int {
 				fmt.Fprintln(r.o.Out)
 			}
 			if readErr != nil {
-				r.errorf("reading commands: %v", readErr)
+				r.errorf("reading commands after line %d: %v", last, readErr)
 				return max(worst, NotFound)
 			}
 			return worst
 		}
-		words := strings.Fields(line)
+		r.at, last = l.n, l.n
+		if l.long > 0 {
+			r.errorf("a line of %d bytes, over the limit of %d: a value is shorter than %d bytes", l.long, maxLine, kvs.MaxValueLen)
+			worst = max(worst, Usage)
+			continue
+		}
+		text := l.text
+		words := strings.Fields(text)
 		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
 			continue
 		}
@@ -175,7 +192,7 @@ func (r *runner) lines(ctx context.Context) int {
 			fmt.Fprintln(r.o.Out, "put KEY VALUE | get KEY | scan FROM COUNT, each optionally after strong or weak; quit")
 			continue
 		}
-		c, err := parse(words, line, r.o.Level)
+		c, err := parse(words, text, r.o.Level)
 		if err != nil {
 			r.errorf("%v", err)
 			worst = max(worst, Usage)
@@ -308,12 +325,27 @@ func (r *runner) timeoutText(te *client.TimeoutError) string {
 	if te.Attempts > 0 {
 		fmt.Fprintf(&b, " (sent %d times)", te.Attempts+1)
 	}
-	if len(te.Down) > 0 {
-		names := make([]string, len(te.Down))
-		for i, d := range te.Down {
-			names[i] = r.replica(d)
+	// The replicas that refused the client are named apart, with the
+	// likely reason.
+	var down, refused []string
+	for _, d := range te.Down {
+		if !slices.Contains(te.Refused, d) {
+			down = append(down, r.replica(d))
 		}
-		fmt.Fprintf(&b, "; unreachable: %s", strings.Join(names, ", "))
+	}
+	for _, d := range te.Refused {
+		refused = append(refused, r.replica(d))
+	}
+	if len(down) > 0 {
+		fmt.Fprintf(&b, "; unreachable: %s", strings.Join(down, ", "))
+	}
+	if len(refused) > 0 {
+		fmt.Fprintf(&b, "; %s closed the connection before any reply, as a replica does to a client it refuses", strings.Join(refused, ", "))
+		if r.o.Config.TLSDir == "" {
+			b.WriteString(": a TLS cluster? give -tls DIR (or tls: DIR in the configuration)")
+		} else {
+			b.WriteString(": does it take this client's certificate?")
+		}
 	}
 	return b.String()
 }

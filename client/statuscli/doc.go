@@ -7,5 +7,8 @@
 // and must work when no leader exists (that is when one asks). Under TLS
 // it presents the generic client certificate, as -run kv does.
 //
+// When replicas answered and none leads, it says so after the table, and
+// why (learners: docs/DECISIONS.md 21) and what to do; that is no error.
+//
 // Exit status: 0 when a majority of the replicas answered, 1 otherwise.
 package statuscli

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"strconv"
+	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -20,8 +22,9 @@ import (
 // Options configures a run.
 type Options struct {
 	Config *config.Config
-	// Timeout bounds connecting to and hearing from each replica (default:
-	// the configuration's replyTimeout, or 2 s).
+	// Timeout bounds connecting to and hearing from each replica; zero
+	// means the configuration's replyTimeout (or 2 s without one), and a
+	// negative one is refused.
 	Timeout time.Duration
 	Out     io.Writer
 	Err     io.Writer
@@ -53,7 +56,10 @@ func RoleName(st *wire.StatusReply) string {
 // Query asks every replica of cfg at once and returns their answers in
 // the configuration's order.
 func Query(ctx context.Context, cfg *config.Config, timeout time.Duration) ([]Answer, error) {
-	if timeout <= 0 {
+	if timeout < 0 {
+		return nil, fmt.Errorf("timeout %v is negative", timeout)
+	}
+	if timeout == 0 {
 		timeout = cfg.ReplyTimeout
 	}
 	if timeout <= 0 {
@@ -101,6 +107,10 @@ func ask(ctx context.Context, h config.Host, tlsm *certs.Material) (*wire.Status
 	defer stop()
 	if tlsm != nil {
 		if conn, err = tlsm.Client(ctx, conn, certs.Identity{Role: certs.Replica, Alias: h.Alias}); err != nil {
+			if closedByPeer(err) {
+				// What a replica without TLS does with a ClientHello.
+				return nil, fmt.Errorf("TLS handshake: %w (the replica closed the connection: a cluster without TLS?)", err)
+			}
 			return nil, fmt.Errorf("TLS handshake: %w", err)
 		}
 	}
@@ -120,7 +130,11 @@ func ask(ctx context.Context, h config.Host, tlsm *certs.Material) (*wire.Status
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("no answer: %w", ctx.Err())
 			}
-			if errors.Is(err, io.EOF) {
+			if closedByPeer(err) {
+				if tlsm == nil {
+					// What a TLS replica does with a Hello in clear.
+					return nil, errors.New("the replica closed the connection: a TLS cluster? give -tls DIR (or tls: DIR in the configuration); else an older binary, or a refused client")
+				}
 				return nil, errors.New("the replica closed the connection (an older binary, or a refused client)")
 			}
 			if errors.Is(err, wire.ErrMalformed) {
@@ -134,6 +148,11 @@ func ask(ctx context.Context, h config.Host, tlsm *certs.Material) (*wire.Status
 	}
 }
 
+// closedByPeer reports whether err is the peer closing the connection.
+func closedByPeer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
+}
+
 // Run queries the replicas of o.Config, prints the table on o.Out and
 // returns the exit status.
 func Run(ctx context.Context, o Options) int {
@@ -143,6 +162,9 @@ func Run(ctx context.Context, o Options) int {
 		return 1
 	}
 	Print(o.Out, answers)
+	for _, l := range noLeader(answers) {
+		fmt.Fprintln(o.Out, l)
+	}
 	ok := 0
 	for _, a := range answers {
 		if a.Err == nil {
@@ -187,6 +209,55 @@ func Print(w io.Writer, answers []Answer) {
 			fmt.Fprintf(w, "%s (%s): %v\n", a.Alias, a.Addr, a.Err)
 		}
 	}
+}
+
+// noLeader explains, when replicas answered and none of them leads, why
+// there may be no leader and what an operator can do; nil otherwise. The
+// exit status does not change: the replicas answered, which is what
+// status reports (a cluster between two leaders is normal for a moment).
+func noLeader(answers []Answer) []string {
+	var answered, members, down int
+	var learners []string
+	for _, a := range answers {
+		st := a.Status
+		switch {
+		case st == nil:
+			down++
+			continue
+		case RoleName(st) == "leader":
+			return nil
+		case !st.Member:
+			learners = append(learners, a.Alias)
+		default:
+			members++
+		}
+		answered++
+	}
+	if answered == 0 {
+		return nil
+	}
+	need := quorum.Majority(len(answers))
+	lines := []string{fmt.Sprintf("no leader: none of the %d replicas that answered leads", answered)}
+	if len(learners) > 0 {
+		lines = append(lines, fmt.Sprintf("  learners (%s) are replicas restarted without their state; they become members only by catching up from a leader (docs/DECISIONS.md 21)",
+			strings.Join(learners, ", ")))
+	}
+	switch {
+	case members >= need:
+		lines = append(lines, fmt.Sprintf("  %s answered, a majority: an election should end within electionTimeoutMs; ask again, and if none does, read the replicas' logs", membersText(members)))
+	case members+down >= need:
+		lines = append(lines, fmt.Sprintf("  %s answered, a majority needs %d: bring back members that are down (a running one cut off, or a durable one restarted; one in memory restarts as a learner)", membersText(members), need))
+	default:
+		lines = append(lines, fmt.Sprintf("  %s answered, a majority needs %d, which the replicas down cannot make up: restart the whole cluster (in memory, its state is lost; with dataDir, replicas restart as members)", membersText(members), need))
+	}
+	return lines
+}
+
+func membersText(n int) string {
+	if n == 1 {
+		return "1 member"
+	}
+	return fmt.Sprintf("%d members", n)
 }
 
 // meanFsync prints a mean fsync to three significant digits (a disk's in

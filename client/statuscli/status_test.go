@@ -2,6 +2,8 @@ package statuscli
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -44,4 +46,55 @@ func TestMeanFsync(t *testing.T) {
 	assert.Equal(t, "1.23ms", meanFsync(1234567*time.Nanosecond))
 	assert.Equal(t, "448µs", meanFsync(448061*time.Nanosecond))
 	assert.Equal(t, "850ns", meanFsync(850*time.Nanosecond))
+}
+
+// A negative timeout is refused before asking anyone: it used to stand
+// for the configuration's replyTimeout, as zero does.
+func TestQueryRefusesNegativeTimeout(t *testing.T) {
+	_, err := Query(t.Context(), nil, -5*time.Second)
+	assert.EqualError(t, err, "timeout -5s is negative")
+}
+
+// reply is a StatusReply of the given role (follower, candidate, leader)
+// from a member, or from a learner.
+func reply(role uint8, member bool) *wire.StatusReply {
+	return &wire.StatusReply{Role: role, Member: member, Leader: wire.NoReplica}
+}
+
+// Without a leader among the replicas that answered, status says so, and
+// what can be done: learners are named with the decision that explains
+// them, and whether the members left can elect a leader.
+func TestNoLeaderIsExplained(t *testing.T) {
+	const follower, candidate, leader = 0, 1, 2
+	down := errors.New("connection refused")
+	ans := func(states ...*wire.StatusReply) []Answer {
+		out := make([]Answer, len(states))
+		for i, st := range states {
+			out[i] = Answer{Alias: fmt.Sprintf("replica%d", i), Status: st}
+			if st == nil {
+				out[i].Err = down
+			}
+		}
+		return out
+	}
+
+	// Two in-memory replicas restarted while the leader was among them.
+	got := noLeader(ans(reply(follower, false), reply(follower, false), reply(follower, true)))
+	require.Len(t, got, 3, "%q", got)
+	assert.Equal(t, "no leader: none of the 3 replicas that answered leads", got[0])
+	assert.Contains(t, got[1], "learners (replica0, replica1) are replicas restarted without their state")
+	assert.Contains(t, got[1], "docs/DECISIONS.md 21")
+	assert.Contains(t, got[2], "1 member answered, a majority needs 2, which the replicas down cannot make up: restart the whole cluster")
+
+	got = noLeader(ans(reply(follower, true), nil, reply(follower, false)))
+	require.Len(t, got, 3, "%q", got)
+	assert.Contains(t, got[2], "1 member answered, a majority needs 2: bring back members that are down")
+
+	got = noLeader(ans(reply(follower, true), reply(candidate, true), nil))
+	require.Len(t, got, 2, "%q", got)
+	assert.Equal(t, "no leader: none of the 2 replicas that answered leads", got[0])
+	assert.Contains(t, got[1], "2 members answered, a majority: an election should end within electionTimeoutMs; ask again")
+
+	assert.Nil(t, noLeader(ans(reply(follower, true), reply(leader, true), reply(follower, false))), "a leader")
+	assert.Nil(t, noLeader(ans(nil, nil, nil)), "nobody answered: the majority line says so")
 }
