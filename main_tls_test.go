@@ -40,7 +40,8 @@ func TestPlainClientAtATLSClusterIsToldTLS(t *testing.T) {
 	code, _, errs := runKV("", "-config", plain, "-timeout", "1s", "get", "1")
 	require.Equal(t, 1, code, errs)
 	require.Regexp(t, `replica0 \(127\.0\.0\.1:\d+\), replica1 \(127\.0\.0\.1:\d+\), replica2 \(127\.0\.0\.1:\d+\) closed the connection before any reply, `+
-		`as a replica does to a client it refuses: a TLS cluster\? give -tls DIR \(or tls: DIR in the configuration\)\n$`, errs)
+		`as a replica does to a client it refuses: a TLS cluster\? give -tls DIR \(or tls: DIR in the configuration\); `+
+		`or does it run another protocol than curpht\? \(its log says why it refused\)\n$`, errs)
 	require.NotContains(t, errs, "unreachable", "refused, not unreachable")
 
 	code, out, _ := runStatus(t, plain)
@@ -63,4 +64,20 @@ func TestTLSClientAtAPlainClusterIsToldTLS(t *testing.T) {
 	code = run([]string{"-run", "status", "-config", plain, "-tls", dir, "-timeout", "2s"}, nil, &out, &errb)
 	require.Equal(t, 1, code)
 	require.Contains(t, out.String(), "TLS handshake: EOF (the replica closed the connection: a cluster without TLS?)")
+}
+
+// A client of another protocol than the cluster's is refused (the Hello
+// names it, decision 33): kv says so among the reasons.
+func TestClientOfAnotherProtocolIsToldSo(t *testing.T) {
+	plain, _, _ := tlsConfs(t)
+	startCluster(t, plain)
+
+	code, _, errs := runKV("", "-config", plain, "-protocol", "curpho", "-timeout", "1s", "get", "1")
+	require.Equal(t, 1, code, errs)
+	require.Contains(t, errs, "closed the connection before any reply")
+	require.Contains(t, errs, "or does it run another protocol than curpho?")
+
+	code, out, errs := runKV("", "-config", plain, "-timeout", "1s", "get", "1")
+	require.Equal(t, 1, code, errs, "not found")
+	require.NotContains(t, out+errs, "closed the connection")
 }

@@ -346,6 +346,7 @@ func (r *runner) timeoutText(te *client.TimeoutError) string {
 		} else {
 			b.WriteString(": does it take this client's certificate?")
 		}
+		fmt.Fprintf(&b, "; or does it run another protocol than %s? (its log says why it refused)", r.o.Config.Protocol)
 	}
 	return b.String()
 }
