@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -158,35 +157,6 @@ func OpenOn(fs vfs.FS, dir string, c Cluster, log *zap.Logger) (*Store, *State, 
 			zap.Stringer("cluster", c))
 	}
 	return s, st, nil
-}
-
-// named makes err name the file pebble found corrupt, if it found one.
-func (s *Store) named(err error) error {
-	if p := s.corrupt.Load(); p != nil {
-		return &corruptError{path: *p, err: err}
-	}
-	return err
-}
-
-// corruptError is a store that cannot be opened because a file in it is
-// corrupt.
-type corruptError struct {
-	path string
-	err  error
-}
-
-func (e *corruptError) Error() string {
-	return fmt.Sprintf("%s is corrupt: %s (move the directory away to start this replica empty: it then rejoins from the others as a learner, docs/DECISIONS.md 26)",
-		e.path, firstLine(e.err))
-}
-
-func (e *corruptError) Unwrap() error { return e.err }
-
-// firstLine is err's message up to its first line break: pebble's errors
-// carry details on further lines.
-func firstLine(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	return msg
 }
 
 func (s *Store) snapPath() string { return filepath.Join(s.dir, "snapshot") }
@@ -412,22 +382,4 @@ func (s *Store) Close() error {
 	err := s.db.Close()
 	s.db = nil
 	return err
-}
-
-// pebbleLogger sends pebble's messages to the replica's logger: its
-// routine ones at debug level.
-type pebbleLogger struct{ l *zap.Logger }
-
-func (p pebbleLogger) Infof(format string, args ...any) {
-	if ce := p.l.Check(zap.DebugLevel, "pebble"); ce != nil {
-		ce.Write(zap.String("msg", fmt.Sprintf(format, args...)))
-	}
-}
-func (p pebbleLogger) Errorf(format string, args ...any) {
-	msg, _, _ := strings.Cut(fmt.Sprintf(format, args...), "\n")
-	p.l.Error("pebble", zap.String("msg", msg))
-}
-func (p pebbleLogger) Fatalf(format string, args ...any) {
-	p.l.Error("pebble fatal", zap.String("msg", fmt.Sprintf(format, args...)))
-	panic(fmt.Sprintf(format, args...))
 }
