@@ -19,12 +19,7 @@ import (
 // out inside a Routed that names it, and a Routed reply (a NewView, which
 // names no session) reaches the session it names, unwrapped.
 func TestTransportRoutes(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	text := fmt.Sprintf("-- Replicas --\nreplica0 %s\nreplica1 127.0.0.1:1\nreplica2 127.0.0.1:2\n-- Clients --\nclient0 127.0.0.1\n---\nprotocol: curpht\n", ln.Addr())
-	cfg, err := config.Parse("t.conf", strings.NewReader(text))
-	require.NoError(t, err)
+	ln, cfg := listenerReplica0(t)
 	tr, err := NewTransport(TransportOptions{Config: cfg, Alias: "client0", Sessions: 3})
 	require.NoError(t, err)
 	defer tr.Close()
@@ -78,12 +73,7 @@ func TestTransportRoutes(t *testing.T) {
 // waited for (and its WaitGroup.Add raced with Close's Wait). Close is
 // final: attach fails after it, and opens nothing.
 func TestTransportOpensNothingAfterClose(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	text := fmt.Sprintf("-- Replicas --\nreplica0 %s\nreplica1 127.0.0.1:1\nreplica2 127.0.0.1:2\n-- Clients --\nclient0 127.0.0.1\n---\nprotocol: curpht\n", ln.Addr())
-	cfg, err := config.Parse("t.conf", strings.NewReader(text))
-	require.NoError(t, err)
+	_, cfg := listenerReplica0(t) // a replica0 that is there, were Close to let attach dial it
 	tr, err := NewTransport(TransportOptions{Config: cfg, Alias: "client0"})
 	require.NoError(t, err)
 	require.NoError(t, tr.Close())
@@ -93,4 +83,16 @@ func TestTransportOpensNothingAfterClose(t *testing.T) {
 	tr.links[0].mu.RLock()
 	defer tr.links[0].mu.RUnlock()
 	require.Nil(t, tr.links[0].cur)
+}
+
+// listenerReplica0 is a configuration whose replica0 is a listener of the
+// test's (closed at its end) and whose other replicas are not there.
+func listenerReplica0(t *testing.T) (net.Listener, *config.Config) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	text := fmt.Sprintf("-- Replicas --\nreplica0 %s\nreplica1 127.0.0.1:1\nreplica2 127.0.0.1:2\n-- Clients --\nclient0 127.0.0.1\n---\nprotocol: curpht\n", ln.Addr())
+	cfg, err := config.Parse("t.conf", strings.NewReader(text))
+	require.NoError(t, err)
+	return ln, cfg
 }
