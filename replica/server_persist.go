@@ -182,6 +182,13 @@ func (p *persister) write(ctx context.Context) error {
 			return nil
 		case err := <-p.failed:
 			return err
+		case err := <-p.store.Broken():
+			p.mu.Lock() // the loop writes nothing more (submit)
+			if p.err == nil {
+				p.err = err
+			}
+			p.mu.Unlock()
+			return err
 		case <-p.wake:
 		}
 		for {

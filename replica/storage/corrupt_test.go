@@ -2,10 +2,12 @@ package storage
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
@@ -61,8 +63,66 @@ func TestCorruptLogIsAnError(t *testing.T) {
 	copyDir(t, dir, crashed)
 	require.NoError(t, s.Close())
 
-	wals, err := filepath.Glob(filepath.Join(crashed, "db", "*.log"))
+	flipInLog(t, crashed)
+	_, _, err = Open(crashed, testCluster, zaptest.NewLogger(t))
+	require.ErrorContains(t, err, filepath.Join(crashed, "db")+" is corrupt")
+}
+
+// TestUpgradedStoreGetsSyncedOffsets: a store an older build wrote, at
+// pebble's oldest format, is moved to FormatWALSyncChunks by Open, and
+// the log file Open started for it then has no synced offsets: Open
+// starts another, so that corruption in the middle of the log written
+// after the upgrade is an error too.
+func TestUpgradedStoreGetsSyncedOffsets(t *testing.T) {
+	dir := t.TempDir()
+	old, err := pebble.Open(filepath.Join(dir, "db"), &pebble.Options{FormatMajorVersion: pebble.FormatMinSupported})
 	require.NoError(t, err)
+	require.NoError(t, old.Set([]byte{prefixCluster}, encodeCluster(testCluster), pebble.Sync))
+	require.NoError(t, old.Close())
+
+	s, _, err := Open(dir, testCluster, zaptest.NewLogger(t))
+	require.NoError(t, err)
+	require.Equal(t, pebble.FormatWALSyncChunks, s.db.FormatMajorVersion())
+	h := newHistory(5)
+	for range 600 {
+		b := h.next()
+		b.Snapshot, b.Installed = nil, false
+		require.NoError(t, s.Write([]*Batch{b}))
+	}
+	crashed := t.TempDir()
+	copyDir(t, dir, crashed)
+	require.NoError(t, s.Close())
+	flipInLog(t, crashed)
+	_, _, err = Open(crashed, testCluster, zaptest.NewLogger(t))
+	require.ErrorContains(t, err, filepath.Join(crashed, "db")+" is corrupt")
+}
+
+// TestCorruptionAfterOpenBreaksTheStore: a corrupt file pebble finds once
+// the replica runs (a compaction reads a table) is said on Broken, once,
+// naming the file: the replica stops instead of running on a disk that no
+// longer holds what it acknowledged.
+func TestCorruptionAfterOpenBreaksTheStore(t *testing.T) {
+	s, _, err := Open(t.TempDir(), testCluster, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	s.corruption(pebble.DataCorruptionInfo{Path: "db/000009.sst", Details: errors.New("checksum mismatch")})
+	s.corruption(pebble.DataCorruptionInfo{Path: "db/000009.sst", Details: errors.New("checksum mismatch")})
+	select {
+	case err := <-s.Broken():
+		require.ErrorContains(t, err, "db/000009.sst is corrupt: checksum mismatch")
+	default:
+		t.Fatal("nothing on Broken")
+	}
+	require.Empty(t, s.Broken(), "said once")
+}
+
+// flipInLog flips 8 bytes a quarter into the newest log file of the store
+// in dir, which must span a few of the log's 32 KiB blocks after them.
+func flipInLog(t *testing.T, dir string) {
+	t.Helper()
+	wals, err := filepath.Glob(filepath.Join(dir, "db", "*.log"))
+	require.NoError(t, err)
+	require.NotEmpty(t, wals)
 	newest := wals[len(wals)-1]
 	data, err := os.ReadFile(newest)
 	require.NoError(t, err)
@@ -72,6 +132,4 @@ func TestCorruptLogIsAnError(t *testing.T) {
 		data[end/4+i] ^= 0xff
 	}
 	require.NoError(t, os.WriteFile(newest, data, 0o644))
-	_, _, err = Open(crashed, testCluster, zaptest.NewLogger(t))
-	require.ErrorContains(t, err, filepath.Join(crashed, "db")+" is corrupt")
 }

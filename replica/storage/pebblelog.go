@@ -4,12 +4,32 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cockroachdb/pebble/v2"
 	"go.uber.org/zap"
 )
 
 // What pebble says, and what it finds wrong: its messages go to the
 // replica's log, and a corrupt file it finds stops Open with an error
 // that names it.
+
+// corruption is pebble's DataCorruption event: the first corrupt file is
+// logged and kept for the error of Open, or, once Open has returned, sent
+// on broken (Broken). Either way the replica stops: its disk no longer
+// holds what it acknowledged.
+func (s *Store) corruption(info pebble.DataCorruptionInfo) {
+	path := info.Path
+	if !s.corrupt.CompareAndSwap(nil, &path) {
+		return // pebble retries its compactions: said once is enough
+	}
+	s.log.Error("corrupt file in the data directory", zap.String("file", path), zap.String("error", firstLine(info.Details)))
+	if s.opened.Load() {
+		s.broken <- &corruptError{path: path, err: info.Details}
+	}
+}
+
+// Broken says when pebble finds a file corrupt after Open returned (in a
+// compaction, say): the replica must stop.
+func (s *Store) Broken() <-chan error { return s.broken }
 
 // named makes err name the file pebble found corrupt, if it found one.
 func (s *Store) named(err error) error {

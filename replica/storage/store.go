@@ -86,8 +86,11 @@ type Store struct {
 	// reused counts the log files pebble recycled (walFS).
 	reused atomic.Uint64
 	// corrupt is the first file pebble found corrupt, for the error that
-	// stops Open (pebble's default would panic the process).
+	// stops Open (pebble's default would panic the process); once Open
+	// has returned, broken says so to the replica, which stops.
 	corrupt atomic.Pointer[string]
+	opened  atomic.Bool
+	broken  chan error
 }
 
 // Open opens (creating it if need be) the store in dir, which must hold
@@ -106,8 +109,14 @@ func OpenOn(fs vfs.FS, dir string, c Cluster, log *zap.Logger) (*Store, *State, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("data directory: %w", err)
 	}
-	s := &Store{dir: dir, log: log}
-	db, err := pebble.Open(filepath.Join(dir, "db"), &pebble.Options{
+	s := &Store{dir: dir, log: log, broken: make(chan error, 1)}
+	dbDir := filepath.Join(dir, "db")
+	// A log file that pebble opens while it moves a store to
+	// FormatWALSyncChunks (a new store, or one an older build wrote) has
+	// no synced offsets: such a store starts its next one at once.
+	desc, err := pebble.Peek(dbDir, fs)
+	upgrade := err != nil || !desc.Exists || desc.FormatMajorVersion < pebble.FormatWALSyncChunks
+	db, err := pebble.Open(dbDir, &pebble.Options{
 		Logger:       pebbleLogger{log},
 		MemTableSize: 32 << 20,
 		// Log chunks that carry the offset synced so far: a chunk that
@@ -116,21 +125,14 @@ func OpenOn(fs vfs.FS, dir string, c Cluster, log *zap.Logger) (*Store, *State, 
 		// everything after it was silently dropped.
 		FormatMajorVersion: pebble.FormatWALSyncChunks,
 		FS:                 walFS{FS: fs, clock: &s.syncs, reused: &s.reused},
-		EventListener: &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
-			path := info.Path
-			if !s.corrupt.CompareAndSwap(nil, &path) {
-				return // pebble retries its compactions: said once is enough
-			}
-			log.Error("corrupt file in the data directory", zap.String("file", path), zap.String("error", firstLine(info.Details)))
-		}},
+		EventListener:      &pebble.EventListener{DataCorruption: s.corruption},
 	})
 	if err != nil {
 		if pebble.IsCorruptionError(err) {
-			path := filepath.Join(dir, "db")
-			s.corrupt.CompareAndSwap(nil, &path)
+			s.corrupt.CompareAndSwap(nil, &dbDir)
 			return nil, nil, s.named(err)
 		}
-		return nil, nil, fmt.Errorf("opening %s: %w", filepath.Join(dir, "db"), err)
+		return nil, nil, fmt.Errorf("opening %s: %w", dbDir, err)
 	}
 	s.db = db
 	taken, err := s.claim(c)
@@ -138,10 +140,7 @@ func OpenOn(fs vfs.FS, dir string, c Cluster, log *zap.Logger) (*Store, *State, 
 		db.Close()
 		return nil, nil, s.named(err)
 	}
-	if taken {
-		// The log file of a new store was created before pebble moved to
-		// FormatWALSyncChunks at the end of Open, so it has no synced
-		// offsets: start the next one now.
+	if upgrade {
 		if err := db.Flush(); err != nil {
 			db.Close()
 			return nil, nil, fmt.Errorf("%s: %w", dir, err)
@@ -156,6 +155,7 @@ func OpenOn(fs vfs.FS, dir string, c Cluster, log *zap.Logger) (*Store, *State, 
 		log.Warn("a data directory written before stores named their cluster: it is now this cluster's", zap.String("dir", dir),
 			zap.Stringer("cluster", c))
 	}
+	s.opened.Store(true)
 	return s, st, nil
 }
 
