@@ -281,8 +281,13 @@ func (s *server) handshake(ctx context.Context, raw net.Conn, remote zap.Field) 
 		return nil, nil, nil, false
 	case hello.Protocol != "" && hello.Protocol != string(s.cfg.Protocol):
 		s.counters.RefusedProtocol.Add(1)
-		s.log.Error("connection refused: the peer runs another protocol (every process of a deployment must run the same one: the config's protocol key, or -protocol)",
-			remote, zap.String("peer_alias", hello.Alias), zap.String("peer_protocol", hello.Protocol), zap.String("protocol", string(s.cfg.Protocol)))
+		level := zap.ErrorLevel
+		if _, said := s.refusedProtocols.LoadOrStore(hello.Alias+" "+hello.Protocol, true); said {
+			level = zap.DebugLevel // a peer redials every 100 ms; the counter keeps the count
+		}
+		if ce := s.log.Check(level, "connection refused: the peer runs another protocol (every process of a deployment must run the same one: the config's protocol key, or -protocol)"); ce != nil {
+			ce.Write(remote, zap.String("peer_alias", hello.Alias), zap.String("peer_protocol", hello.Protocol), zap.String("protocol", string(s.cfg.Protocol)))
+		}
 		return nil, nil, nil, false
 	}
 	if s.tls != nil {

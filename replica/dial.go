@@ -28,6 +28,10 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	var lastErr string // a failing handshake is logged when its reason changes
+	// refused says the last connection ended within refusedWithin of its
+	// start: the peer refuses this replica (another protocol, another
+	// CA), which is logged once, not every redialEvery.
+	refused := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -50,7 +54,14 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 			t.Reset(redialEvery)
 			continue
 		}
-		s.log.Info("connected to peer", zap.Int32("peer", int32(p)), zap.String("addr", addr))
+		level := zap.InfoLevel
+		if refused {
+			level = zap.DebugLevel
+		}
+		if ce := s.log.Check(level, "connected to peer"); ce != nil {
+			ce.Write(zap.Int32("peer", int32(p)), zap.String("addr", addr))
+		}
+		start := time.Now()
 		// The peer never writes on this connection; a read returns when
 		// it breaks (or, with TLS, when the peer refuses the certificate).
 		go func() { _, _ = io.Copy(io.Discard, conn); b.Close() }()
@@ -61,9 +72,19 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 		case <-b.Done():
 		}
 		s.post(ctx, inbound{fromReplica: p, peer: b, closed: true})
+		quick := time.Since(start) < refusedWithin && ctx.Err() == nil
+		if quick && !refused {
+			s.log.Warn("peer closed the connection at once: does it run this protocol, and take this replica's certificate? (its log says why)",
+				zap.Int32("peer", int32(p)), zap.String("addr", addr))
+		}
+		refused = quick
 		t.Reset(redialEvery)
 	}
 }
+
+// refusedWithin: a connection the peer closes this soon after it opened
+// was refused, not lost.
+const refusedWithin = time.Second
 
 // errDial marks a TCP connect failure: a peer that is down is the normal
 // case at start-up and not worth a log line every 100 ms.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -85,7 +86,10 @@ type server struct {
 	// transport: authentication and bounds (conn.go)
 	tls      *certs.Material // nil: plain TCP
 	counters *ConnCounters
-	open     atomic.Int64 // incoming connections open, for maxConns
+	// refusedProtocols holds the "ALIAS PROTOCOL" pairs whose refusal
+	// was logged.
+	refusedProtocols sync.Map
+	open             atomic.Int64 // incoming connections open, for maxConns
 	// queueRoom is what is left of sessionsQueueBudget (conn_sessions.go).
 	queueRoom atomic.Int64
 	live      connSet // incoming connections, closed and awaited at the stop
