@@ -592,14 +592,18 @@ start() {
 # replica ended, from the keeper's status (137 after kill -9). The PID
 # file is also how the memory sampler follows the replica.
 keep() {
-	local pidfile=$1 c rc term=0
+	local pidfile=$1 c="" rc term=0
 	shift
+	# A TERM ends the wait early; the child's status is still to come. The
+	# trap is set before the child starts, and a TERM that came before
+	# its PID was known is passed on once it is: the launcher goes on as
+	# soon as the PID file is there, and may stop the run at once.
+	trap 'term=1; [ -z "$c" ] || kill -TERM "$c"' TERM
 	"$@" &
 	c=$!
+	[ "$term" = 0 ] || kill -TERM "$c"
 	echo "$c" >"$pidfile.tmp" && mv "$pidfile.tmp" "$pidfile"
 	exec 2>/dev/null
-	# A TERM ends the wait early; the child's status is still to come.
-	trap 'term=1; kill -TERM "$c"' TERM
 	while :; do
 		term=0 rc=0
 		wait "$c" || rc=$?
