@@ -38,7 +38,8 @@ type memoryRun struct {
 	Rows     []rssRow
 }
 
-// seconds is the run length T: the number of seconds of the timeline.
+// seconds is the run length T: the number of whole seconds of the
+// timeline.
 func (m memoryRun) seconds() float64 { return float64(len(m.Timeline)) }
 
 // sinceStart puts a wall-clock time on the run's axis.
@@ -147,9 +148,10 @@ func dirLabel(dir string) string { return filepath.Base(filepath.Clean(dir)) }
 // memorySummary is the part of summary.json (client.RunSummary) that
 // -memory reads; the pointer tells a missing start from a zero one.
 type memorySummary struct {
-	Protocol    string  `json:"protocol"`
-	StartUnixMs *int64  `json:"start_unix_ms"`
-	Timeline    []int64 `json:"timeline"`
+	Protocol    string   `json:"protocol"`
+	StartUnixMs *int64   `json:"start_unix_ms"`
+	Timeline    []int64  `json:"timeline"`
+	DurationS   *float64 `json:"duration_s"`
 }
 
 // readMemorySummary reads the run's start and throughput timeline.
@@ -171,6 +173,14 @@ func readMemorySummary(path string) (memoryRun, error) {
 	}
 	if i := slices.IndexFunc(s.Timeline, func(n int64) bool { return n < 0 }); i >= 0 {
 		return memoryRun{}, fmt.Errorf("%s: timeline[%d] is negative (%d)", path, i, s.Timeline[i])
+	}
+	// The last second of the timeline is usually a part of one (a run of
+	// 60.01 s ends with a bucket of 10 ms): counted as a whole second, it
+	// would drag the last tenth's mean down. Only whole seconds count.
+	if s.DurationS != nil {
+		if whole := int(*s.DurationS); whole >= 10 && whole < len(s.Timeline) {
+			s.Timeline = s.Timeline[:whole]
+		}
 	}
 	return memoryRun{Protocol: s.Protocol, StartMs: *s.StartUnixMs, Timeline: s.Timeline}, nil
 }

@@ -81,6 +81,30 @@ func TestLoadMemoryRun(t *testing.T) {
 	assert.Len(t, m.rounds(), 62)
 }
 
+// TestPartialLastSecondIsLeftOut: a run of 60.01 s has a 61st bucket of
+// 10 ms; counted as a second it read as a 49% drop of throughput.
+func TestPartialLastSecondIsLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	memoryFixture{T: 60, ops: flatOps, kb: flatKB}.write(t, dir)
+	path := filepath.Join(dir, "summary.json")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var sum map[string]any
+	require.NoError(t, json.Unmarshal(data, &sum))
+	sum["timeline"] = append(sum["timeline"].([]any), 10.0)
+	sum["duration_s"] = 60.01
+	data, err = json.Marshal(sum)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+
+	m, err := loadMemoryRun(dir)
+	require.NoError(t, err)
+	assert.Equal(t, 60.0, m.seconds())
+	f := judge(m)
+	assert.Equal(t, 1000.0, f.Throughput.Last, "the last tenth holds only whole seconds")
+	assert.True(t, f.Throughput.Pass())
+}
+
 func TestJudge(t *testing.T) {
 	grow := func(r int, s float64) int64 {
 		if r == 1 && s >= 540 {

@@ -79,7 +79,9 @@ func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(lo, hi)
 	for i := range ts {
 		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+			// Ten significant digits: the ticks' own arithmetic leaves
+			// 0.30000000000000004 where 0.3 is meant.
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 10, 64)
 		}
 	}
 	return ts
