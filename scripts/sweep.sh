@@ -250,8 +250,16 @@ for ((i = 1; i <= iters; i++)); do
 		else
 			failed=$((failed + 1))
 			if [ "$tput" = - ]; then what="no summary"; else what="$tput ops/s"; fi
-			echo "FAILED (exit $status, $what); $d/run-multi-client.out ends with:" >&2
-			grep -v '^ *$' "$d/run-multi-client.out" | tail -3 | sed 's/^/    /' >&2
+			# The launcher's own lines say why (a replica that did not
+			# start, a failed check); the end of the output is replica
+			# log lines that say nothing of it.
+			if grep -q '^run-multi-client.sh: ' "$d/run-multi-client.out"; then
+				echo "FAILED (exit $status, $what); $d/run-multi-client.out says:" >&2
+				grep '^run-multi-client.sh: ' "$d/run-multi-client.out" | head -3 | sed 's/^/    /' >&2
+			else
+				echo "FAILED (exit $status, $what); $d/run-multi-client.out ends with:" >&2
+				grep -v '^ *$' "$d/run-multi-client.out" | tail -3 | sed 's/^/    /' >&2
+			fi
 		fi
 	done
 done

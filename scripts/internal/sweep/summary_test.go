@@ -122,6 +122,20 @@ func TestWriteMarkdownProtocolSweep(t *testing.T) {
 	assert.Equal(t, "| curpho | 1/1 | 20000 | 20.00 | 40.00 | - | - | 75% | 40.0 | 0.020 |", lines[3])
 }
 
+// TestWriteMarkdownMixedKeys: a sweep.csv that holds sweeps of two keys
+// names the key in each row (the first key used to head every row, so
+// batchDelayUs 0 read as pendings 0).
+func TestWriteMarkdownMixedKeys(t *testing.T) {
+	a, b := row("15", "curpho", 1, 10000, true), row("0", "curpho", 1, 20000, true)
+	a.Param = "pendings"
+	var out strings.Builder
+	require.NoError(t, WriteMarkdown(&out, Summarize([]Row{a, b})))
+	lines := strings.Split(out.String(), "\n")
+	assert.True(t, strings.HasPrefix(lines[0], "| setting | protocol |"), lines[0])
+	assert.Contains(t, out.String(), "| pendings 15 | curpho |")
+	assert.Contains(t, out.String(), "| batchDelayUs 0 | curpho |")
+}
+
 // TestSummarizeCost: the cost columns are summarised like the other
 // measures, a run without cost (NaN) is left out of them, not counted as
 // 0, and a group with none has empty cells and "-".

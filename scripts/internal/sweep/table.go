@@ -16,6 +16,12 @@ func WriteMarkdown(w io.Writer, gs []Group) error {
 	if len(gs) > 0 {
 		param = gs[0].Param
 	}
+	// One sweep.csv may hold sweeps of several keys (sweep.sh appends to
+	// it): the first column then names the key in each cell.
+	mixed := slices.ContainsFunc(gs, func(g Group) bool { return g.Param != param })
+	if mixed {
+		param = "setting"
+	}
 	// Sweeping the protocol itself: its column would repeat the first.
 	byProtocol := strings.EqualFold(param, "protocol")
 	cols := []string{param, "protocol", "ok runs", "throughput ops/s", "strong p50 ms", "strong p99 ms", "weak p50 ms", "weak p99 ms", "fast path", "CPU us/op", "fsyncs/op"}
@@ -26,7 +32,11 @@ func WriteMarkdown(w io.Writer, gs []Group) error {
 	fmt.Fprintf(&b, "| %s |\n", strings.Join(cols, " | "))
 	fmt.Fprintf(&b, "|%s\n", strings.Repeat("---|", len(cols)))
 	for _, g := range gs {
-		cells := []string{g.Value, g.Protocol, fmt.Sprintf("%d/%d", g.OKRuns, g.Runs),
+		value := g.Value
+		if mixed {
+			value = g.Param + " " + g.Value
+		}
+		cells := []string{value, g.Protocol, fmt.Sprintf("%d/%d", g.OKRuns, g.Runs),
 			cell(g.Stat("throughput_ops"), 0, 1, ""),
 			cell(g.Stat("strong_p50_ms"), 2, 1, ""), cell(g.Stat("strong_p99_ms"), 2, 1, ""),
 			cell(g.Stat("weak_p50_ms"), 2, 1, ""), cell(g.Stat("weak_p99_ms"), 2, 1, ""),
