@@ -114,6 +114,15 @@ func (m *replicaMetrics) executedOne(e *wire.Entry) {
 	m.executed[l][e.Command.Op-kvs.OpGet].Add(1)
 }
 
+// readAnswered counts a weak read the replica answered (the core's
+// ReadAnswered callback).
+func (m *replicaMetrics) readAnswered(cmd *kvs.Command) {
+	if m == nil || cmd.Op < kvs.OpGet || cmd.Op > kvs.OpScan {
+		return
+	}
+	m.executed[1][cmd.Op-kvs.OpGet].Add(1)
+}
+
 func desc(name, help string, labels ...string) *prometheus.Desc {
 	return prometheus.NewDesc(metrics.Namespace+"_replica_"+name, help, labels, nil)
 }
@@ -131,7 +140,7 @@ var (
 	descSessions   = desc("sessions", "Live client sessions.")
 	descRecords    = desc("witness_records", "Witness records held.")
 	descClients    = desc("client_connections", "Client connections open.")
-	descExecuted   = desc("executed_total", "Commands executed, by level and kind.", "level", "kind")
+	descExecuted   = desc("executed_total", "Commands executed, by level and kind: entries of the log, and the weak reads this replica answered.", "level", "kind")
 	descQueue      = desc("send_queue", "Messages waiting in the send queue, per peer (clients: all client connections together).", "peer")
 	descBatches    = desc("sent_batches_total", "Batches written to a peer's current connection (one write each).", "peer")
 	descMessages   = desc("sent_messages_total", "Messages written to a peer's current connection; divided by batches, the mean batch size.", "peer")

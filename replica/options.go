@@ -79,6 +79,10 @@ type Options struct {
 	// in slot order (entries skipped as duplicates and no-ops excluded).
 	// Check mode dumps the applied log through it.
 	Executed func(e *wire.Entry, res kvs.Result)
+	// ReadAnswered, when set, is called for every weak read the replica
+	// answers: those are served outside the log, so Executed never sees
+	// them (the metrics count them).
+	ReadAnswered func(cmd *kvs.Command)
 
 	// Durable makes the core hand out, with each Ready, what must reach
 	// the disk and hold back the acknowledgements that depend on it

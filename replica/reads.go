@@ -66,6 +66,9 @@ func (c *Core) parkRead(w waitingRead) {
 
 func (c *Core) answerRead(to wire.ClientID, r *wire.WeakRead) {
 	res := c.store.Read(r.Command)
+	if c.o.ReadAnswered != nil {
+		c.o.ReadAnswered(&r.Command)
+	}
 	c.out.toClient(to, &wire.WeakReadReply{
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: r.Cmd, Attempt: r.Attempt,
 		Result: res.Value, Version: res.Version, Items: res.Items, AppliedIndex: c.appliedIndex,

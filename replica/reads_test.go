@@ -80,3 +80,21 @@ func TestInvalidClientRequestsDropped(t *testing.T) {
 		}
 	}
 }
+
+// TestReadAnsweredCountsWeakReads: a weak read is answered outside the
+// log, so Executed never sees it; ReadAnswered does, once per answer and
+// not for a read still parked (the metrics' executed_total{level="weak",
+// kind="get"} read 0 while a replica served tens of thousands).
+func TestReadAnsweredCountsWeakReads(t *testing.T) {
+	tc := newTestCoreWith(t, 1, 3, BasePolicy{})
+	c, out := tc.Core, tc.out
+	var answered []kvs.Op
+	c.o.ReadAnswered = func(cmd *kvs.Command) { answered = append(answered, cmd.Op) }
+	c.StepClient(9, &wire.WeakRead{Cmd: wire.CmdID{Client: 9, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}})
+	c.StepClient(9, &wire.WeakRead{Cmd: wire.CmdID{Client: 9, Seq: 2}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}, MinSlot: 1})
+	require.Len(t, answers(out.take()), 1)
+	require.Equal(t, []kvs.Op{kvs.OpGet}, answered, "the parked read is not answered yet")
+	c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Entries: []wire.Entry{put(7, 1, 1, "a")}, LeaderCommit: 1})
+	require.Len(t, answers(out.take()), 1)
+	require.Equal(t, []kvs.Op{kvs.OpGet, kvs.OpGet}, answered)
+}

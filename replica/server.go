@@ -20,6 +20,7 @@ import (
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 	"swiftpaxos/cost"
+	"swiftpaxos/kvs"
 	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/wire"
 )
@@ -190,6 +191,10 @@ func Serve(ctx context.Context, o ServerOptions) error {
 	}
 	start := time.Now()
 	s.started = start
+	var readAnswered func(*kvs.Command) // nil without metrics: no call per read
+	if s.metrics != nil {
+		readAnswered = s.metrics.readAnswered
+	}
 	s.core, err = New(Options{
 		Durable: s.disk != nil, Restore: restore,
 		ID: s.id, N: cfg.N(), Policy: o.Policy(), Log: s.log,
@@ -204,6 +209,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		SessionIdle:        cfg.SessionIdle,
 		ReadWait:           cfg.ReadWait,
 		Executed:           s.recordExecuted,
+		ReadAnswered:       readAnswered,
 		Installed:          s.recordSnapshot,
 		StartAsMember:      o.StartAsMember,
 	})
