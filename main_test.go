@@ -128,8 +128,8 @@ func TestHostsListsTheDefaultDeployment(t *testing.T) {
 }
 
 // An -alias that is not a process of the right kind in the configuration
-// is a usage error, for every mode that takes one (a replica's used to
-// exit 1, from the replica).
+// is a usage error (exit 2), for every mode that takes one, the replica's
+// included.
 func TestUnknownAliasIsAUsageError(t *testing.T) {
 	for _, c := range []struct {
 		args []string

@@ -31,8 +31,8 @@ func tlsConfs(t *testing.T) (plain, withTLS, dir string) {
 }
 
 // A client without TLS at a TLS cluster has its connections closed
-// before any reply (kv used to say only "unreachable", status "an older
-// binary, or a refused client"): both say that TLS may be why.
+// before any reply: kv and status say that TLS may be why, not only that
+// the replicas are unreachable.
 func TestPlainClientAtATLSClusterIsToldTLS(t *testing.T) {
 	plain, withTLS, _ := tlsConfs(t)
 	startCluster(t, withTLS)

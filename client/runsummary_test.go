@@ -85,8 +85,8 @@ func TestSummaryEmptyHistoriesFailTheCheck(t *testing.T) {
 }
 
 // A client of the configuration without a results file makes the run
-// incomplete, and the summary names it (it used to merge the others and
-// say complete).
+// incomplete, and the summary names it, rather than merging the others
+// and saying complete.
 func TestSummaryNamesClientsWithoutResults(t *testing.T) {
 	dir := t.TempDir()
 	writeComplete(t, dir, "client0")

@@ -124,7 +124,7 @@ func TestTimeoutNamesTheReplicasThatRefusedTheClient(t *testing.T) {
 	assert.Equal(t, []wire.ReplicaID{0}, te.Refused)
 	assert.Contains(t, te.Down, wire.ReplicaID(2))
 	assert.NotContains(t, te.Down, wire.ReplicaID(1), "connected, silent")
-	assert.Contains(t, err.Error(), "; unreachable: [2]; closed the connection before any reply (refused the client: TLS?): [0]")
+	assert.Contains(t, err.Error(), "; unreachable: [2]; closed the connection before any reply (refused the client: TLS? another protocol?): [0]")
 }
 
 // Invalid operations are refused before anything is sent: a replica

@@ -53,13 +53,19 @@ func (e *TimeoutError) Error() string {
 	if e.Attempts > 0 {
 		fmt.Fprintf(&b, ", sent %d times", e.Attempts+1)
 	}
-	if down := slices.DeleteFunc(slices.Clone(e.Down), func(r wire.ReplicaID) bool { return slices.Contains(e.Refused, r) }); len(down) > 0 {
+	if down := e.Unreachable(); len(down) > 0 {
 		fmt.Fprintf(&b, "; unreachable: %v", down)
 	}
 	if len(e.Refused) > 0 {
-		fmt.Fprintf(&b, "; closed the connection before any reply (refused the client: TLS?): %v", e.Refused)
+		fmt.Fprintf(&b, "; closed the connection before any reply (refused the client: TLS? another protocol?): %v", e.Refused)
 	}
 	return b.String()
+}
+
+// Unreachable are the replicas down that did not refuse the client: no
+// connection to them, rather than one they closed (Refused).
+func (e *TimeoutError) Unreachable() []wire.ReplicaID {
+	return slices.DeleteFunc(slices.Clone(e.Down), func(r wire.ReplicaID) bool { return slices.Contains(e.Refused, r) })
 }
 
 // Unwrap makes the error both ErrTimeout and the context's error.

@@ -83,8 +83,8 @@ func TestInvalidClientRequestsDropped(t *testing.T) {
 
 // TestReadAnsweredCountsWeakReads: a weak read is answered outside the
 // log, so Executed never sees it; ReadAnswered does, once per answer and
-// not for a read still parked (the metrics' executed_total{level="weak",
-// kind="get"} read 0 while a replica served tens of thousands).
+// not for a read still parked: the metrics' executed_total{level="weak",
+// kind="get"} counts the reads a replica serves.
 func TestReadAnsweredCountsWeakReads(t *testing.T) {
 	tc := newTestCoreWith(t, 1, 3, BasePolicy{})
 	c, out := tc.Core, tc.out

@@ -240,8 +240,8 @@ func TestBadHellosAreCounted(t *testing.T) {
 // TestHelloOfAnotherProtocolIsRefused: a replica, a client or a client
 // process whose Hello names another protocol is refused and counted (the
 // two protocols' messages mean different things: a CURP-HT client's weak
-// write at a CURP-HO replica was dropped as unexpected, and a mixed
-// cluster formed); one that names this replica's protocol is served.
+// write is an unexpected message to a CURP-HO replica); one that names
+// this replica's protocol is served.
 func TestHelloOfAnotherProtocolIsRefused(t *testing.T) {
 	r := startReplica0(t, "", false)
 	for _, h := range []*wire.Hello{

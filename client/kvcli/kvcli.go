@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -328,10 +327,8 @@ func (r *runner) timeoutText(te *client.TimeoutError) string {
 	// The replicas that refused the client are named apart, with the
 	// likely reason.
 	var down, refused []string
-	for _, d := range te.Down {
-		if !slices.Contains(te.Refused, d) {
-			down = append(down, r.replica(d))
-		}
+	for _, d := range te.Unreachable() {
+		down = append(down, r.replica(d))
 	}
 	for _, d := range te.Refused {
 		refused = append(refused, r.replica(d))

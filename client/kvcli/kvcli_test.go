@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// A negative timeout is refused before connecting: it used to stand for
-// the configuration's replyTimeout, as zero does.
+// A negative timeout is refused before connecting, not taken for the
+// configuration's replyTimeout, as zero is.
 func TestNegativeTimeoutIsRefused(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := Run(context.Background(), Options{Timeout: -time.Second, Out: &out, Err: &errb}, []string{"get", "1"})

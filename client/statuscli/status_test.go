@@ -48,8 +48,8 @@ func TestMeanFsync(t *testing.T) {
 	assert.Equal(t, "850ns", meanFsync(850*time.Nanosecond))
 }
 
-// A negative timeout is refused before asking anyone: it used to stand
-// for the configuration's replyTimeout, as zero does.
+// A negative timeout is refused before asking anyone, not taken for the
+// configuration's replyTimeout, as zero is.
 func TestQueryRefusesNegativeTimeout(t *testing.T) {
 	_, err := Query(t.Context(), nil, -5*time.Second)
 	assert.EqualError(t, err, "timeout -5s is negative")

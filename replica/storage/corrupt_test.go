@@ -48,7 +48,7 @@ func TestCorruptTableNamesTheFile(t *testing.T) {
 // synced batches after them, are corruption: Open fails and names the
 // database, where a torn tail (TestTornTailIsCut) is cut. Without log
 // chunks that carry the synced offset the two look alike, and everything
-// after the flipped bytes, acknowledged, was silently dropped.
+// after the flipped bytes, acknowledged, would be dropped in silence.
 func TestCorruptLogIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	s, _, err := Open(dir, testCluster, zaptest.NewLogger(t))

@@ -82,7 +82,7 @@ func TestLoadMemoryRun(t *testing.T) {
 }
 
 // TestPartialLastSecondIsLeftOut: a run of 60.01 s has a 61st bucket of
-// 10 ms; counted as a second it read as a 49% drop of throughput.
+// 10 ms; counted as a second, it would read as a drop of throughput.
 func TestPartialLastSecondIsLeftOut(t *testing.T) {
 	dir := t.TempDir()
 	memoryFixture{T: 60, ops: flatOps, kb: flatKB}.write(t, dir)

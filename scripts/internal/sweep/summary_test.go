@@ -123,8 +123,8 @@ func TestWriteMarkdownProtocolSweep(t *testing.T) {
 }
 
 // TestWriteMarkdownMixedKeys: a sweep.csv that holds sweeps of two keys
-// names the key in each row (the first key used to head every row, so
-// batchDelayUs 0 read as pendings 0).
+// names the key in each row; with the first key heading every row,
+// batchDelayUs 0 would read as pendings 0.
 func TestWriteMarkdownMixedKeys(t *testing.T) {
 	a, b := row("15", "curpho", 1, 10000, true), row("0", "curpho", 1, 20000, true)
 	a.Param = "pendings"
