@@ -232,7 +232,7 @@ func (t *Transport) read(l *link, c *muxConn, conn net.Conn) {
 	defer t.wg.Done()
 	rd := wire.NewReader(conn, 16<<20)
 	var batch []routed
-	heard := false
+	heard, opened := false, time.Now()
 	add := func(m wire.Message, last bool) error {
 		if !heard {
 			heard = true
@@ -265,12 +265,18 @@ func (t *Transport) read(l *link, c *muxConn, conn net.Conn) {
 	}
 	err := rd.Each(add, flush)
 	deliver(l.r, batch, true)
-	// Closed by this side (idle, Close) says nothing about the replica.
-	if !heard && !errors.Is(err, net.ErrClosed) {
+	// Closed by this side (idle, Close) says nothing about the replica,
+	// and nor does a connection that lived a while (the replica closed it
+	// idle, or died): a refusal comes right after the Hello.
+	if !heard && !errors.Is(err, net.ErrClosed) && time.Since(opened) < refusedWithin {
 		l.refused.Store(true)
 	}
 	t.broken(l, c, err)
 }
+
+// refusedWithin: a connection the replica closes this soon after it
+// opened, before any reply, was refused.
+const refusedWithin = time.Second
 
 // refused reports whether replica r closed the latest connection to it
 // before sending anything (link.refused).
