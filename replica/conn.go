@@ -45,7 +45,8 @@ type ConnCounters struct {
 	// BadHello: the first frame was malformed, not a Hello, or named a
 	// replica that does not exist.
 	BadHello atomic.Uint64
-	// RefusedProtocol: the Hello named another protocol.
+	// RefusedProtocol: the Hello named another protocol, or came from a
+	// replica durable where this one is not, or the other way round.
 	RefusedProtocol atomic.Uint64
 	// IdleClosed: client connections silent both ways for
 	// clientIdleTimeoutMs.
@@ -282,11 +283,21 @@ func (s *server) handshake(ctx context.Context, raw net.Conn, remote zap.Field) 
 	case hello.Protocol != "" && hello.Protocol != string(s.cfg.Protocol):
 		s.counters.RefusedProtocol.Add(1)
 		level := zap.ErrorLevel
-		if _, said := s.refusedProtocols.LoadOrStore(hello.Alias+" "+hello.Protocol, true); said {
+		if _, said := s.refusedPeers.LoadOrStore(hello.Alias+" "+hello.Protocol, true); said {
 			level = zap.DebugLevel // a peer redials every 100 ms; the counter keeps the count
 		}
 		if ce := s.log.Check(level, "connection refused: the peer runs another protocol (every process of a deployment must run the same one: the config's protocol key, or -protocol)"); ce != nil {
 			ce.Write(remote, zap.String("peer_alias", hello.Alias), zap.String("peer_protocol", hello.Protocol), zap.String("protocol", string(s.cfg.Protocol)))
+		}
+		return nil, nil, nil, false
+	case hello.Kind == wire.PeerReplica && hello.Durable != (s.disk != nil):
+		s.counters.RefusedProtocol.Add(1)
+		level := zap.ErrorLevel
+		if _, said := s.refusedPeers.LoadOrStore(fmt.Sprintf("%s durable=%v", hello.Alias, hello.Durable), true); said {
+			level = zap.DebugLevel
+		}
+		if ce := s.log.Check(level, "connection refused: the peer replica is durable where this one is not, or the other way round (dataDir, or -data, must be set for every replica or for none)"); ce != nil {
+			ce.Write(remote, zap.String("peer_alias", hello.Alias), zap.Bool("peer_durable", hello.Durable), zap.Bool("durable", s.disk != nil))
 		}
 		return nil, nil, nil, false
 	}

@@ -49,7 +49,7 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 		}
 		lastErr = ""
 		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(peer.Alias, peer.Alias), s.log)
-		if b.Send(&wire.Hello{Kind: wire.PeerReplica, Replica: s.id, Alias: s.o.Alias, Protocol: string(s.cfg.Protocol)}) != nil || !s.post(ctx, inbound{fromReplica: p, peer: b}) {
+		if b.Send(&wire.Hello{Kind: wire.PeerReplica, Replica: s.id, Alias: s.o.Alias, Protocol: string(s.cfg.Protocol), Durable: s.disk != nil}) != nil || !s.post(ctx, inbound{fromReplica: p, peer: b}) {
 			b.Close()
 			t.Reset(redialEvery)
 			continue

@@ -87,10 +87,10 @@ type server struct {
 	// transport: authentication and bounds (conn.go)
 	tls      *certs.Material // nil: plain TCP
 	counters *ConnCounters
-	// refusedProtocols holds the "ALIAS PROTOCOL" pairs whose refusal
-	// was logged.
-	refusedProtocols sync.Map
-	open             atomic.Int64 // incoming connections open, for maxConns
+	// refusedPeers holds the peers (alias and what did not match) whose
+	// refusal was logged.
+	refusedPeers sync.Map
+	open         atomic.Int64 // incoming connections open, for maxConns
 	// queueRoom is what is left of sessionsQueueBudget (conn_sessions.go).
 	queueRoom atomic.Int64
 	live      connSet // incoming connections, closed and awaited at the stop

@@ -238,23 +238,27 @@ func TestBadHellosAreCounted(t *testing.T) {
 }
 
 // TestHelloOfAnotherProtocolIsRefused: a replica, a client or a client
-// process whose Hello names another protocol is refused and counted (the
-// two protocols' messages mean different things: a CURP-HT client's weak
-// write is an unexpected message to a CURP-HO replica); one that names
-// this replica's protocol is served.
+// process whose Hello names another protocol, or a replica durable where
+// this one is in memory, is refused and counted (the two protocols'
+// messages mean different things: a CURP-HT client's weak write is an
+// unexpected message to a CURP-HO replica); one that names this
+// replica's protocol is served.
 func TestHelloOfAnotherProtocolIsRefused(t *testing.T) {
 	r := startReplica0(t, "", false)
 	for _, h := range []*wire.Hello{
 		{Kind: wire.PeerReplica, Replica: 1, Alias: "replica1", Protocol: "curpho"},
 		{Kind: wire.PeerClient, Client: 5, Alias: "client0", Protocol: "curpho"},
 		{Kind: wire.PeerSessions, Alias: "client0", Sessions: 1, Protocol: "curpho"},
+		// Durable where this replica is in memory (dataDir set for some
+		// replicas only).
+		{Kind: wire.PeerReplica, Replica: 1, Alias: "replica1", Protocol: "curpht", Durable: true},
 	} {
 		c := r.dial(t)
 		_, err := c.Write(wire.AppendFrame(nil, h))
 		require.NoError(t, err)
 		waitClosed(t, c)
 	}
-	assert.Equal(t, uint64(3), r.counters.RefusedProtocol.Load())
+	assert.Equal(t, uint64(4), r.counters.RefusedProtocol.Load())
 
 	c := r.dial(t)
 	frames := wire.AppendFrame(nil, &wire.Hello{Kind: wire.PeerClient, Client: 77, Alias: "client0", Protocol: "curpht"})
@@ -264,7 +268,7 @@ func TestHelloOfAnotherProtocolIsRefused(t *testing.T) {
 	require.NoError(t, c.SetReadDeadline(time.Now().Add(closeWithin)))
 	_, ok := nextAfterViews(t, wire.NewReader(c, 1<<20)).(*wire.LeaderReply)
 	require.True(t, ok, "a client of this protocol is served")
-	assert.Equal(t, uint64(3), r.counters.RefusedProtocol.Load())
+	assert.Equal(t, uint64(4), r.counters.RefusedProtocol.Load())
 }
 
 // TestInvalidPeerMessageClosesConnection: issue 12, over TCP. A frame that

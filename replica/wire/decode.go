@@ -33,6 +33,7 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		} else {
 			h.Protocol = string(p)
 		}
+		h.Durable = d.bool()
 		m = h
 	case TypePropose:
 		m = &Propose{Cmd: d.cmdID(), Command: d.command(), AckUpTo: d.seq(), WeakDep: d.seq()}

@@ -70,7 +70,7 @@
 // Each body is its struct's fields in declaration order:
 //
 //	 1 Hello             Kind u8, Replica varint, Client uvarint, Alias bytes, Sessions uvarint,
-//	                     Protocol bytes
+//	                     Protocol bytes, Durable bool
 //	                     (at most MaxAliasLen and MaxProtocolLen bytes)
 //	                     (both ids and Sessions are sent whatever the Kind)
 //	 2 Propose           Cmd, Command, AckUpTo, WeakDep

@@ -120,6 +120,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendBytes(b, []byte(m.Alias))
 		b = appendUvarint(b, uint64(m.Sessions))
 		b = appendBytes(b, []byte(m.Protocol))
+		b = appendBool(b, m.Durable)
 	case *Propose:
 		b = appendCmdID(b, m.Cmd)
 		b = appendCommand(b, &m.Command)

@@ -83,6 +83,12 @@ type Hello struct {
 	// protocols' messages mean different things. Empty says nothing, for
 	// tools that only ask a replica's state (swiftpaxos -run status).
 	Protocol string
+	// Durable, when Kind == PeerReplica, says the sender keeps its state
+	// on disk (dataDir): a replica refuses a peer that does not agree,
+	// since a durable replica restarts a member and an in-memory one a
+	// learner, and a majority of in-memory replicas acknowledges what a
+	// whole-cluster crash takes back.
+	Durable bool
 }
 
 // MaxAliasLen bounds Hello.Alias.
