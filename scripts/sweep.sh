@@ -36,7 +36,11 @@ median, min and max of each measure over the runs with ok=true.
   -o DIR       output directory (default: results/sweep-KEY-<time>); it may
                hold an earlier sweep.csv, which is appended to (one from
                before cpu_us_per_op and fsyncs_per_op is first rewritten
-               with these columns, empty in its rows)
+               with these columns, empty in its rows). A run already in
+               DIR with its row is not run again: the same command
+               resumes a stopped sweep, a larger -n extends one; a run
+               directory without its row (the run was stopped) is moved
+               aside to DIR/KEY-VALUE-iI.stopped-<time> and run again
   -- RUN-ARGS  further arguments for run-multi-client.sh (e.g. -t 4, --check)
   -h           this help
 
@@ -186,12 +190,6 @@ done
 
 mkdir -p "$out"
 rundir() { echo "$out/$key-$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_')-i$2"; }
-for v in "${values[@]}"; do
-	for ((i = 1; i <= iters; i++)); do
-		d=$(rundir "$v" "$i")
-		[ ! -e "$d" ] || die "$d exists already: choose another -o"
-	done
-done
 
 # The protocol of a run that leaves no summary.json to say it.
 run_protocol=$protocol
@@ -199,6 +197,32 @@ run_protocol=$protocol
 	/^[ \t]*--[ \t]*[Aa][Pp][Pp][Ll][Yy][ \t]/ { exit }
 	tolower($1) == "protocol:" { print tolower($2); exit }
 	tolower($1) ~ /^protocol:./ { sub(/^[^:]*:/, "", $1); print tolower($1); exit }' "$conf")
+protocol_of() { if [ "$lkey" = protocol ]; then echo "$1"; else echo "$run_protocol"; fi; }
+
+# rows VALUE ITER [PROTOCOL]: how many rows of sweep.csv are of that run
+# (of any protocol without PROTOCOL).
+rows() {
+	[ -f "$out/sweep.csv" ] || { echo 0; return; }
+	awk -F, -v k="$key" -v v="$1" -v i="$2" -v p="${3:-}" '
+		$1 == k && $2 == v && $3 == i && (p == "" || $4 == p) { n++ } END { print n + 0 }' "$out/sweep.csv"
+}
+
+# A run whose directory and row are both in DIR is done (an earlier
+# sweep into DIR, or this one before it was stopped): it is not run
+# again, so the same command resumes a sweep and a larger -n extends it.
+# A directory without its row is a run that was stopped: it is moved
+# aside and run again. One whose row is of another protocol is refused.
+for v in "${values[@]}"; do
+	for ((i = 1; i <= iters; i++)); do
+		d=$(rundir "$v" "$i")
+		[ -e "$d" ] || continue
+		[ "$(rows "$v" "$i" "$(protocol_of "$v")")" = 0 ] || continue
+		[ "$(rows "$v" "$i")" = 0 ] || die "$d holds a run of another protocol: choose another -o"
+		aside="$d.stopped-$(date +%Y%m%d-%H%M%S)"
+		mv "$d" "$aside" || die "cannot move $d aside"
+		echo "sweep.sh: $d has no row in sweep.csv (a stopped run): moved to $aside, and run again" >&2
+	done
+done
 
 rmc_args=()
 [ -z "$protocol" ] || rmc_args+=(-p "$protocol")
@@ -206,6 +230,7 @@ rmc_args+=("${run_args[@]}")
 total=$((iters * ${#values[@]}))
 n=0
 failed=0
+skipped=0
 # run-multi-client.sh rebuilds the binary whenever a source is newer, so
 # edits during a sweep change the code it measures. Each run records the
 # checksum of the binary it ran; a change is reported.
@@ -217,6 +242,11 @@ for ((i = 1; i <= iters; i++)); do
 		n=$((n + 1))
 		f="$tmp/$(printf '%s' "$v" | tr -c 'A-Za-z0-9._-' '_').conf"
 		d=$(rundir "$v" "$i")
+		if [ -e "$d" ]; then
+			echo "run $n/$total: $key=$v iteration $i: done already ($d)" >&2
+			skipped=$((skipped + 1))
+			continue
+		fi
 		# The load before the run: on a shared machine it explains outliers.
 		load=""
 		[ ! -r /proc/loadavg ] || load=$(cut -d' ' -f1 /proc/loadavg)
@@ -240,8 +270,7 @@ for ((i = 1; i <= iters; i++)); do
 			sum0=$sum
 			builds=$((builds + 1))
 		fi
-		p=$run_protocol
-		[ "$lkey" != protocol ] || p=$v
+		p=$(protocol_of "$v")
 		tput=$("$tmp/sweepstat" row -csv "$csv" -param "$key" -value "$v" -iteration "$i" \
 			-protocol "$p" -status "$status" "$d")
 		ok=$(tail -1 "$csv")
@@ -267,6 +296,6 @@ done
 "$tmp/sweepstat" summary "$csv" >"$out/sweep-summary.csv"
 echo >&2
 "$tmp/sweepstat" summary -md "$csv" >&2
-echo "sweep.sh: $total runs, $failed failed; results in $csv and $out/sweep-summary.csv" >&2
+echo "sweep.sh: $((total - skipped)) runs, $failed failed$([ "$skipped" = 0 ] || echo ", $skipped done already"); results in $csv and $out/sweep-summary.csv" >&2
 [ "$builds" = 1 ] || echo "sweep.sh: warning: the runs used $builds different builds of bin/swiftpaxos (see binary-cksum in each run directory)" >&2
 [ "$failed" = 0 ] || exit 1
