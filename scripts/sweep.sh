@@ -37,16 +37,19 @@ median, min and max of each measure over the runs with ok=true.
                hold an earlier sweep.csv, which is appended to (one from
                before cpu_us_per_op and fsyncs_per_op is first rewritten
                with these columns, empty in its rows). A run already in
-               DIR with its row is not run again: the same command
-               resumes a stopped sweep, a larger -n extends one; a run
-               directory without its row (the run was stopped) is moved
-               aside to DIR/KEY-VALUE-iI.stopped-<time> and run again
+               DIR with an ok row is not run again: the same command
+               resumes a stopped sweep, a larger -n extends one (another
+               configuration or other RUN-ARGS is refused); a run
+               directory without an ok row (the run was stopped, or
+               failed) is moved aside to DIR/KEY-VALUE-iI.stopped-<time>
+               and run again
   -- RUN-ARGS  further arguments for run-multi-client.sh (e.g. -t 4, --check)
   -h           this help
 
 Each run's directory is DIR/KEY-VALUE-iI (logs, summary.json, results-*.json,
-the configuration it ran as sweep.conf, the load average before it, and the
-checksum of the binary it ran: run-multi-client.sh rebuilds the binary when
+the configuration it ran as sweep.conf, its run-multi-client.sh arguments
+as run-args, the load average before it, and the checksum of the binary it
+ran: run-multi-client.sh rebuilds the binary when
 a source changes, and the sweep warns when that happens between runs).
 Plot a sweep with
   go run ./scripts/plot -csv DIR/sweep.csv -out DIR
@@ -161,12 +164,25 @@ setkey() {
 		}' "$conf"
 }
 
+# name VALUE: the value as file names hold it (run directories, the
+# configurations). Two values with one name would share them, and a comma
+# or a double quote would be quoted in sweep.csv, where a resumed sweep
+# looks its runs up: both are refused.
+name() { printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_'; }
+declare -A named=()
+for v in "${values[@]}"; do
+	case $v in *,* | *'"'*) die "$key=$v: a value with a comma or a double quote is not supported" ;; esac
+	n=$(name "$v")
+	[ -z "${named[$n]:-}" ] || die "the values ${named[$n]} and $v would share the run directories $key-$n-iI: give each value once, written differently"
+	named[$n]=$v
+done
+
 hostargs=()
 [ -z "$protocol" ] || hostargs=(-protocol "$protocol")
 bad=0
 warn=1
 for v in "${values[@]}"; do
-	f="$tmp/$(printf '%s' "$v" | tr -c 'A-Za-z0-9._-' '_').conf"
+	f="$tmp/$(name "$v").conf"
 	setkey "$v" "$warn" >"$f"
 	warn=0
 	rc=0
@@ -189,7 +205,7 @@ done
 [ "$bad" = 0 ] || exit 2
 
 mkdir -p "$out"
-rundir() { echo "$out/$key-$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_')-i$2"; }
+rundir() { echo "$out/$key-$(name "$1")-i$2"; }
 
 # The protocol of a run that leaves no summary.json to say it.
 run_protocol=$protocol
@@ -197,36 +213,57 @@ run_protocol=$protocol
 	/^[ \t]*--[ \t]*[Aa][Pp][Pp][Ll][Yy][ \t]/ { exit }
 	tolower($1) == "protocol:" { print tolower($2); exit }
 	tolower($1) ~ /^protocol:./ { sub(/^[^:]*:/, "", $1); print tolower($1); exit }' "$conf")
-protocol_of() { if [ "$lkey" = protocol ]; then echo "$1"; else echo "$run_protocol"; fi; }
-
-# rows VALUE ITER [PROTOCOL]: how many rows of sweep.csv are of that run
-# (of any protocol without PROTOCOL).
-rows() {
-	[ -f "$out/sweep.csv" ] || { echo 0; return; }
-	awk -F, -v k="$key" -v v="$1" -v i="$2" -v p="${3:-}" '
-		$1 == k && $2 == v && $3 == i && (p == "" || $4 == p) { n++ } END { print n + 0 }' "$out/sweep.csv"
+# protocol_of VALUE: the protocol of the run of VALUE, as summary.json
+# names it.
+protocol_of() {
+	if [ "$lkey" = protocol ]; then tr '[:upper:]' '[:lower:]' <<<"$1"; else echo "$run_protocol"; fi
 }
-
-# A run whose directory and row are both in DIR is done (an earlier
-# sweep into DIR, or this one before it was stopped): it is not run
-# again, so the same command resumes a sweep and a larger -n extends it.
-# A directory without its row is a run that was stopped: it is moved
-# aside and run again. One whose row is of another protocol is refused.
-for v in "${values[@]}"; do
-	for ((i = 1; i <= iters; i++)); do
-		d=$(rundir "$v" "$i")
-		[ -e "$d" ] || continue
-		[ "$(rows "$v" "$i" "$(protocol_of "$v")")" = 0 ] || continue
-		[ "$(rows "$v" "$i")" = 0 ] || die "$d holds a run of another protocol: choose another -o"
-		aside="$d.stopped-$(date +%Y%m%d-%H%M%S)"
-		mv "$d" "$aside" || die "cannot move $d aside"
-		echo "sweep.sh: $d has no row in sweep.csv (a stopped run): moved to $aside, and run again" >&2
-	done
-done
 
 rmc_args=()
 [ -z "$protocol" ] || rmc_args+=(-p "$protocol")
 rmc_args+=("${run_args[@]}")
+
+# rows VALUE ITER [PROTOCOL [OK]]: how many rows of sweep.csv are of that
+# run, of PROTOCOL and with ok=OK when given. Compared as strings (0.99
+# is not 0.990), through the environment (awk -v would read backslashes).
+rows() {
+	[ -f "$out/sweep.csv" ] || { echo 0; return; }
+	K=$key V=$1 I=$2 P=${3:-} OK=${4:-} awk -F, '
+		$1 == ENVIRON["K"] "" && $2 == ENVIRON["V"] "" && $3 == ENVIRON["I"] "" &&
+		(ENVIRON["P"] == "" || $4 == ENVIRON["P"] "") && (ENVIRON["OK"] == "" || $NF == ENVIRON["OK"] "") { n++ }
+		END { print n + 0 }' "$out/sweep.csv"
+}
+
+# A run whose directory and ok row are both in DIR is done (an earlier
+# sweep into DIR, or this one before it was stopped), if it ran the same
+# configuration and launcher arguments: it is not run again, so the same
+# command resumes a sweep and a larger -n extends it. A directory without
+# an ok row (the run was stopped, or failed) is moved aside and run
+# again. One whose rows are of another protocol is refused. Everything
+# is checked before anything is moved.
+aside=()
+for v in "${values[@]}"; do
+	p=$(protocol_of "$v")
+	for ((i = 1; i <= iters; i++)); do
+		d=$(rundir "$v" "$i")
+		[ -e "$d" ] || continue
+		if [ "$(rows "$v" "$i" "$p" true)" != 0 ]; then
+			cmp -s "$d/sweep.conf" "$tmp/$(name "$v").conf" ||
+				die "$d ran another configuration (its sweep.conf) than this sweep's: choose another -o"
+			rec=$(cat "$d/run-args" 2>/dev/null) || rec="${rmc_args[*]}" # a run from before run-args
+			[ "$rec" = "${rmc_args[*]}" ] ||
+				die "$d ran with other run-multi-client.sh arguments (${rec:-none}; this sweep: ${rmc_args[*]:-none}): choose another -o"
+			continue
+		fi
+		[ "$(rows "$v" "$i" "$p")" != 0 ] || [ "$(rows "$v" "$i")" = 0 ] || die "$d holds a run of another protocol: choose another -o"
+		aside+=("$d")
+	done
+done
+for d in "${aside[@]}"; do
+	to="$d.stopped-$(date +%Y%m%d-%H%M%S)"
+	mv "$d" "$to" || die "cannot move $d aside"
+	echo "sweep.sh: $d has no ok row in sweep.csv (the run was stopped, or failed): moved to $to, and run again" >&2
+done
 total=$((iters * ${#values[@]}))
 n=0
 failed=0
@@ -240,7 +277,7 @@ builds=1
 for ((i = 1; i <= iters; i++)); do
 	for v in "${values[@]}"; do
 		n=$((n + 1))
-		f="$tmp/$(printf '%s' "$v" | tr -c 'A-Za-z0-9._-' '_').conf"
+		f="$tmp/$(name "$v").conf"
 		d=$(rundir "$v" "$i")
 		if [ -e "$d" ]; then
 			echo "run $n/$total: $key=$v iteration $i: done already ($d)" >&2
@@ -260,6 +297,7 @@ for ((i = 1; i <= iters; i++)); do
 		child=""
 		mkdir -p "$d"
 		cp "$f" "$d/sweep.conf"
+		echo "${rmc_args[*]}" >"$d/run-args"
 		cp "$tmp/run.out" "$d/run-multi-client.out"
 		[ -z "$load" ] || echo "$load" >"$d/loadavg-before"
 		sum=$(binsum)
@@ -296,6 +334,7 @@ done
 "$tmp/sweepstat" summary "$csv" >"$out/sweep-summary.csv"
 echo >&2
 "$tmp/sweepstat" summary -md "$csv" >&2
-echo "sweep.sh: $((total - skipped)) runs, $failed failed$([ "$skipped" = 0 ] || echo ", $skipped done already"); results in $csv and $out/sweep-summary.csv" >&2
+ran=$((total - skipped))
+echo "sweep.sh: $ran run$([ "$ran" = 1 ] || echo s), $failed failed$([ "$skipped" = 0 ] || echo ", $skipped done already"); results in $csv and $out/sweep-summary.csv" >&2
 [ "$builds" = 1 ] || echo "sweep.sh: warning: the runs used $builds different builds of bin/swiftpaxos (see binary-cksum in each run directory)" >&2
 [ "$failed" = 0 ] || exit 1
