@@ -222,13 +222,13 @@ func (t *Transport) open(ctx context.Context, l *link) (*muxConn, error) {
 	l.cur = c
 	l.mu.Unlock()
 	t.wg.Add(1)
-	go t.read(l, c, conn)
+	go t.read(l, c, conn, opts.Delay)
 	return c, nil
 }
 
 // read hands each message on c to the session it names, in arrival
 // order. When the connection breaks, every session attached to it is told.
-func (t *Transport) read(l *link, c *muxConn, conn net.Conn) {
+func (t *Transport) read(l *link, c *muxConn, conn net.Conn, delay time.Duration) {
 	defer t.wg.Done()
 	rd := wire.NewReader(conn, 16<<20)
 	var batch []routed
@@ -267,9 +267,10 @@ func (t *Transport) read(l *link, c *muxConn, conn net.Conn) {
 	deliver(l.r, batch, true)
 	// Closed by this side (idle, Close) says nothing about the replica,
 	// and nor does a connection that lived a while (the replica closed it
-	// idle, or died): a refusal comes right after the Hello.
-	if !heard && !errors.Is(err, net.ErrClosed) && time.Since(opened) < refusedWithin {
-		l.refused.Store(true)
+	// idle, or died): a refusal comes right after the Hello, which the
+	// emulated delay holds back.
+	if !heard && !errors.Is(err, net.ErrClosed) {
+		l.refused.Store(time.Since(opened) < refusedWithin+delay)
 	}
 	t.broken(l, c, err)
 }

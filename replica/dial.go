@@ -48,7 +48,8 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 			continue
 		}
 		lastErr = ""
-		b := batcher.New[wire.Message](conn, wire.AppendFrame, s.optsTo(peer.Alias, peer.Alias), s.log)
+		opts := s.optsTo(peer.Alias, peer.Alias)
+		b := batcher.New[wire.Message](conn, wire.AppendFrame, opts, s.log)
 		if b.Send(&wire.Hello{Kind: wire.PeerReplica, Replica: s.id, Alias: s.o.Alias, Protocol: string(s.cfg.Protocol), Durable: s.disk != nil}) != nil || !s.post(ctx, inbound{fromReplica: p, peer: b}) {
 			b.Close()
 			t.Reset(redialEvery)
@@ -72,7 +73,7 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 		case <-b.Done():
 		}
 		s.post(ctx, inbound{fromReplica: p, peer: b, closed: true})
-		quick := time.Since(start) < refusedWithin && ctx.Err() == nil
+		quick := time.Since(start) < refusedWithin+opts.Delay && ctx.Err() == nil
 		if quick && !refused {
 			s.log.Warn("peer closed the connection at once: does it run this protocol, and take this replica's certificate? (its log says why)",
 				zap.Int32("peer", int32(p)), zap.String("addr", addr))
@@ -83,7 +84,8 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 }
 
 // refusedWithin: a connection the peer closes this soon after it opened
-// was refused, not lost.
+// (plus the emulated delay, which holds the Hello back) was refused, not
+// lost.
 const refusedWithin = time.Second
 
 // errDial marks a TCP connect failure: a peer that is down is the normal
