@@ -24,6 +24,10 @@ type Pending struct {
 	redirected    bool           // the last re-send follows a NotLeader
 	deferred      bool           // deferred by the policy
 	attempts      int            // re-sends so far
+	// retried counts, for a weak read, the replicas in a row that asked
+	// for it again (WeakReadReply.Retry) since a send that was not such
+	// an answer's (weakread.go).
+	retried int
 }
 
 // inlineAcks is how many replicas' RecordAcks a Pending holds without
@@ -152,6 +156,7 @@ func (s *Core) Tick() {
 func (s *Core) resend(p *Pending) {
 	p.sent = s.o.Now()
 	p.attempts++
+	p.retried = 0
 	switch {
 	case p.Op.Level == wire.Strong:
 		s.sendStrong(p)

@@ -25,8 +25,19 @@ func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
 	if m.Retry || m.Ballot < s.ballot {
 		// A replica of an older ballot answers from state that may lack
 		// what the new view replayed, and the session may have dropped
-		// the tentative entries that covered it: ask again.
+		// the tentative entries that covered it: ask the next one. Once
+		// every replica in turn has said so (none has joined the view: an
+		// election, or a cluster of learners), the read waits for the
+		// view's NewView or RetryAfter, which send it again, rather than
+		// going round the replicas as fast as they answer: thousands of
+		// reads a second.
+		retried := p.retried + 1
+		if retried >= s.o.N {
+			p.retried = retried // until the next send: a repeated answer asks nothing
+			return
+		}
 		s.resend(p)
+		p.retried = retried
 		return
 	}
 	cmd := p.Op.Command

@@ -97,6 +97,41 @@ func TestStaleWeakReadReplyIgnored(t *testing.T) {
 	require.Equal(t, kvs.Value("new"), r.done[0].Value)
 }
 
+// TestWeakReadRetriesOnceRoundTheReplicas: while no replica has joined
+// the view (an election, a cluster of learners), each answers a weak read
+// with Retry. The read goes once round the replicas, then waits for
+// RetryAfter (or a NewView) instead of asking again as fast as they
+// answer; the next round starts after it.
+func TestWeakReadRetriesOnceRoundTheReplicas(t *testing.T) {
+	r := newRecorder(t)
+	r.core.Invoke(client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: 1}})
+	reads := func() int {
+		r.drain()
+		n := 0
+		for _, m := range r.sent {
+			if _, ok := m.m.(*wire.WeakRead); ok {
+				n++
+			}
+		}
+		return n
+	}
+	retryAll := func() {
+		for range 10 {
+			to, m := r.lastRead(t)
+			r.core.Step(to, &wire.WeakReadReply{Replica: to, Cmd: m.Cmd, Attempt: m.Attempt, Retry: true})
+		}
+	}
+	retryAll()
+	require.Equal(t, 3, reads(), "the first send and two more: each replica once")
+	r.now += 100
+	r.core.Tick()
+	require.Equal(t, 4, reads(), "RetryAfter starts the next round")
+	retryAll()
+	require.Equal(t, 6, reads())
+	r.core.Step(1, &wire.NewView{Ballot: 1, Leader: 1, ViewStart: 1})
+	require.Equal(t, 7, reads(), "a NewView sends it again at once")
+}
+
 // TestParkedReadOfOldBallotAsksAgain: a weak read's answer waits while the
 // key's newest value is ambiguous (an own weak write pending, an earlier
 // strong write settled beside it). When the session learns a new ballot it
