@@ -53,19 +53,7 @@ func TestCorruptLogIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	s, _, err := Open(dir, testCluster, zaptest.NewLogger(t))
 	require.NoError(t, err)
-	h := newHistory(3)
-	for range 600 {
-		b := h.next()
-		b.Snapshot, b.Installed = nil, false
-		require.NoError(t, s.Write([]*Batch{b}))
-	}
-	crashed := t.TempDir()
-	copyDir(t, dir, crashed)
-	require.NoError(t, s.Close())
-
-	flipInLog(t, crashed)
-	_, _, err = Open(crashed, testCluster, zaptest.NewLogger(t))
-	require.ErrorContains(t, err, filepath.Join(crashed, "db")+" is corrupt")
+	requireMidLogCorruptionFails(t, s, dir)
 }
 
 // TestUpgradedStoreGetsSyncedOffsets: a store an older build wrote, at
@@ -83,7 +71,15 @@ func TestUpgradedStoreGetsSyncedOffsets(t *testing.T) {
 	s, _, err := Open(dir, testCluster, zaptest.NewLogger(t))
 	require.NoError(t, err)
 	require.Equal(t, pebble.FormatWALSyncChunks, s.db.FormatMajorVersion())
-	h := newHistory(5)
+	requireMidLogCorruptionFails(t, s, dir)
+}
+
+// requireMidLogCorruptionFails writes 600 synced batches to s (open on
+// dir), copies dir as a crash leaves it, closes s, flips bytes in the
+// middle of the copy's log and requires Open to fail naming the database.
+func requireMidLogCorruptionFails(t *testing.T, s *Store, dir string) {
+	t.Helper()
+	h := newHistory(3)
 	for range 600 {
 		b := h.next()
 		b.Snapshot, b.Installed = nil, false
@@ -93,7 +89,7 @@ func TestUpgradedStoreGetsSyncedOffsets(t *testing.T) {
 	copyDir(t, dir, crashed)
 	require.NoError(t, s.Close())
 	flipInLog(t, crashed)
-	_, _, err = Open(crashed, testCluster, zaptest.NewLogger(t))
+	_, _, err := Open(crashed, testCluster, zaptest.NewLogger(t))
 	require.ErrorContains(t, err, filepath.Join(crashed, "db")+" is corrupt")
 }
 
