@@ -281,24 +281,14 @@ func (s *server) handshake(ctx context.Context, raw net.Conn, remote zap.Field) 
 		s.log.Warn("connection closed: hello from an unknown replica", remote, zap.Int32("replica", int32(hello.Replica)))
 		return nil, nil, nil, false
 	case hello.Protocol != "" && hello.Protocol != string(s.cfg.Protocol):
-		s.counters.RefusedProtocol.Add(1)
-		level := zap.ErrorLevel
-		if _, said := s.refusedPeers.LoadOrStore(hello.Alias+" "+hello.Protocol, true); said {
-			level = zap.DebugLevel // a peer redials every 100 ms; the counter keeps the count
-		}
-		if ce := s.log.Check(level, "connection refused: the peer runs another protocol (every process of a deployment must run the same one: the config's protocol key, or -protocol)"); ce != nil {
-			ce.Write(remote, zap.String("peer_alias", hello.Alias), zap.String("peer_protocol", hello.Protocol), zap.String("protocol", string(s.cfg.Protocol)))
-		}
+		s.refuse(hello.Alias+" protocol "+hello.Protocol,
+			"connection refused: the peer runs another protocol (every process of a deployment must run the same one: the config's protocol key, or -protocol)",
+			remote, zap.String("peer_alias", hello.Alias), zap.String("peer_protocol", hello.Protocol), zap.String("protocol", string(s.cfg.Protocol)))
 		return nil, nil, nil, false
 	case hello.Kind == wire.PeerReplica && hello.Durable != (s.disk != nil):
-		s.counters.RefusedProtocol.Add(1)
-		level := zap.ErrorLevel
-		if _, said := s.refusedPeers.LoadOrStore(fmt.Sprintf("%s durable=%v", hello.Alias, hello.Durable), true); said {
-			level = zap.DebugLevel
-		}
-		if ce := s.log.Check(level, "connection refused: the peer replica is durable where this one is not, or the other way round (dataDir, or -data, must be set for every replica or for none)"); ce != nil {
-			ce.Write(remote, zap.String("peer_alias", hello.Alias), zap.Bool("peer_durable", hello.Durable), zap.Bool("durable", s.disk != nil))
-		}
+		s.refuse(fmt.Sprintf("%s durable %v", hello.Alias, hello.Durable),
+			"connection refused: the peer replica is durable where this one is not, or the other way round (dataDir, or -data, must be set for every replica or for none)",
+			remote, zap.String("peer_alias", hello.Alias), zap.Bool("peer_durable", hello.Durable), zap.Bool("durable", s.disk != nil))
 		return nil, nil, nil, false
 	}
 	if s.tls != nil {

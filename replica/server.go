@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -87,10 +86,8 @@ type server struct {
 	// transport: authentication and bounds (conn.go)
 	tls      *certs.Material // nil: plain TCP
 	counters *ConnCounters
-	// refusedPeers holds the peers (alias and what did not match) whose
-	// refusal was logged.
-	refusedPeers sync.Map
-	open         atomic.Int64 // incoming connections open, for maxConns
+	refusals refusalsLogged // refusals logged (conn.go)
+	open     atomic.Int64   // incoming connections open, for maxConns
 	// queueRoom is what is left of sessionsQueueBudget (conn_sessions.go).
 	queueRoom atomic.Int64
 	live      connSet // incoming connections, closed and awaited at the stop

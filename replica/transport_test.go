@@ -299,3 +299,17 @@ func TestInvalidPeerMessageClosesConnection(t *testing.T) {
 	require.True(t, ok, "got %T", m)
 	require.Empty(t, reply.Result, "the forged write was never applied")
 }
+
+// TestRefusalsLoggedAreBounded: each peer and reason is logged at error
+// level once, and what is remembered for that is bounded, since anyone
+// who connects chooses the alias a Hello names.
+func TestRefusalsLoggedAreBounded(t *testing.T) {
+	var r refusalsLogged
+	require.True(t, r.first("replica1 protocol curpho"))
+	require.False(t, r.first("replica1 protocol curpho"), "said once")
+	for i := range 2 * refusalsKept {
+		r.first(fmt.Sprintf("forged%d protocol x", i))
+	}
+	require.Len(t, r.seen, refusalsKept)
+	require.False(t, r.first("replica2 protocol curpho"), "full: debug level from now on")
+}
