@@ -116,16 +116,23 @@ func TestCorruptionAfterOpenBreaksTheStore(t *testing.T) {
 // in dir, which must span a few of the log's 32 KiB blocks after them.
 func flipInLog(t *testing.T, dir string) {
 	t.Helper()
+	newest, data, end := newestLog(t, dir)
+	require.Greater(t, end, 3*32<<10, "the log spans blocks after the flipped bytes")
+	for i := range 8 {
+		data[end/4+i] ^= 0xff
+	}
+	require.NoError(t, os.WriteFile(newest, data, 0o644))
+}
+
+// newestLog reads the newest log file of the store in dir: its path, its
+// bytes, and where the data ends (pebble writes zeros ahead of it).
+func newestLog(t *testing.T, dir string) (string, []byte, int) {
+	t.Helper()
 	wals, err := filepath.Glob(filepath.Join(dir, "db", "*.log"))
 	require.NoError(t, err)
 	require.NotEmpty(t, wals)
 	newest := wals[len(wals)-1]
 	data, err := os.ReadFile(newest)
 	require.NoError(t, err)
-	end := len(bytes.TrimRight(data, "\x00"))
-	require.Greater(t, end, 3*32<<10, "the log spans blocks after the flipped bytes")
-	for i := range 8 {
-		data[end/4+i] ^= 0xff
-	}
-	require.NoError(t, os.WriteFile(newest, data, 0o644))
+	return newest, data, len(bytes.TrimRight(data, "\x00"))
 }

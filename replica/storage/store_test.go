@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -214,13 +213,7 @@ func tornTailIsCut(t *testing.T, zeroedTail bool) {
 	copyDir(t, dir, crashed)
 	require.NoError(t, s.Close())
 	dir = crashed
-	wals, err := filepath.Glob(filepath.Join(dir, "db", "*.log"))
-	require.NoError(t, err)
-	require.NotEmpty(t, wals)
-	newest := wals[len(wals)-1]
-	data, err := os.ReadFile(newest)
-	require.NoError(t, err)
-	end := len(bytes.TrimRight(data, "\x00"))
+	newest, data, end := newestLog(t, dir)
 	require.Greater(t, len(data), end, "zeros ahead of the data")
 	if zeroedTail {
 		clear(data[end-3 : end])
