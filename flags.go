@@ -29,6 +29,7 @@ var flagModes = map[string][]string{
 	"check":       {"server", "client"},
 	"cost":        {"server"},
 	"appliedlog":  {"server"},
+	"cluster":     {"server"},
 	"threads":     {"client"},
 	"results":     {"client", "summary"},
 	"history":     {"client", "check"},

@@ -40,8 +40,8 @@ var protocols = map[string]struct {
 	curpho.Name: {curpho.NewReplicaPolicy, curpho.NewClientPolicy},
 }
 
-const usage = `usage: swiftpaxos -run server -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-data DIR] [-metrics ADDR] [-log FILE] [-loglevel L]
-                         [-cpuprofile FILE] [-cost FILE] [-appliedlog FILE] [-check]
+const usage = `usage: swiftpaxos -run server -config FILE -alias ALIAS [-cluster new|existing] [-protocol P] [-tls DIR] [-data DIR] [-metrics ADDR]
+                         [-log FILE] [-loglevel L] [-cpuprofile FILE] [-cost FILE] [-appliedlog FILE] [-check]
        swiftpaxos -run client -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-metrics ADDR] [-log FILE] [-loglevel L]
                          [-cpuprofile FILE] [-threads N] [-results FILE] [-history FILE] [-check]
        swiftpaxos -run kv [-config FILE] [-alias CLIENT] [-protocol P] [-tls DIR] [-level strong|weak] [-v] [-timeout D]
@@ -109,6 +109,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	historyPath := fs.String("history", "", "client: record the history (JSON Lines) to this file; check: the history file or directory")
 	costPath := fs.String("cost", "", "server: when the replica stops, write what its process spent (CPU time, read/write calls, messages, allocations, GC pauses) as JSON to this file, for -run summary (a client puts the same in its -results)")
 	appliedLog := fs.String("appliedlog", "", "server: stream the executed commands (JSON Lines) to this new file as they execute (it must not exist: one file per process lifetime)")
+	clusterState := fs.String("cluster", "existing", "server: new = this replica's first start in this cluster, so a majority of new replicas found it without the others; existing = it may have been a member before (founds only with every replica fresh, otherwise rejoins as a learner)")
 	threads := fs.Int("threads", 0, "client: sessions per process, overriding clientThreads")
 	checkMode := fs.Bool("check", false, "client: check mode, unique written values (as checkerMode: true); server: accepted and unused (run-multi-client.sh gives it to every process)")
 	tlsDir := fs.String("tls", "", "mutual TLS with the certificates in this directory, overriding the configuration's tls (hosts: listed as option tls)")
@@ -167,6 +168,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *role == "certs" && *outDir == "" {
 		return usageError(stderr, "-run certs needs -out DIR")
+	}
+	if *clusterState != "new" && *clusterState != "existing" {
+		return usageError(stderr, "-cluster must be new or existing, not %q", *clusterState)
 	}
 	if *kvLevel != "strong" && *kvLevel != "weak" {
 		return usageError(stderr, "-level must be strong or weak, not %q", *kvLevel)
@@ -298,7 +302,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return kvcli.Run(ctx, kvcli.Options{Config: cfg.For(*alias), Alias: *alias, Policy: p.client, Level: kl, Verbose: *verbose,
 			Timeout: *timeout, Prompt: isTerminal(stdin) && fs.NArg() == 0, Log: log, In: stdin, Out: stdout, Err: stderr}, fs.Args())
 	case "server":
-		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath, Metrics: registerer(reg)})
+		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath, Metrics: registerer(reg),
+			ClusterNew: *clusterState == "new"})
 	case "client":
 		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath, Metrics: registerer(reg)})
 	}

@@ -171,6 +171,13 @@ func TestStatusSaysThereIsNoLeader(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
+	learner := make(chan struct{}, 2)
+	hook := zap.Hooks(func(e zapcore.Entry) error {
+		if e.Message == "joining as a learner: a replica that holds state answered" {
+			learner <- struct{}{}
+		}
+		return nil
+	})
 	for i := range 2 { // replica0 leads ballot 0
 		c.stop[i]()
 		<-c.done[i]
@@ -178,13 +185,15 @@ func TestStatusSaysThereIsNoLeader(t *testing.T) {
 		listening := make(chan struct{})
 		wg.Go(func() {
 			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, Policy: protocols["curpht"].replica,
-				Log: zaptest.NewLogger(t).Named(alias), Ready: func(net.Addr) { close(listening) }})
+				Log: zaptest.NewLogger(t, zaptest.WrapOptions(hook)).Named(alias), Ready: func(net.Addr) { close(listening) }})
 			if ctx.Err() == nil {
 				t.Errorf("%s stopped: %v", alias, err)
 			}
 		})
 		<-listening
 	}
+	<-learner
+	<-learner
 
 	code, out, _ := runStatus(t, conf)
 	require.Equal(t, 0, code)
@@ -192,7 +201,7 @@ func TestStatusSaysThereIsNoLeader(t *testing.T) {
 	require.Equal(t, "learner", roles["replica0"], out)
 	require.Equal(t, "learner", roles["replica1"], out)
 	require.Contains(t, out, "\nno leader: none of the 3 replicas that answered leads\n")
-	require.Contains(t, out, "learners (replica0, replica1) are replicas restarted without their state")
+	require.Contains(t, out, "learners (replica0, replica1) started without state after the cluster was founded, or restarted without it")
 	require.Contains(t, out, "restart the whole cluster")
 }
 

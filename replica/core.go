@@ -155,6 +155,7 @@ func New(o Options) (*Core, error) {
 	c.snap = &snapshot{store: c.store.Snapshot()}
 	c.el.votedFor = wire.NoReplica
 	c.jn.replies = make([]*wire.JoinReply, o.N)
+	c.jn.heard = make([]int64, o.N)
 	c.incarnation = o.Rand.Uint64() | 1
 	c.leader = wire.NoReplica
 	c.resetElectionTimer()

@@ -4,29 +4,37 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica/quorum"
 	"swiftpaxos/replica/wire"
 )
 
 // A replica that starts without state (in memory, or durable with an empty
 // data directory; a durable replica with state restores it, restore.go) is
 // not a member of the cluster until it knows it may be one (PROTOCOL.md
-// 6.10, docs/DECISIONS.md 21). It asks every peer with Join:
+// 6.10, docs/DECISIONS.md 21 and 37). It asks every peer with Join:
 //
 //   - if every replica of the cluster, itself included, reports ballot 0,
 //     an empty log and no membership, the cluster is brand new and nothing
 //     was ever appended: it is a member at once (the bootstrap), and the
-//     initial leader leads ballot 0. A brand-new cluster therefore needs
-//     all its replicas up to start. The replica remembers every replica's
+//     initial leader leads ballot 0. The replica remembers every replica's
 //     incarnation (a random number drawn when the process started); one
 //     still finishing its own start-up, whose Join names the same
 //     incarnation, is told so and becomes a member too, even if the leader
 //     has taken requests meanwhile: it lost nothing;
-//   - otherwise it restarted: it follows the leader that answered, as a
-//     learner, receives the leader's snapshot and log, and becomes a member
-//     once it has applied the leader's last slot at the moment the leader
-//     answered, in that leader's ballot. Every command that could have
-//     completed on the fast path with a record this replica lost is then
-//     committed and needs no witness replay.
+//   - if the replicas that answered all report nothing, and a majority of
+//     the cluster, itself included, were started as new replicas
+//     (-cluster new: never members, so they acknowledged nothing), it
+//     founds the cluster with them: no majority ever acknowledged
+//     anything, so nothing was committed, elected or completed on the
+//     fast path. The initial leader leads ballot 0 only if it is new
+//     itself; otherwise the founders elect one;
+//   - otherwise it restarted, or the cluster was founded without it: it
+//     follows the leader that answered, as a learner, receives the
+//     leader's snapshot and log, and becomes a member once it has applied
+//     the leader's last slot at the moment the leader answered, in that
+//     leader's ballot. Every command that could have completed on the fast
+//     path with a record this replica lost is then committed and needs no
+//     witness replay.
 //
 // A non-member never votes, never starts an election, keeps no witness
 // record and acknowledges no request (it does not count toward a fast
@@ -36,10 +44,12 @@ import (
 // joining is the state of a replica that is not a member yet.
 type joining struct {
 	replies []*wire.JoinReply // the peers' answers, by replica
+	heard   []int64           // when each answer came
 	leader  wire.ReplicaID    // the leader that named mark
 	ballot  wire.Ballot
 	mark    kvs.Slot
 	marked  bool // a leader of the current ballot answered
+	learner bool // an answer showed a cluster that holds state
 	askedAt int64
 }
 
@@ -67,7 +77,7 @@ func (c *Core) onJoin(from wire.ReplicaID, m *wire.Join) error {
 		return invalid("Join from replica %d names replica %d", from, m.Replica)
 	}
 	r := &wire.JoinReply{Ballot: c.ballot, Replica: c.o.ID, Leader: c.leader, LastSlot: c.entries.last(), Member: c.member,
-		Incarnation: c.incarnation}
+		Incarnation: c.incarnation, ClusterNew: c.o.ClusterNew}
 	if c.role == Leader && c.rec != nil {
 		r.Leader = wire.NoReplica // not in service before its view starts
 	}
@@ -99,12 +109,17 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 		return nil
 	}
 	j := &c.jn
-	j.replies[from] = m
+	j.replies[from], j.heard[from] = m, c.o.Now()
 	if len(m.Founders) == c.o.N && m.Member && m.Founders[c.o.ID] == c.incarnation {
 		// A founding member that was still starting.
 		c.founders = m.Founders
 		c.bootstrap(true)
 		return nil
+	}
+	if !j.learner && !c.freshReply(m) {
+		j.learner = true
+		c.log.Info("joining as a learner: a replica that holds state answered", zap.Int32("from", int32(from)),
+			zap.Bool("member", m.Member), zap.Uint64("last_slot", uint64(m.LastSlot)))
 	}
 	if c.fresh() {
 		c.founders = make([]uint64, c.o.N)
@@ -123,6 +138,18 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 		// reach a follower and be taken for one of its second. The next
 		// leader is elected, in ballot 1 or later, and recovers.
 		c.bootstrap(!refound)
+		return nil
+	}
+	if c.mayFound() {
+		c.founders = make([]uint64, c.o.N)
+		for p, r := range j.replies {
+			if r != nil {
+				c.founders[p] = r.Incarnation
+			}
+		}
+		c.founders[c.o.ID] = c.incarnation
+		c.log.Info("founding the cluster with a majority of new replicas", zap.Int("new", c.freshNew(0)))
+		c.bootstrap(c.o.ClusterNew)
 		return nil
 	}
 	if c.o.Mutation.EarlyMember && m.Member {
@@ -154,6 +181,44 @@ func (c *Core) fresh() bool {
 		}
 	}
 	return true
+}
+
+// mayFound reports whether the replica may found the cluster without
+// waiting for every replica: it and every replica that answered report
+// ballot 0, an empty log and no membership, and a majority of the cluster,
+// itself included, were started with -cluster new (see above).
+func (c *Core) mayFound() bool {
+	if c.ballot != 0 || c.entries.last() != 0 {
+		return false
+	}
+	for p, r := range c.jn.replies {
+		if wire.ReplicaID(p) != c.o.ID && r != nil && !neverMember(r) {
+			return false
+		}
+	}
+	return c.freshNew(0) >= quorum.Majority(c.o.N)
+}
+
+// neverMember reports whether a JoinReply shows a replica that appended
+// nothing and is no member.
+func neverMember(r *wire.JoinReply) bool {
+	return r.Ballot == 0 && r.LastSlot == 0 && !r.Member
+}
+
+// freshNew counts the replicas, this one included, that were started with
+// -cluster new and answered (this one: are) fresh; with since > 0, only
+// the answers that came at or after since.
+func (c *Core) freshNew(since int64) int {
+	n := 0
+	if c.o.ClusterNew && c.ballot == 0 && c.entries.last() == 0 {
+		n++
+	}
+	for p, r := range c.jn.replies {
+		if wire.ReplicaID(p) != c.o.ID && r != nil && r.ClusterNew && neverMember(r) && c.jn.heard[p] >= since {
+			n++
+		}
+	}
+	return n
 }
 
 // freshReply reports whether a peer's JoinReply shows it fresh: ballot 0,
@@ -196,4 +261,28 @@ func (c *Core) checkMember() {
 		c.o.Rejoined(c.appliedIndex)
 	}
 	c.releaseEarly()
+}
+
+// JoinStatus says how a replica that is not a member waits (status): as a
+// learner once an answer showed a cluster that holds state, founding
+// otherwise; with the replicas, itself included, heard lately with
+// nothing appended (fresh), and those of them started with -cluster new.
+func (c *Core) JoinStatus() (state wire.JoinState, fresh, freshNew int) {
+	if c.member {
+		return wire.JoinMember, 0, 0
+	}
+	since := c.o.Now() - 3*int64(c.o.HeartbeatInterval)
+	state = wire.JoinLearner
+	if c.ballot == 0 && c.entries.last() == 0 {
+		fresh++
+		if !c.jn.learner {
+			state = wire.JoinFounding
+		}
+	}
+	for p, r := range c.jn.replies {
+		if wire.ReplicaID(p) != c.o.ID && r != nil && c.freshReply(r) && c.jn.heard[p] >= since {
+			fresh++
+		}
+	}
+	return state, fresh, c.freshNew(since)
 }

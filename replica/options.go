@@ -32,6 +32,12 @@ type Options struct {
 	// member of a brand-new cluster at once. Tests that step one core
 	// use it.
 	StartAsMember bool
+	// ClusterNew says this is the replica's first start in this cluster
+	// (-cluster new): it was never a member, so it acknowledged nothing
+	// that a lost state could take back. A majority of such replicas,
+	// fresh, may found the cluster without the others (join.go,
+	// docs/DECISIONS.md 37).
+	ClusterNew bool
 	// Rejoined, when set, is told that a replica that started without
 	// its state became a full member again, having applied up to slot.
 	Rejoined func(slot kvs.Slot)

@@ -36,6 +36,9 @@ type ServerOptions struct {
 	// once, without asking its peers (replica.Options.StartAsMember): for
 	// tests that run one replica alone.
 	StartAsMember bool
+	// ClusterNew says this is the replica's first start in this cluster
+	// (-cluster new, replica.Options.ClusterNew).
+	ClusterNew bool
 	// AppliedLogPath, when set, is where the replica writes the commands
 	// it executes, as they execute, in the checker's JSON Lines format
 	// (PROTOCOL.md 2.6, check mode; appliedlog.go). The file must not
@@ -185,6 +188,8 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		}
 		defer s.disk.store.Close()
 		s.metrics.durable(s.disk.store)
+	} else {
+		s.log.Info("the replica's state is in memory only (no dataDir): a replica that restarts rejoins empty and catches up from the others, and if a majority restart, everything stored is lost (dataDir keeps it on disk)")
 	}
 	start := time.Now()
 	s.started = start
@@ -209,6 +214,7 @@ func Serve(ctx context.Context, o ServerOptions) error {
 		ReadAnswered:       readAnswered,
 		Installed:          s.recordSnapshot,
 		StartAsMember:      o.StartAsMember,
+		ClusterNew:         o.ClusterNew,
 	})
 	if err != nil {
 		ln.Close()

@@ -25,6 +25,8 @@ func (s *server) answerStatus(from wire.ClientID, req *wire.StatusRequest) {
 		Sessions: uint64(size.LiveSessions), WitnessRecords: uint64(size.WitnessRecords),
 		UptimeMs: uint64(time.Since(s.started).Milliseconds()),
 	}
+	joining, fresh, freshNew := c.JoinStatus()
+	reply.Joining, reply.ClusterNew, reply.Fresh, reply.FreshNew = joining, s.o.ClusterNew, uint64(fresh), uint64(freshNew)
 	if s.disk != nil {
 		st := s.disk.store.Syncs()
 		reply.Durable, reply.Fsyncs, reply.FsyncMeanNs = true, st.Count, uint64(st.Mean())

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"time"
+
+	"swiftpaxos/replica/quorum"
 )
 
 // Config is one named simulation configuration of the suite. CI runs
@@ -112,6 +114,20 @@ func Configs(protocol string) []Config {
 			o.Faults = FailoverMix(n)
 			o.Faults.CrashWithin = 600 * time.Millisecond
 			o.Faults.RestartAfter = 300 * time.Millisecond
+			o.SnapshotEvery, o.LogRetain = 40, 10
+			return o
+		}},
+		// A new cluster founded by a majority of replicas started with
+		// -cluster new (docs/DECISIONS.md 37); the others start within a
+		// second and join it as learners, some by state transfer.
+		{Name: "late-start", Sizes: []int{3, 5}, CISeeds: 30, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			wide(&o, 6, 120, 3, 10)
+			o.Workload.Think = 10 * time.Millisecond
+			o.Faults = FaultMix
+			o.ClusterNew = true
+			o.Faults.LateStarts, o.Faults.LateWithin = quorum.F(n), time.Second
 			o.SnapshotEvery, o.LogRetain = 40, 10
 			return o
 		}},

@@ -80,15 +80,21 @@ func (c *Cluster) fault(kind int) {
 func (c *Cluster) heal() { c.isolated = -1 }
 
 // restart brings crashed replica r back, empty (PROTOCOL.md 6.10), or in
-// durable mode with what its disk holds: its connections were broken, its
-// sessions learn it is reachable again.
+// durable mode with what its disk holds, or starts a late replica for the
+// first time: its connections were broken, its sessions learn it is
+// reachable again.
 func (c *Cluster) restart(r int) {
 	if !c.dead[r] {
 		return
 	}
 	c.dead[r] = false
 	c.lifetime[r]++
-	c.Restarts++
+	if c.late[r] {
+		c.late[r] = false
+		c.LateStarted++
+	} else {
+		c.Restarts++
+	}
 	for i := range c.links {
 		c.links[r][i].epoch++
 		c.links[i][r].epoch++

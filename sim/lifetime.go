@@ -38,7 +38,8 @@ func (c *Cluster) startReplica(i int) error {
 	}
 	core, err := replica.New(replica.Options{
 		Durable: o.Durable, Restore: restore,
-		ID: wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
+		ClusterNew: o.ClusterNew && !c.started[i] || c.claimNew[i],
+		ID:         wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
 		Now:           c.clock,
 		Rand:          rand.New(rand.NewPCG(o.Seed, uint64(i)|uint64(c.lifetime[i])<<32)),
 		Mutation:      o.Mutation,
@@ -54,6 +55,9 @@ func (c *Cluster) startReplica(i int) error {
 		return err
 	}
 	c.replicas[i] = core
+	// A late replica's placeholder, never run, is no start.
+	c.started[i] = c.started[i] || !c.dead[i]
+	c.claimNew[i] = false
 	if s := core.SnapshotSlot(); s > 0 {
 		c.recordSnapshot(i, s)
 	}

@@ -69,6 +69,11 @@ type Faults struct {
 	// ClientCrashes is how many client sessions crash on their own, at
 	// random instants within CrashWithin (or the first second).
 	ClientCrashes int
+	// LateStarts replicas (at most f, drawn from the seed) start only
+	// within LateWithin of the others, which found the cluster without
+	// them (Options.ClusterNew); the late ones join it as learners.
+	LateStarts int
+	LateWithin time.Duration
 	// ApplyLag, when positive, makes about half of the replicas execute
 	// on their own schedule: a few committed entries at a time, at random
 	// instants up to ApplyLag apart.
@@ -127,6 +132,10 @@ type Options struct {
 	// Durable runs the replicas in durable mode, each with a simulated disk
 	// (durable.go): a crashed replica restarts from it.
 	Durable bool
+	// ClusterNew starts every replica's first lifetime with -cluster new
+	// (replica.Options.ClusterNew); a replica restarted after a crash is
+	// started without it, as the launcher does.
+	ClusterNew bool
 	// Mutation is passed to every replica, ClientMutation to every
 	// session (tests of the checker only).
 	Mutation       replica.Mutation
@@ -183,6 +192,9 @@ func (o Options) validate() error {
 	}
 	if o.Faults.CrashAlls > 0 && (!o.Durable || o.Faults.RestartAfter <= 0 || o.Faults.CrashWithin <= 0) {
 		errs = append(errs, errors.New("whole-cluster crashes need durable replicas, a positive RestartAfter and a positive CrashWithin"))
+	}
+	if f := o.Faults; f.LateStarts > 0 && (f.LateStarts+f.Crashes > quorum.F(o.N) || f.LateWithin <= 0 || !o.ClusterNew) {
+		errs = append(errs, fmt.Errorf("%d late starts: they need ClusterNew, a positive LateWithin, and at most f=%d with the crashes", f.LateStarts, quorum.F(o.N)))
 	}
 	if o.Faults.MaxDelay < o.Faults.MinDelay {
 		errs = append(errs, errors.New("MaxDelay below MinDelay"))

@@ -22,9 +22,19 @@ func (c *Cluster) run() error {
 			s.invokes++
 		}
 	}
+	for r, late := range c.late {
+		if !late {
+			continue
+		}
+		for i := range c.sessions {
+			c.schedule(&event{at: 1, kind: evReplicaDown, idx: i, peer: r})
+		}
+		c.schedule(&event{at: 1 + c.rng.Int64N(int64(c.o.Faults.LateWithin)), kind: evFault, idx: faultRestart, peer: r})
+	}
 	deadline := int64(c.o.Deadline)
-	// A brand-new cluster bootstraps once every replica has answered
-	// (docs/DECISIONS.md 21): crashes and partitions start after that.
+	// A brand-new cluster bootstraps once every replica has answered, or
+	// a majority started with -cluster new (docs/DECISIONS.md 21 and 37):
+	// crashes and partitions start after that.
 	for !c.bootstrapped() {
 		if c.q.Len() == 0 || c.q[0].at > deadline {
 			return fmt.Errorf("the cluster did not bootstrap: %s", c.progress())
@@ -135,10 +145,10 @@ func (c *Cluster) handle(e *event, settling bool) error {
 	return nil
 }
 
-// bootstrapped reports whether every replica is a member.
+// bootstrapped reports whether every replica that started is a member.
 func (c *Cluster) bootstrapped() bool {
-	for _, r := range c.replicas {
-		if !r.Member() {
+	for i, r := range c.replicas {
+		if !c.dead[i] && !r.Member() {
 			return false
 		}
 	}

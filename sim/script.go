@@ -88,6 +88,14 @@ func (s *Script) Crash(r int) { s.c.crash(r) }
 // Restart brings crashed replica r back, empty, in a new lifetime.
 func (s *Script) Restart(r int) { s.c.restart(r) }
 
+// RestartClaimingNew brings crashed replica r back, empty, started with
+// -cluster new although it was a member: an operator's mistake, which
+// docs/DECISIONS.md 37 warns against.
+func (s *Script) RestartClaimingNew(r int) {
+	s.c.claimNew[r], s.c.misused = true, true
+	s.c.restart(r)
+}
+
 // CrashSession stops session i for good (its client crashed).
 func (s *Script) CrashSession(i int) { s.c.sessions[i].dead = true }
 

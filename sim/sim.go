@@ -51,7 +51,11 @@ type Cluster struct {
 	byClient map[wire.ClientID]int // endpoint of a client id
 	isolated int                   // isolated replica, -1 if none
 	deferred []bool                // replicas whose execution lags
-	dead     []bool                // crashed replicas
+	dead     []bool                // crashed replicas, and late ones not started yet
+	started  []bool                // replicas that have started once
+	late     []bool                // replicas whose first start is a late one
+	claimNew []bool                // replicas whose next start claims -cluster new
+	misused  bool                  // a replica was restarted claiming -cluster new
 	disks    []*disk               // durable mode: each replica's disk
 	filter   func(from, to int, m wire.Message) bool
 	healAt   int64
@@ -71,6 +75,9 @@ type Cluster struct {
 	// snapshots installed by state transfer, and restarted replicas that
 	// became members again.
 	Restarts, Installs, Rejoins int
+	// LateStarted counts the replicas started after the cluster was
+	// founded without them.
+	LateStarted int
 	// FromDisk counts replicas restarted from their disk (durable mode);
 	// CrashAlls the whole-cluster crashes.
 	FromDisk, CrashAlls int
@@ -95,7 +102,7 @@ type Result struct {
 	// Restarts, Installs, Rejoins, Ended and IdleExpired as counted by
 	// the Cluster.
 	Restarts, Installs, Rejoins, Ended, IdleExpired int
-	FromDisk, CrashAlls                             int
+	FromDisk, CrashAlls, LateStarted                int
 	// Expired is how many live sessions were told that acknowledged
 	// writes of theirs were refused (docs/DECISIONS.md 15).
 	Expired int
@@ -137,7 +144,7 @@ func Run(o Options) (*Result, error) {
 	return &Result{
 		Ballot: ballot, Crashed: crashed, Expired: lost,
 		Restarts: c.Restarts, Installs: c.Installs, Rejoins: c.Rejoins, Ended: c.Ended, IdleExpired: c.IdleExpired,
-		FromDisk: c.FromDisk, CrashAlls: c.CrashAlls,
+		FromDisk: c.FromDisk, CrashAlls: c.CrashAlls, LateStarted: c.LateStarted,
 		History: c.history, Logs: logs, Report: rep,
 		Fast: c.Fast, Slow: c.Slow, Messages: c.Messages,
 		Virtual: time.Duration(c.now),
@@ -154,6 +161,12 @@ func newCluster(o Options) (*Cluster, error) {
 		segs:     make([]int, o.N),
 		lifetime: make([]int, o.N),
 		dead:     make([]bool, o.N),
+		started:  make([]bool, o.N),
+		late:     make([]bool, o.N),
+		claimNew: make([]bool, o.N),
+	}
+	for _, r := range c.rng.Perm(o.N)[:o.Faults.LateStarts] {
+		c.late[r], c.dead[r] = true, true
 	}
 	total := o.N + o.Sessions
 	c.links = make([][]*link, total)
@@ -319,9 +332,10 @@ func (c *Cluster) deliver(e *event) error {
 	case l.to < n && l.from < n:
 		// Simulated replicas are correct: a message one of them rejects
 		// as invalid is a bug in the sender or in the check. A run with
-		// a deliberate mutation lets the checker judge what follows.
+		// a deliberate mutation, or a replica restarted the wrong way,
+		// lets the checker judge what follows.
 		if err := c.replicas[l.to].StepReplica(wire.ReplicaID(l.from), m); err != nil {
-			if c.o.Mutation == (replica.Mutation{}) {
+			if c.o.Mutation == (replica.Mutation{}) && !c.misused {
 				return fmt.Errorf("replica %d rejected %T from replica %d: %w", l.to, m, l.from, err)
 			}
 			c.Rejected++

@@ -78,7 +78,7 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 	for _, n := range ns {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			t.Parallel()
-			fast, slow, restarts, installs, rejoins, ended, expired, fromDisk, crashAlls := 0, 0, 0, 0, 0, 0, 0, 0, 0
+			fast, slow, restarts, installs, rejoins, ended, expired, fromDisk, crashAlls, late := 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 			seeds := Seeds(count)
 			for _, seed := range seeds {
 				res, err := Run(mk(seed, n))
@@ -91,12 +91,13 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 				rejoins += res.Rejoins
 				fromDisk += res.FromDisk
 				crashAlls += res.CrashAlls
+				late += res.LateStarted
 				ended += res.Ended
 				expired += res.IdleExpired
 				slow += res.Slow
 			}
-			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d; %d restarts (%d from disk, %d whole-cluster crashes), %d snapshots installed, %d rejoined; sessions: %d ended, %d expired idle",
-				n, len(seeds), fast, slow, restarts, fromDisk, crashAlls, installs, rejoins, ended, expired)
+			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d; %d restarts (%d from disk, %d whole-cluster crashes), %d late starts, %d snapshots installed, %d rejoined; sessions: %d ended, %d expired idle",
+				n, len(seeds), fast, slow, restarts, fromDisk, crashAlls, late, installs, rejoins, ended, expired)
 			if fast == 0 || slow == 0 {
 				t.Fatalf("fast path %d, slow path %d: the workload must exercise both", fast, slow)
 			}

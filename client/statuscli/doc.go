@@ -8,7 +8,9 @@
 // it presents the generic client certificate, as -run kv does.
 //
 // When replicas answered and none leads, it says so after the table, and
-// why (learners: docs/DECISIONS.md 21) and what to do; that is no error.
+// why (learners: docs/DECISIONS.md 21; a cluster not founded yet:
+// docs/DECISIONS.md 37) and what to do; that is no error. The table says
+// each replica's mode (memory or durable).
 //
 // Exit status: 0 when a majority of the replicas answered, 1 otherwise.
 package statuscli

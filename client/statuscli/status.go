@@ -46,6 +46,9 @@ var roles = []string{"follower", "candidate", "leader"}
 func RoleName(st *wire.StatusReply) string {
 	if int(st.Role) < len(roles) {
 		if !st.Member {
+			if st.Joining == wire.JoinFounding {
+				return "founding"
+			}
 			return "learner"
 		}
 		return roles[st.Role]
@@ -181,16 +184,16 @@ func Run(ctx context.Context, o Options) int {
 // Print writes the answers as one table.
 func Print(w io.Writer, answers []Answer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "REPLICA\tADDRESS\tROLE\tBALLOT\tLEADER\tCOMMIT\tAPPLIED\tLOG\tSNAPSHOT\tSESSIONS\tRECORDS\tFSYNCS\tFSYNC\tUPTIME\t")
+	fmt.Fprintln(tw, "REPLICA\tADDRESS\tROLE\tMODE\tBALLOT\tLEADER\tCOMMIT\tAPPLIED\tLOG\tSNAPSHOT\tSESSIONS\tRECORDS\tFSYNCS\tFSYNC\tUPTIME\t")
 	for _, a := range answers {
 		st := a.Status
 		if st == nil {
-			fmt.Fprintf(tw, "%s\t%s\tdown\t\t\t\t\t\t\t\t\t\t\t\t\n", a.Alias, a.Addr)
+			fmt.Fprintf(tw, "%s\t%s\tdown\t\t\t\t\t\t\t\t\t\t\t\t\t\n", a.Alias, a.Addr)
 			continue
 		}
-		fsyncs, fsync := "-", "-" // in memory
+		mode, fsyncs, fsync := "memory", "-", "-"
 		if st.Durable {
-			fsyncs = strconv.FormatUint(st.Fsyncs, 10)
+			mode, fsyncs = "durable", strconv.FormatUint(st.Fsyncs, 10)
 		}
 		if st.Fsyncs > 0 {
 			fsync = meanFsync(time.Duration(st.FsyncMeanNs))
@@ -199,7 +202,7 @@ func Print(w io.Writer, answers []Answer) {
 		if st.Leader != wire.NoReplica && int(st.Leader) < len(answers) {
 			leader = answers[st.Leader].Alias
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", a.Alias, a.Addr, RoleName(st), st.Ballot, leader,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", a.Alias, a.Addr, RoleName(st), mode, st.Ballot, leader,
 			st.CommitIndex, st.AppliedIndex, st.LastSlot-st.SnapshotSlot, st.SnapshotSlot, st.Sessions, st.WitnessRecords,
 			fsyncs, fsync, (time.Duration(st.UptimeMs) * time.Millisecond).Round(100*time.Millisecond))
 	}
@@ -214,10 +217,11 @@ func Print(w io.Writer, answers []Answer) {
 // noLeader explains, when replicas answered and none of them leads, why
 // there may be no leader and what an operator can do; nil otherwise. The
 // exit status does not change: the replicas answered, which is what
-// status reports (a cluster between two leaders is normal for a moment).
+// status reports (a cluster between two leaders, or one being founded, is
+// normal for a moment).
 func noLeader(answers []Answer) []string {
 	var answered, members, down int
-	var learners []string
+	var learners, founding []string
 	for _, a := range answers {
 		st := a.Status
 		switch {
@@ -226,6 +230,8 @@ func noLeader(answers []Answer) []string {
 			continue
 		case RoleName(st) == "leader":
 			return nil
+		case RoleName(st) == "founding":
+			founding = append(founding, a.Alias)
 		case !st.Member:
 			learners = append(learners, a.Alias)
 		default:
@@ -236,12 +242,15 @@ func noLeader(answers []Answer) []string {
 	if answered == 0 {
 		return nil
 	}
-	need := quorum.Majority(len(answers))
 	lines := []string{fmt.Sprintf("no leader: none of the %d replicas that answered leads", answered)}
+	if len(founding) > 0 && members == 0 && len(learners) == 0 {
+		return append(lines, notFounded(answers, founding)...)
+	}
 	if len(learners) > 0 {
-		lines = append(lines, fmt.Sprintf("  learners (%s) are replicas restarted without their state; they become members only by catching up from a leader (docs/DECISIONS.md 21)",
+		lines = append(lines, fmt.Sprintf("  learners (%s) started without state after the cluster was founded, or restarted without it; they become members by catching up from a leader (docs/DECISIONS.md 21)",
 			strings.Join(learners, ", ")))
 	}
+	need := quorum.Majority(len(answers))
 	switch {
 	case members >= need:
 		lines = append(lines, fmt.Sprintf("  %s answered, a majority: an election should end within electionTimeoutMs; ask again, and if none does, read the replicas' logs", membersText(members)))
@@ -249,6 +258,35 @@ func noLeader(answers []Answer) []string {
 		lines = append(lines, fmt.Sprintf("  %s answered, a majority needs %d: bring back members that are down (a running one cut off, or a durable one restarted; one in memory restarts as a learner)", membersText(members), need))
 	default:
 		lines = append(lines, fmt.Sprintf("  %s answered, a majority needs %d, which the replicas down cannot make up: restart the whole cluster (in memory, its state is lost; with dataDir, replicas restart as members)", membersText(members), need))
+	}
+	return lines
+}
+
+// notFounded explains a cluster whose replicas that answered all wait to
+// found it (docs/DECISIONS.md 37): a majority of replicas started with
+// -cluster new founds it, otherwise every replica must be up.
+func notFounded(answers []Answer, founding []string) []string {
+	n, need := len(answers), quorum.Majority(len(answers))
+	var isNew []string
+	heard := uint64(0)
+	for _, a := range answers {
+		if st := a.Status; st != nil && RoleName(st) == "founding" {
+			heard = max(heard, st.Fresh)
+			if st.ClusterNew {
+				isNew = append(isNew, a.Alias)
+			}
+		}
+	}
+	var lines []string
+	if len(isNew) > 0 {
+		lines = append(lines, fmt.Sprintf("  waiting for a majority to found the cluster: %d of %d up (%s), %d started with -cluster new (%s), a majority needs %d",
+			len(founding), n, strings.Join(founding, ", "), len(isNew), strings.Join(isNew, ", "), need))
+	} else {
+		lines = append(lines, fmt.Sprintf("  waiting for every replica to found the cluster: %d of %d up (%s); start the others, or start new replicas with -cluster new so that a majority of them founds it (docs/DECISIONS.md 37)",
+			len(founding), n, strings.Join(founding, ", ")))
+	}
+	if heard < uint64(len(founding)) {
+		lines = append(lines, fmt.Sprintf("  the replicas hear from at most %d of the %d that answered here: check the network between them", heard, len(founding)))
 	}
 	return lines
 }

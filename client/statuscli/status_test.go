@@ -15,7 +15,7 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// The FSYNCS and FSYNC columns: - - in memory, 0 - for a durable replica
+// The MODE column says memory or durable; the FSYNCS and FSYNC columns: - - in memory, 0 - for a durable replica
 // that has not synced yet, else the count and the mean.
 func TestPrintFsyncColumns(t *testing.T) {
 	answers := []Answer{
@@ -34,6 +34,8 @@ func TestPrintFsyncColumns(t *testing.T) {
 		i := slices.Index(header, "FSYNCS")
 		return f[i], f[i+1]
 	}
+	mode := func(row int) string { return strings.Fields(lines[row])[slices.Index(header, "MODE")] }
+	assert.Equal(t, []string{"memory", "durable", "durable"}, []string{mode(1), mode(2), mode(3)})
 	n, mean := cells(1)
 	assert.Equal(t, []string{"-", "-"}, []string{n, mean}, "in memory")
 	n, mean = cells(2)
@@ -82,7 +84,7 @@ func TestNoLeaderIsExplained(t *testing.T) {
 	got := noLeader(ans(reply(follower, false), reply(follower, false), reply(follower, true)))
 	require.Len(t, got, 3, "%q", got)
 	assert.Equal(t, "no leader: none of the 3 replicas that answered leads", got[0])
-	assert.Contains(t, got[1], "learners (replica0, replica1) are replicas restarted without their state")
+	assert.Contains(t, got[1], "learners (replica0, replica1) started without state after the cluster was founded, or restarted without it")
 	assert.Contains(t, got[1], "docs/DECISIONS.md 21")
 	assert.Contains(t, got[2], "1 member answered, a majority needs 2, which the replicas down cannot make up: restart the whole cluster")
 
@@ -97,4 +99,49 @@ func TestNoLeaderIsExplained(t *testing.T) {
 
 	assert.Nil(t, noLeader(ans(reply(follower, true), reply(leader, true), reply(follower, false))), "a leader")
 	assert.Nil(t, noLeader(ans(nil, nil, nil)), "nobody answered: the majority line says so")
+}
+
+// founding is the StatusReply of a replica waiting to found the cluster,
+// started with -cluster new or not, that hears fresh replicas.
+func founding(isNew bool, fresh uint64) *wire.StatusReply {
+	return &wire.StatusReply{Leader: wire.NoReplica, Joining: wire.JoinFounding, ClusterNew: isNew, Fresh: fresh}
+}
+
+// A cluster not founded yet is described as such, never as replicas that
+// lost their state: with how many replicas are up, how many were started
+// with -cluster new, and what founds it.
+func TestNotFoundedIsExplained(t *testing.T) {
+	down := errors.New("connection refused")
+	ans := func(states ...*wire.StatusReply) []Answer {
+		out := make([]Answer, len(states))
+		for i, st := range states {
+			out[i] = Answer{Alias: fmt.Sprintf("replica%d", i), Status: st}
+			if st == nil {
+				out[i].Err = down
+			}
+		}
+		return out
+	}
+	assert.Equal(t, "founding", RoleName(founding(true, 1)))
+
+	got := noLeader(ans(founding(true, 1), nil, nil))
+	require.Len(t, got, 2, "%q", got)
+	assert.Equal(t, "  waiting for a majority to found the cluster: 1 of 3 up (replica0), 1 started with -cluster new (replica0), a majority needs 2", got[1])
+
+	got = noLeader(ans(founding(false, 2), founding(false, 2), nil))
+	require.Len(t, got, 2, "%q", got)
+	assert.Equal(t, "  waiting for every replica to found the cluster: 2 of 3 up (replica0, replica1); start the others, or start new replicas with -cluster new so that a majority of them founds it (docs/DECISIONS.md 37)", got[1])
+	for _, l := range got {
+		assert.NotContains(t, l, "restart", "a first start is no restart")
+	}
+
+	// Two replicas up that do not hear each other.
+	got = noLeader(ans(founding(true, 1), founding(true, 1), nil))
+	require.Len(t, got, 3, "%q", got)
+	assert.Contains(t, got[1], "2 of 3 up (replica0, replica1), 2 started with -cluster new")
+	assert.Equal(t, "  the replicas hear from at most 1 of the 2 that answered here: check the network between them", got[2])
+
+	// A replica started late into a founded cluster is a learner, and a
+	// leader among the others means no explanation at all.
+	assert.Nil(t, noLeader(ans(reply(2, true), reply(0, true), reply(0, false))))
 }

@@ -101,7 +101,7 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &Join{Replica: d.replica(), Incarnation: d.uvarint()}
 	case TypeJoinReply:
 		m = &JoinReply{Ballot: d.ballot(), Replica: d.replica(), Leader: d.replica(), LastSlot: d.slot(), Member: d.bool(),
-			Mark: d.slot(), Incarnation: d.uvarint(), Founders: d.uvarints()}
+			Mark: d.slot(), Incarnation: d.uvarint(), Founders: d.uvarints(), ClusterNew: d.bool()}
 	case TypeInstallSnapshotAck:
 		m = &InstallSnapshotAck{Ballot: d.ballot(), Replica: d.replica(), LastSlot: d.slot(), Chunk: d.u32("chunk")}
 	case TypePreVoteReply:
@@ -112,7 +112,8 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &StatusReply{Nonce: d.uvarint(), Replica: d.replica(), Role: d.u8(), Member: d.bool(), Ballot: d.ballot(),
 			Leader: d.replica(), CommitIndex: d.slot(), AppliedIndex: d.slot(), LastSlot: d.slot(), SnapshotSlot: d.slot(),
 			Sessions: d.uvarint(), WitnessRecords: d.uvarint(), UptimeMs: d.uvarint(), Durable: d.bool(),
-			Fsyncs: d.uvarint(), FsyncMeanNs: d.uvarint()}
+			Fsyncs: d.uvarint(), FsyncMeanNs: d.uvarint(), Joining: d.joinState(), ClusterNew: d.bool(),
+			Fresh: d.uvarint(), FreshNew: d.uvarint()}
 	case TypeRouted:
 		r := &Routed{Session: ClientID(d.uvarint())}
 		inner := MsgType(d.u8())

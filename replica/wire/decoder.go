@@ -85,6 +85,14 @@ func (d *decoder) bool() bool {
 	return false
 }
 
+func (d *decoder) joinState() JoinState {
+	s := JoinState(d.u8())
+	if s > JoinLearner {
+		d.fail("join state out of range")
+	}
+	return s
+}
+
 func (d *decoder) seq() Seq { return Seq(d.uvarint()) }
 
 func (d *decoder) slot() kvs.Slot { return kvs.Slot(d.uvarint()) }

@@ -113,6 +113,10 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendBool(b, m.Durable)
 		b = appendUvarint(b, m.Fsyncs)
 		b = appendUvarint(b, m.FsyncMeanNs)
+		b = append(b, byte(m.Joining))
+		b = appendBool(b, m.ClusterNew)
+		b = appendUvarint(b, m.Fresh)
+		b = appendUvarint(b, m.FreshNew)
 	case *Hello:
 		b = append(b, byte(m.Kind))
 		b = appendReplica(b, m.Replica)
@@ -288,6 +292,7 @@ func appendBody(b []byte, m Message) []byte {
 		for _, f := range m.Founders {
 			b = appendUvarint(b, f)
 		}
+		b = appendBool(b, m.ClusterNew)
 	case *InstallSnapshotAck:
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendReplica(b, m.Replica)

@@ -177,7 +177,7 @@ func examples() []example {
 		{name: "acceptack-learner", msg: &AcceptAck{Ballot: 3, Replica: 2, Success: true, MatchSlot: 5, Learner: true}},
 		{name: "join", msg: &Join{Replica: 2, Incarnation: math.MaxUint64}},
 		{name: "joinreply", msg: &JoinReply{Ballot: 4, Replica: 0, Leader: 0, LastSlot: 77, Member: true, Mark: 77,
-			Incarnation: 5, Founders: []uint64{5, 1 << 40, 9}}},
+			Incarnation: 5, Founders: []uint64{5, 1 << 40, 9}, ClusterNew: true}},
 		{name: "statusrequest", msg: &StatusRequest{Nonce: 1 << 40}},
 		{name: "routed-newview", msg: &Routed{Session: bigClient, Msg: &NewView{Ballot: 3, Leader: 1, ViewStart: 9,
 			Committed: true}}},
@@ -185,6 +185,8 @@ func examples() []example {
 		{name: "statusreply", msg: &StatusReply{Nonce: 3, Replica: 2, Role: 2, Member: true, Ballot: 7, Leader: 2,
 			CommitIndex: 900, AppliedIndex: 899, LastSlot: 901, SnapshotSlot: 512, Sessions: 12, WitnessRecords: 4,
 			UptimeMs: 1 << 33, Durable: true, Fsyncs: 5683, FsyncMeanNs: 448_061}},
+		{name: "statusreply-founding", msg: &StatusReply{Replica: 1, Leader: NoReplica, Joining: JoinFounding,
+			ClusterNew: true, Fresh: 2, FreshNew: 1}},
 		{name: "statusreply-none", msg: &StatusReply{Leader: NoReplica}},
 		{name: "joinreply-none", msg: &JoinReply{Ballot: 0, Replica: 1, Leader: NoReplica}},
 	}

@@ -1,6 +1,10 @@
 package wire
 
-import "swiftpaxos/kvs"
+import (
+	"fmt"
+
+	"swiftpaxos/kvs"
+)
 
 // Messages between a client session and the replicas: requests, the
 // replies to them and redirects (PROTOCOL.md 3.8, 4.2, 5.2).
@@ -184,6 +188,43 @@ type StatusReply struct {
 	Durable     bool
 	Fsyncs      uint64
 	FsyncMeanNs uint64
+	// Joining says how a replica that is not a member waits (JoinMember
+	// for a member). ClusterNew is the replica's -cluster new; Fresh
+	// counts the replicas, itself included, that it heard from lately
+	// with nothing appended and no membership, and FreshNew those of them
+	// started with -cluster new (docs/DECISIONS.md 37).
+	Joining    JoinState
+	ClusterNew bool
+	Fresh      uint64
+	FreshNew   uint64
+}
+
+// JoinState is how a replica that is not a member of the cluster waits to
+// become one (docs/DECISIONS.md 21 and 37).
+type JoinState uint8
+
+const (
+	// JoinMember: the replica is a member.
+	JoinMember JoinState = iota
+	// JoinFounding: no member answered; the replica waits for enough
+	// fresh replicas to found the cluster.
+	JoinFounding
+	// JoinLearner: a member answered; the replica catches up from a
+	// leader, or waits for one, before it becomes a member.
+	JoinLearner
+)
+
+// String names the state as status prints it.
+func (s JoinState) String() string {
+	switch s {
+	case JoinMember:
+		return "member"
+	case JoinFounding:
+		return "founding"
+	case JoinLearner:
+		return "learner"
+	}
+	return fmt.Sprintf("JoinState(%d)", uint8(s))
 }
 
 // Routed carries a message between a session and a replica on a

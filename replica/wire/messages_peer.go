@@ -134,6 +134,9 @@ type Join struct {
 // only from a leader in service (Leader == Replica): its last assigned slot
 // when it answered. Founders, from a member of a cluster that bootstrapped,
 // lists the incarnation of every replica at the bootstrap, by replica.
+// ClusterNew says the replier was started as a new replica of the cluster
+// (-cluster new): it was never a member, so a majority of such replicas,
+// fresh, may found the cluster (docs/DECISIONS.md 37).
 type JoinReply struct {
 	Ballot      Ballot
 	Replica     ReplicaID
@@ -143,6 +146,7 @@ type JoinReply struct {
 	Mark        kvs.Slot
 	Incarnation uint64
 	Founders    []uint64
+	ClusterNew  bool
 }
 
 // Collect asks for witness records older than Ballot (section 6.3).

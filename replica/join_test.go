@@ -1,0 +1,116 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/replica/wire"
+)
+
+// Founding a cluster with a majority of new replicas (join.go,
+// docs/DECISIONS.md 37), step by step on one core.
+
+// joiner is replica id of n, started without state; isNew is -cluster new.
+func joiner(t *testing.T, id wire.ReplicaID, n int, isNew bool) *testCore {
+	t.Helper()
+	return newStepCore(t, id, n, func(o *Options) { o.StartAsMember, o.ClusterNew = false, isNew })
+}
+
+// fresh is the JoinReply of a replica with nothing appended.
+func freshReply(p wire.ReplicaID, isNew bool) *wire.JoinReply {
+	return &wire.JoinReply{Replica: p, Leader: wire.NoReplica, Incarnation: uint64(p) + 100, ClusterNew: isNew}
+}
+
+func TestMajorityOfNewReplicasFounds(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		id        wire.ReplicaID
+		n         int
+		isNew     bool
+		replies   []*wire.JoinReply
+		member    bool
+		leads     bool
+		state     wire.JoinState
+		fresh     int
+		freshNew  int
+		leaderIs0 bool
+	}{
+		{name: "follower and one new peer", id: 1, n: 3, isNew: true, replies: []*wire.JoinReply{freshReply(2, true)},
+			member: true, leaderIs0: true},
+		{name: "initial leader and one new peer", id: 0, n: 3, isNew: true, replies: []*wire.JoinReply{freshReply(1, true)},
+			member: true, leads: true, leaderIs0: true},
+		{name: "alone", id: 1, n: 3, isNew: true,
+			state: wire.JoinFounding, fresh: 1, freshNew: 1},
+		{name: "a peer started existing does not count", id: 1, n: 3, isNew: true, replies: []*wire.JoinReply{freshReply(2, false)},
+			state: wire.JoinFounding, fresh: 2, freshNew: 1},
+		{name: "existing replicas need everyone", id: 1, n: 3, replies: []*wire.JoinReply{freshReply(2, false)},
+			state: wire.JoinFounding, fresh: 2},
+		{name: "n=5 needs three new", id: 1, n: 5, isNew: true, replies: []*wire.JoinReply{freshReply(2, true), freshReply(3, false)},
+			state: wire.JoinFounding, fresh: 3, freshNew: 2},
+		{name: "n=5 three new", id: 1, n: 5, isNew: true, replies: []*wire.JoinReply{freshReply(2, true), freshReply(3, true)},
+			member: true, leaderIs0: true},
+		// The initial leader started existing may have led ballot 0
+		// before it lost its state: the founders elect a leader instead.
+		{name: "existing initial leader among new ones", id: 0, n: 5, replies: []*wire.JoinReply{freshReply(2, true), freshReply(3, true), freshReply(4, true)},
+			member: true},
+		{name: "a member answered", id: 1, n: 3, isNew: true,
+			replies: []*wire.JoinReply{{Replica: 0, Leader: wire.NoReplica, Member: true, Incarnation: 7}, freshReply(2, true)},
+			state:   wire.JoinLearner, fresh: 2, freshNew: 2},
+		{name: "a peer holds a log", id: 1, n: 3, isNew: true,
+			replies: []*wire.JoinReply{{Replica: 0, Leader: wire.NoReplica, LastSlot: 4, Incarnation: 7}, freshReply(2, true)},
+			state:   wire.JoinLearner, fresh: 2, freshNew: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := joiner(t, tc.id, tc.n, tc.isNew)
+			for _, r := range tc.replies {
+				require.NoError(t, c.StepReplica(r.Replica, r))
+			}
+			require.Equal(t, tc.member, c.Member())
+			assert.Equal(t, tc.leads, c.IsLeader())
+			if tc.member {
+				want := wire.NoReplica
+				if tc.leaderIs0 {
+					want = 0
+				}
+				assert.Equal(t, want, c.Leader())
+				return
+			}
+			state, fresh, freshNew := c.JoinStatus()
+			assert.Equal(t, tc.state, state)
+			assert.Equal(t, tc.fresh, fresh, "fresh")
+			assert.Equal(t, tc.freshNew, freshNew, "fresh and new")
+		})
+	}
+}
+
+// An answer counts toward the status's "up" figures only while it is
+// recent: a replica that stopped answering is no longer counted up.
+func TestJoinStatusForgetsOldAnswers(t *testing.T) {
+	c := joiner(t, 1, 3, true)
+	require.NoError(t, c.StepReplica(2, freshReply(2, false)))
+	_, fresh, _ := c.JoinStatus()
+	require.Equal(t, 2, fresh)
+	c.now += 4 * int64(c.o.HeartbeatInterval)
+	_, fresh, _ = c.JoinStatus()
+	assert.Equal(t, 1, fresh)
+}
+
+// A founder answers the Join of a peer that was fresh and new when it
+// answered, in the same incarnation, with the founders: that peer is a
+// member at once, as in a bootstrap by every replica.
+func TestLateFounderOfAMajorityIsTold(t *testing.T) {
+	a := joiner(t, 1, 3, true)
+	bReply := freshReply(2, true)
+	require.NoError(t, a.StepReplica(2, bReply))
+	require.True(t, a.Member())
+	a.out.discard()
+	require.NoError(t, a.StepReplica(2, &wire.Join{Replica: 2, Incarnation: bReply.Incarnation}))
+	replies := msgsOf[*wire.JoinReply](a.out.takePeer())
+	require.Len(t, replies, 1)
+	b := joiner(t, 2, 3, true)
+	b.incarnation = bReply.Incarnation
+	require.NoError(t, b.StepReplica(1, replies[0]))
+	assert.True(t, b.Member())
+}
