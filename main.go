@@ -55,7 +55,9 @@ const usage = `usage: swiftpaxos -run server -config FILE -alias ALIAS [-cluster
 Runs one process of a swiftpaxos deployment described by FILE (see
 multi-client.conf): a replica (-run server) or a benchmark client process
 (-run client). ALIAS names the process in FILE. -protocol overrides the
-file's protocol. A flag that the mode does not use (see Flags) is a
+file's protocol. -cluster new starts a replica of a new cluster: a
+majority of such replicas found it without the others; restart a replica
+without it (docs/DECISIONS.md 37). A flag that the mode does not use (see Flags) is a
 usage error. -run kv runs one COMMAND against the cluster of FILE, or
 with none, one command per line of standard input: put KEY VALUE, get KEY,
 scan FROM COUNT (the COUNT keys from FROM), each optionally after strong or
