@@ -42,9 +42,12 @@ func newStarter(t *testing.T, conf string) *starter {
 func (s *starter) start(i int, isNew bool) {
 	alias := fmt.Sprintf("replica%d", i)
 	hook := zap.Hooks(func(e zapcore.Entry) error {
-		switch e.Message {
-		case "cluster bootstrapped", "rejoined as a full member", "joining as a learner: a replica that holds state answered":
+		switch {
+		case e.Message == "cluster bootstrapped", e.Message == "rejoined as a full member",
+			e.Message == "joining as a learner: a replica that holds state answered":
 			s.joined <- alias + ": " + e.Message
+		case strings.HasPrefix(e.Message, "the replica's state is in memory only") && e.Level == zapcore.InfoLevel:
+			s.joined <- alias + ": in memory only"
 		}
 		return nil
 	})
@@ -81,6 +84,7 @@ func TestMajorityOfNewReplicasServes(t *testing.T) {
 	conf := kvConf(t, "curpht")
 	s := newStarter(t, conf)
 	s.start(0, true)
+	s.await("replica0: in memory only")
 	code, out, errs := runStatus(t, conf)
 	assert.Equal(t, 1, code, "one replica of three answered")
 	assert.Equal(t, "founding", statusRoles(t, out)["replica0"], out)
@@ -88,7 +92,7 @@ func TestMajorityOfNewReplicasServes(t *testing.T) {
 	assert.Contains(t, errs, "1 of 3 replicas answered, a majority needs 2")
 
 	s.start(1, true)
-	s.await("replica0: cluster bootstrapped", "replica1: cluster bootstrapped")
+	s.await("replica1: in memory only", "replica0: cluster bootstrapped", "replica1: cluster bootstrapped")
 	code, out, errs = runKV("", "-config", conf, "-timeout", "10s", "put", "7", "founded")
 	require.Equal(t, 0, code, errs)
 	assert.Equal(t, "OK\n", out)
@@ -97,7 +101,7 @@ func TestMajorityOfNewReplicasServes(t *testing.T) {
 	assert.Equal(t, "founded\n", out)
 
 	s.start(2, false)
-	s.await("replica2: joining as a learner: a replica that holds state answered", "replica2: rejoined as a full member")
+	s.await("replica2: in memory only", "replica2: joining as a learner: a replica that holds state answered", "replica2: rejoined as a full member")
 	code, out, _ = runStatus(t, conf)
 	require.Equal(t, 0, code)
 	roles := statusRoles(t, out)
@@ -124,7 +128,8 @@ func TestExistingReplicasWaitForEveryone(t *testing.T) {
 	assert.NotContains(t, out, "restart")
 
 	s.start(2, false)
-	s.await("replica0: cluster bootstrapped", "replica1: cluster bootstrapped", "replica2: cluster bootstrapped")
+	s.await("replica0: in memory only", "replica1: in memory only", "replica2: in memory only",
+		"replica0: cluster bootstrapped", "replica1: cluster bootstrapped", "replica2: cluster bootstrapped")
 	code, out, errs := runKV("", "-config", conf, "-timeout", "10s", "put", "7", "v")
 	require.Equal(t, 0, code, errs)
 	assert.Equal(t, "OK\n", out)
