@@ -12,7 +12,8 @@
 //     one line per protocol;
 //   - KEY-latency.png: median and P99 latency of strong and weak
 //     operations against throughput, one point per value (labelled with
-//     it), the median of the iterations.
+//     it, on a white box at the side of the point its lines leave free),
+//     the median of the iterations.
 //
 // Only runs with ok=true count. Several CSVs (say, one per protocol) are
 // drawn on the same charts.

@@ -158,9 +158,8 @@ func shapeOf(i int) draw.GlyphDrawer { return shapes[i%len(shapes)] }
 
 // panel is a plot and the polylines it draws (for placeLegend).
 type panel struct {
-	p      *plot.Plot
-	lines  [][]plotter.XY
-	labels []*plotter.Labels // one per point, so each can be moved
+	p     *plot.Plot
+	lines [][]plotter.XY
 }
 
 // latencyPanel draws one percentile (p50 or p99) of the strong and weak
@@ -172,18 +171,19 @@ func latencyPanel(pct string, s series, ax valueAxis) (panel, error) {
 	p.Title.TextStyle.Font.Size = vg.Points(12)
 	p.Y.Min = 0
 	pn := panel{p: p}
+	labels := &pointLabels{}
 	gs := sortedGroups(s, ax)
 	for c, class := range []string{"strong", "weak"} {
 		metric := class + "_" + pct + "_ms"
 		var xys plotter.XYs
-		var labels []string
+		var values []string
 		for _, g := range gs {
 			lat, tput := g.Stat(metric), g.Stat("throughput_ops")
 			if lat.N == 0 {
 				continue
 			}
 			xys = append(xys, plotter.XY{X: tput.Median, Y: lat.Median})
-			labels = append(labels, g.Value)
+			values = append(values, g.Value)
 		}
 		if len(xys) == 0 {
 			continue
@@ -194,20 +194,14 @@ func latencyPanel(pct string, s series, ax valueAxis) (panel, error) {
 		}
 		styleLine(line, pts, c, c)
 		p.Add(line, pts)
-		for k := range xys {
-			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys[k : k+1], Labels: labels[k : k+1]})
-			if err != nil {
-				return panel{}, err
-			}
-			lb.TextStyle[0].Font.Size = vg.Points(9.5)
-			lb.TextStyle[0].Color = colorOf(c)
-			lb.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(3)}
-			p.Add(lb)
-			pn.labels = append(pn.labels, lb)
+		for k, xy := range xys {
+			labels.labels = append(labels.labels, pointLabel{at: xy, text: values[k], color: colorOf(c)})
 		}
 		p.Legend.Add(class, line, pts)
 		pn.lines = append(pn.lines, xys)
 	}
+	labels.lines = pn.lines
+	p.Add(labels)
 	return pn, nil
 }
 
@@ -230,27 +224,7 @@ func shareRanges(grid [][]panel) {
 			p.X.Min, p.X.Max = xlo-pad, xhi+2*pad
 			p.Y.Min, p.Y.Max = 0, yhi*1.08
 			placeLegend(p, row[col].lines, len(row[col].lines))
-			declutter(p, row[col].labels)
 		}
-	}
-}
-
-// declutter moves down, one line at a time, a point label that would
-// print over an earlier one (points of nearly equal coordinates). Call it
-// once the axis ranges are final.
-func declutter(p *plot.Plot, labels []*plotter.Labels) {
-	const near = 0.035 // of the axis length
-	type spot struct{ x, y float64 }
-	var taken []spot
-	for _, lb := range labels {
-		x, y := p.X.Norm(lb.XYs[0].X), p.Y.Norm(lb.XYs[0].Y)
-		for _, t := range taken {
-			if math.Abs(x-t.x) < 2*near && math.Abs(y-t.y) < near {
-				lb.Offset.Y -= vg.Points(11)
-				y -= near
-			}
-		}
-		taken = append(taken, spot{x, y})
 	}
 }
 
