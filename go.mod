@@ -10,6 +10,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/stretchr/testify v1.12.1
+	github.com/tidwall/btree v1.8.2
 	go.uber.org/zap v1.28.0
 	golang.org/x/sync v0.24.0
 	gonum.org/v1/plot v0.17.0

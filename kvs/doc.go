@@ -41,11 +41,11 @@
 //
 // # Snapshots
 //
-// [Store.Snapshot] freezes the state in time proportional to the number of
-// shards (4096), not keys: keys are spread over shards, and a shard a
-// snapshot refers to is copied before the store next writes to it. A
-// [Snapshot] is immutable and may be read by any goroutine; [Snapshot.Chunk]
-// lists its items in an order that depends only on its content, for a
+// The store is an ordered map, a B-tree (github.com/tidwall/btree) whose
+// nodes are copied on write. [Store.Snapshot] freezes the state in O(1): the
+// snapshot and the store share every node, and the store copies a node
+// before it next writes to it. A [Snapshot] is immutable and may be read by
+// any goroutine; [Snapshot.Chunk] lists its items in key order, for a
 // deterministic state transfer, and [Restore] rebuilds a store from them.
 //
 // # Memory

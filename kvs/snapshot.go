@@ -1,32 +1,22 @@
 package kvs
 
-import (
-	"cmp"
-	"slices"
-)
+import "github.com/tidwall/btree"
 
 // Snapshot is a frozen copy of a store's state at one applied slot
-// (PROTOCOL.md 6.10). Taking it costs one pass over the shard table, not
-// over the keys: the store copies a frozen shard before writing to it
-// again. A Snapshot is immutable, so any goroutine may read it while the
-// store goes on applying.
+// (PROTOCOL.md 6.10). Taking it costs O(1): the store and the snapshot
+// share the B-tree's nodes, and whichever writes to a shared node copies
+// it first (copy on write); a snapshot is never written to, so it is
+// immutable and any goroutine may read it while the store goes on
+// applying.
 type Snapshot struct {
-	shards      [shards]*shard
-	keys        int
+	tree        *btree.Map[Key, entry]
 	present     int
 	lastApplied Slot
 }
 
 // Snapshot freezes the store's current state.
 func (s *Store) Snapshot() *Snapshot {
-	sn := &Snapshot{keys: s.keys, present: s.present, lastApplied: s.lastApplied}
-	for i, sh := range s.shards {
-		if sh != nil {
-			sh.frozen = true
-			sn.shards[i] = sh
-		}
-	}
-	return sn
+	return &Snapshot{tree: s.tree.Copy(), present: s.present, lastApplied: s.lastApplied}
 }
 
 // LastApplied is the slot the snapshot was taken at.
@@ -34,45 +24,35 @@ func (sn *Snapshot) LastApplied() Slot { return sn.lastApplied }
 
 // Keys is the number of keys ever written, absent values included: the
 // number of items Chunk returns in all.
-func (sn *Snapshot) Keys() int { return sn.keys }
+func (sn *Snapshot) Keys() int { return sn.tree.Len() }
 
-// Chunk returns items of the snapshot from position from (0 at first)
-// until about maxBytes of values, sorted by key within each shard, and the
-// position to ask for next; next is 0 once every item was returned. The
-// order depends only on the snapshot's content, so a transfer is
-// deterministic.
+// Chunk returns items of the snapshot from position from (ChunkPos{} at
+// first), in key order, until about maxBytes of values, and the position
+// to ask for next; next is done once every item was returned. The order
+// depends only on the snapshot's content, so a transfer is deterministic.
 func (sn *Snapshot) Chunk(from ChunkPos, maxBytes int) (items []Item, next ChunkPos) {
 	bytes := 0
-	for i := from.shard; i < shards; i++ {
-		sh := sn.shards[i]
-		if sh == nil {
-			continue
+	visit := func(k Key, e entry) bool {
+		if bytes >= maxBytes && len(items) > 0 {
+			next = ChunkPos{key: k, more: true}
+			return false
 		}
-		keys := make([]Key, 0, len(sh.data))
-		for k := range sh.data {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, func(a, b Key) int { return cmp.Compare(a, b) })
-		start := 0
-		if i == from.shard {
-			start = from.key
-		}
-		for j := start; j < len(keys); j++ {
-			if bytes >= maxBytes && len(items) > 0 {
-				return items, ChunkPos{shard: i, key: j, more: true}
-			}
-			e := sh.data[keys[j]]
-			items = append(items, Item{Key: keys[j], Value: e.value, Version: e.version})
-			bytes += len(e.value) + 16
-		}
+		items = append(items, Item{Key: k, Value: e.value, Version: e.version})
+		bytes += len(e.value) + 16
+		return true
 	}
-	return items, ChunkPos{}
+	if from.more {
+		sn.tree.Ascend(from.key, visit)
+	} else {
+		sn.tree.Scan(visit)
+	}
+	return items, next
 }
 
-// ChunkPos is where a snapshot transfer stands.
+// ChunkPos is where a snapshot transfer stands: the next key to send.
 type ChunkPos struct {
-	shard, key int
-	more       bool
+	key  Key
+	more bool
 }
 
 // Done reports whether a position is past the last item.
@@ -98,12 +78,10 @@ func (s *Store) Load(items []Item) {
 // SetLastApplied marks a restored store as applied up to slot.
 func (s *Store) SetLastApplied(slot Slot) { s.lastApplied = slot }
 
-// Thaw returns a store whose state is the snapshot's, sharing its frozen
-// shards: a write copies the shard it touches first, so the snapshot stays
-// as it was. A replica restarting from disk thaws its snapshot instead of
-// copying every key twice.
+// Thaw returns a store whose state is the snapshot's, sharing its nodes:
+// the store copies a node before it first writes to it, so the snapshot
+// stays as it was. A replica restarting from disk thaws its snapshot
+// instead of copying every key twice.
 func (sn *Snapshot) Thaw() *Store {
-	s := &Store{keys: sn.keys, present: sn.present, lastApplied: sn.lastApplied}
-	s.shards = sn.shards
-	return s
+	return &Store{tree: sn.tree.Copy(), present: sn.present, lastApplied: sn.lastApplied}
 }

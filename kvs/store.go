@@ -1,6 +1,10 @@
 package kvs
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tidwall/btree"
+)
 
 // Result is the outcome of a command (PROTOCOL.md section 1.2).
 //
@@ -50,36 +54,23 @@ type entry struct {
 	version Slot
 }
 
-// shardBits sets the number of shards: 4096, so that a shard of a store
-// with a million keys holds about 250 and copying one costs microseconds.
-const shardBits = 12
-
-const shards = 1 << shardBits
-
-// shard is one part of the key space. A shard a snapshot refers to is
-// frozen: the store copies it before its next write (copy on write), so the
-// snapshot stays valid, and readable from another goroutine, while the
-// store moves on.
-type shard struct {
-	data   map[Key]entry
-	frozen bool
-}
-
-func shardOf(k Key) int { return int(uint64(k) * 0x9e3779b97f4a7c15 >> (64 - shardBits)) }
+// degree is the B-tree's: nodes of up to 63 keys, a few cache lines of keys
+// to search per level.
+const degree = 32
 
 // Store is the versioned key-value store a replica applies committed log
-// entries to. The zero Store is not usable; call NewStore. See the package
-// documentation for its invariants; it is not safe for concurrent use
-// (its snapshots are).
+// entries to: an ordered map (a B-tree with copy-on-write nodes), so that
+// ranges are walked in key order and a snapshot costs O(1). The zero Store
+// is not usable; call NewStore. See the package documentation for its
+// invariants; it is not safe for concurrent use (its snapshots are).
 type Store struct {
-	shards      [shards]*shard // nil: no key of that shard was ever written
-	keys        int            // keys ever written, absent values included
-	present     int            // keys with a non-empty value
+	tree        *btree.Map[Key, entry]
+	present     int // keys with a non-empty value
 	lastApplied Slot
 }
 
 // NewStore returns an empty store with nothing applied.
-func NewStore() *Store { return &Store{} }
+func NewStore() *Store { return &Store{tree: btree.NewMap[Key, entry](degree)} }
 
 // Apply executes c as the entry at slot and returns its result (PROTOCOL.md
 // section 3.3). slot must be greater than every slot applied before; a
@@ -106,11 +97,6 @@ func (s *Store) Apply(slot Slot, c Command) Result {
 }
 
 func (s *Store) put(slot Slot, k Key, v Value) {
-	sh := s.writable(shardOf(k))
-	old, existed := sh.data[k]
-	if !existed {
-		s.keys++
-	}
 	var stored Value
 	if len(v) > 0 {
 		// An exact-size copy: the caller's buffer may be reused, and
@@ -118,32 +104,13 @@ func (s *Store) put(slot Slot, k Key, v Value) {
 		stored = make(Value, len(v))
 		copy(stored, v)
 	}
+	old, _ := s.tree.Set(k, entry{value: stored, version: slot})
 	switch {
 	case len(old.value) == 0 && stored != nil:
 		s.present++
 	case len(old.value) != 0 && stored == nil:
 		s.present--
 	}
-	sh.data[k] = entry{value: stored, version: slot}
-}
-
-// writable returns shard i ready for a write: created if new, copied if a
-// snapshot froze it.
-func (s *Store) writable(i int) *shard {
-	sh := s.shards[i]
-	switch {
-	case sh == nil:
-		sh = &shard{data: make(map[Key]entry)}
-		s.shards[i] = sh
-	case sh.frozen:
-		c := &shard{data: make(map[Key]entry, len(sh.data)+1)}
-		for k, e := range sh.data {
-			c.data[k] = e
-		}
-		sh = c
-		s.shards[i] = sh
-	}
-	return sh
 }
 
 // Read evaluates a GET or SCAN against the applied state without applying
@@ -188,10 +155,8 @@ func (s *Store) lookup(k Key, over Overlay) (Value, Slot) {
 }
 
 func (s *Store) get(k Key) entry {
-	if sh := s.shards[shardOf(k)]; sh != nil {
-		return sh.data[k]
-	}
-	return entry{}
+	e, _ := s.tree.Get(k)
+	return e
 }
 
 // Get returns the value of k (nil when absent) and its version (0 if never
@@ -205,7 +170,7 @@ func (s *Store) Get(k Key) (Value, Slot) {
 func (s *Store) Version(k Key) Slot { return s.get(k).version }
 
 // Keys returns the number of keys ever written (absent values included).
-func (s *Store) Keys() int { return s.keys }
+func (s *Store) Keys() int { return s.tree.Len() }
 
 // Len returns the number of keys holding a present (non-empty) value.
 func (s *Store) Len() int { return s.present }
