@@ -1,48 +1,62 @@
 package kvs
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 const benchKeys = 1 << 14
 
-func BenchmarkApplyPut(b *testing.B) {
+// benchKey is the benchmark's fixed-width key i (as client.KeyOf makes
+// them: 20 bytes).
+func benchKey(i int) Key { return Key(fmt.Sprintf("%020d", i)) }
+
+func filled() (*Store, []Key, Slot) {
 	s := NewStore()
+	keys := make([]Key, benchKeys)
 	v := make(Value, 100)
-	var slot Slot
+	for i := range keys {
+		keys[i] = benchKey(i)
+		s.Apply(Slot(i+1), Command{Op: OpPut, Key: keys[i], Value: v})
+	}
+	return s, keys, Slot(benchKeys)
+}
+
+func BenchmarkApplyPut(b *testing.B) {
+	s, keys, slot := filled()
+	v := make(Value, 100)
 	b.ReportAllocs()
 	for b.Loop() {
 		slot++
-		s.Apply(slot, Command{Op: OpPut, Key: Key(slot % benchKeys), Value: v})
+		s.Apply(slot, Command{Op: OpPut, Key: keys[slot%benchKeys], Value: v})
 	}
 }
 
 func BenchmarkApplyGet(b *testing.B) {
-	s := NewStore()
-	v := make(Value, 100)
-	var slot Slot
-	for k := range Key(benchKeys) {
-		slot++
-		s.Apply(slot, Command{Op: OpPut, Key: k, Value: v})
-	}
+	s, keys, slot := filled()
 	b.ReportAllocs()
 	for b.Loop() {
 		slot++
-		if r := s.Apply(slot, Command{Op: OpGet, Key: Key(slot % benchKeys)}); len(r.Value) != len(v) {
-			b.Fatalf("GET returned %d bytes, want %d", len(r.Value), len(v))
+		if r := s.Apply(slot, Command{Op: OpGet, Key: keys[slot%benchKeys]}); len(r.Value) != 100 {
+			b.Fatalf("GET returned %d bytes, want 100", len(r.Value))
 		}
 	}
 }
 
 func BenchmarkApplyScan(b *testing.B) {
-	s := NewStore()
-	v := make(Value, 100)
-	var slot Slot
-	for k := range Key(benchKeys) {
-		slot++
-		s.Apply(slot, Command{Op: OpPut, Key: k, Value: v})
-	}
+	s, keys, slot := filled()
 	b.ReportAllocs()
 	for b.Loop() {
 		slot++
-		s.Apply(slot, Command{Op: OpScan, Key: Key(slot % benchKeys), Count: 10})
+		s.Apply(slot, Command{Op: OpScan, Key: keys[slot%benchKeys], Limit: 10})
+	}
+}
+
+func BenchmarkApplyIncr(b *testing.B) {
+	s, keys, slot := filled()
+	b.ReportAllocs()
+	for b.Loop() {
+		slot++
+		s.Apply(slot, Command{Op: OpIncr, Key: keys[slot%benchKeys] + "n", Delta: 1})
 	}
 }

@@ -3,32 +3,36 @@ package kvs
 import (
 	"errors"
 	"fmt"
-	"iter"
-	"math"
+	"strconv"
+	"strings"
 )
 
-// Key is a key of the store (PROTOCOL.md section 1.2).
-type Key int64
+// Key is a key of the store: a byte string of 1 to Limits.MaxKey bytes,
+// ordered bytewise (PROTOCOL.md section 1.2), as Go orders strings. It is
+// a string, not a []byte, because keys are compared, hashed and kept in
+// maps everywhere, and a string is immutable.
+type Key string
 
-// Value is a stored byte string. The empty value means "absent" (NIL).
+// Value is a stored byte string, possibly empty. Absent differs from
+// empty: whether a key holds a value is told by Found, never by length.
 type Value []byte
-
-// MaxValueLen is the exclusive upper bound on the length of a value
-// (PROTOCOL.md section 1.2: lengths fit in 16 bits).
-const MaxValueLen = 1 << 16
-
-// MaxScanCount bounds the Count of a SCAN, which then covers at most
-// MaxScanCount+1 keys. PROTOCOL.md leaves the bound open; a bound is needed
-// because a replica walks the whole range when it applies or serves a SCAN,
-// so an unbounded Count from a client would be a denial of service. 1000
-// keys is far above what the benchmark's SCANs use.
-const MaxScanCount = 1000
-
-// ErrInvalidCommand is wrapped by every error [Command.Validate] returns.
-var ErrInvalidCommand = errors.New("kvs: invalid command")
 
 // Slot is a log position. Slots start at 1; 0 means "never written".
 type Slot uint64
+
+// Bounds on keys and values that no configuration may raise: a value must
+// fit in one wire frame (16 MiB) with its key and headers.
+const (
+	MaxKeyLimit   = 64 << 10
+	MaxValueLimit = 15 << 20
+)
+
+// MaxScanLimit bounds the Limit of a SCAN: a replica walks at most that
+// many keys to answer one, so that a client cannot make it walk the store.
+const MaxScanLimit = 10000
+
+// ErrInvalidCommand is wrapped by every error [Command.Validate] returns.
+var ErrInvalidCommand = errors.New("kvs: invalid command")
 
 // Op is the kind of a command.
 type Op uint8
@@ -38,10 +42,17 @@ const (
 	OpGet Op = 1
 	// OpPut writes one key.
 	OpPut Op = 2
-	// OpScan reads the closed key range [Key, Key+Count].
+	// OpScan reads the keys of [Key, End) in order, at most Limit of them
+	// holding a value.
 	OpScan Op = 3
 	// OpNoop changes nothing; recovery appends one per view (PROTOCOL.md section 6.3).
 	OpNoop Op = 4
+	// OpDelete makes a key absent.
+	OpDelete Op = 5
+	// OpCAS writes or deletes a key if its current state matches Expect.
+	OpCAS Op = 6
+	// OpIncr adds Delta to a key holding a decimal 64-bit integer.
+	OpIncr Op = 7
 )
 
 func (o Op) String() string {
@@ -54,119 +65,236 @@ func (o Op) String() string {
 		return "SCAN"
 	case OpNoop:
 		return "NOOP"
+	case OpDelete:
+		return "DELETE"
+	case OpCAS:
+		return "CAS"
+	case OpIncr:
+		return "INCR"
 	}
 	return fmt.Sprintf("Op(%d)", uint8(o))
 }
 
 // Valid reports whether o is one of the defined operations.
-func (o Op) Valid() bool { return o >= OpGet && o <= OpNoop }
+func (o Op) Valid() bool { return o >= OpGet && o <= OpIncr }
 
-// Command is one operation on the store.
-type Command struct {
-	Op    Op
-	Key   Key
-	Count int64 // SCAN only: the range is [Key, Key+Count]
-	Value Value // PUT only
+// Expect is what a CAS compares a key's current state with.
+type Expect uint8
+
+const (
+	// ExpectAbsent: the key holds no value.
+	ExpectAbsent Expect = 1
+	// ExpectValue: the key holds exactly Command.ExpectValue.
+	ExpectValue Expect = 2
+	// ExpectVersion: the key's last write was at slot Command.ExpectVersion
+	// (0: never written).
+	ExpectVersion Expect = 3
+)
+
+func (e Expect) String() string {
+	switch e {
+	case ExpectAbsent:
+		return "absent"
+	case ExpectValue:
+		return "value"
+	case ExpectVersion:
+		return "version"
+	}
+	return fmt.Sprintf("Expect(%d)", uint8(e))
 }
 
-// IsWrite reports whether c changes the store (a PUT).
-func (c Command) IsWrite() bool { return c.Op == OpPut }
+// Command is one operation on the store. Each operation uses some of the
+// fields; Validate refuses a command that sets any other.
+//
+//	GET     Key
+//	PUT     Key, Value
+//	DELETE  Key
+//	SCAN    Key (start, may be empty: the first key), End (exclusive, empty:
+//	        past the last key), Limit (1..MaxScanLimit)
+//	CAS     Key, Expect, ExpectValue (ExpectValue only), ExpectVersion
+//	        (ExpectVersion only), Value, or Delete: the key is deleted
+//	INCR    Key, Delta
+//	NOOP    nothing
+type Command struct {
+	Op            Op
+	Key           Key
+	End           Key
+	Limit         int64
+	Value         Value
+	Expect        Expect
+	ExpectValue   Value
+	ExpectVersion Slot
+	Delete        bool
+	Delta         int64
+}
+
+// IsWrite reports whether c may change the store: PUT, DELETE, CAS and
+// INCR (whatever their outcome).
+func (c Command) IsWrite() bool {
+	return c.Op == OpPut || c.Op == OpDelete || c.Op == OpCAS || c.Op == OpIncr
+}
 
 // IsRead reports whether c only reads the store (a GET or a SCAN).
 func (c Command) IsRead() bool { return c.Op == OpGet || c.Op == OpScan }
 
-// KeyRange returns the closed range [lo, hi] of keys c touches. GET and PUT
-// touch the single key c.Key; SCAN touches [c.Key, c.Key+c.Count].
-//
-// The range is total even for commands Validate rejects, so that Conflicts
-// and Store.Apply agree on every input: a SCAN's Count is clamped to
-// [0, MaxScanCount] and hi saturates at math.MaxInt64 instead of
-// overflowing (keys beyond it do not exist). NOOP and unknown operations
-// touch no key; they return the empty range lo = 1, hi = 0 (lo > hi).
-func (c Command) KeyRange() (lo, hi Key) {
-	switch c.Op {
-	case OpGet, OpPut:
-		return c.Key, c.Key
-	case OpScan:
-		n := min(max(c.Count, 0), MaxScanCount)
-		if c.Key > math.MaxInt64-Key(n) {
-			return c.Key, math.MaxInt64
-		}
-		return c.Key, c.Key + Key(n)
-	}
-	return 1, 0
-}
+// StrongOnly reports whether c may only run at the strong level: its
+// result depends on the state it executes against, which a weak write,
+// answered before it is ordered, cannot know (PROTOCOL.md 1.2).
+func (c Command) StrongOnly() bool { return c.Op == OpCAS || c.Op == OpIncr }
 
-// Keys yields the keys of KeyRange in increasing order, none for a
-// command that touches no key. It stops at hi without overflowing when hi
-// is math.MaxInt64.
-func (c Command) Keys() iter.Seq[Key] {
-	return func(yield func(Key) bool) {
-		lo, hi := c.KeyRange()
-		if lo > hi {
-			return
-		}
-		for k := lo; yield(k) && k != hi; k++ {
-		}
+// Covers reports whether key k is among the keys c touches: its own key,
+// or for a SCAN any key of [Key, End).
+func (c Command) Covers(k Key) bool {
+	switch c.Op {
+	case OpScan:
+		return k >= c.Key && (c.End == "" || k < c.End)
+	case OpNoop:
+		return false
 	}
+	return k == c.Key
 }
 
 // Conflicts reports whether c and other conflict (PROTOCOL.md section 1.3):
-// their key sets intersect and at least one of them is a PUT. Reads never
-// conflict with reads, and NOOP conflicts with nothing. The relation is
-// symmetric. It is exact rather than conservative about keys, but it does not
-// look at values: two PUTs of the same value to one key conflict.
+// their key sets intersect and at least one of them writes. A SCAN covers
+// its whole range, not only the keys it returns (its limit is applied at
+// execution). Reads never conflict with reads, and NOOP conflicts with
+// nothing. The relation is symmetric; it does not look at values.
 func (c Command) Conflicts(other Command) bool {
-	if !c.IsWrite() && !other.IsWrite() {
+	if !c.IsWrite() && !other.IsWrite() || c.Op == OpNoop || other.Op == OpNoop {
 		return false
 	}
-	alo, ahi := c.KeyRange()
-	blo, bhi := other.KeyRange()
-	// Empty ranges (lo > hi) make one of the comparisons false.
-	return alo <= ahi && blo <= bhi && alo <= bhi && blo <= ahi
+	switch {
+	case c.Op == OpScan && other.Op == OpScan:
+		return false // both read
+	case c.Op == OpScan:
+		return c.Covers(other.Key)
+	case other.Op == OpScan:
+		return other.Covers(c.Key)
+	}
+	return c.Key == other.Key
 }
 
-// Validate checks c before it is admitted to the log: the operation is
-// known, a value is present only on a PUT and is shorter than MaxValueLen,
-// and Count is non-zero only on a SCAN, where it lies in [0, MaxScanCount].
-// A SCAN whose range runs past math.MaxInt64 is valid; it covers the keys up
-// to math.MaxInt64. Errors wrap ErrInvalidCommand.
-func (c Command) Validate() error {
+// Limits are the bounds a replica's configuration sets on keys and values
+// (maxKeyBytes, maxValueBytes).
+type Limits struct {
+	MaxKey   int
+	MaxValue int
+}
+
+// DefaultLimits are the configuration's defaults.
+var DefaultLimits = Limits{MaxKey: 1024, MaxValue: 1 << 20}
+
+// Validate checks c before it is admitted to the log or sent: the
+// operation is known, its key and values are within l, it sets only the
+// fields its operation uses, a SCAN's end is not before its start and its
+// limit lies in [1, MaxScanLimit]. Errors wrap ErrInvalidCommand and say
+// what is wrong in words a user can act on.
+func (c Command) Validate(l Limits) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %v: %s", ErrInvalidCommand, c.Op, fmt.Sprintf(format, args...))
+	}
 	if !c.Op.Valid() {
 		return fmt.Errorf("%w: unknown operation %v", ErrInvalidCommand, c.Op)
 	}
-	if len(c.Value) >= MaxValueLen {
-		return fmt.Errorf("%w: %v value of %d bytes, limit is %d",
-			ErrInvalidCommand, c.Op, len(c.Value), MaxValueLen-1)
+	if err := c.unused(); err != "" {
+		return bad("%s", err)
 	}
-	if c.Op != OpPut && len(c.Value) != 0 {
-		return fmt.Errorf("%w: %v carries a %d-byte value, only PUT may",
-			ErrInvalidCommand, c.Op, len(c.Value))
-	}
-	if c.Op == OpScan {
-		if c.Count < 0 || c.Count > MaxScanCount {
-			return fmt.Errorf("%w: SCAN count %d outside [0, %d]",
-				ErrInvalidCommand, c.Count, MaxScanCount)
+	switch c.Op {
+	case OpNoop:
+		return nil
+	case OpScan:
+		if len(c.Key) > l.MaxKey || len(c.End) > l.MaxKey {
+			return bad("a key of %d bytes, over maxKeyBytes %d", max(len(c.Key), len(c.End)), l.MaxKey)
 		}
-	} else if c.Count != 0 {
-		return fmt.Errorf("%w: %v has count %d, only SCAN may",
-			ErrInvalidCommand, c.Op, c.Count)
+		if c.End != "" && c.End < c.Key {
+			return bad("the end %q is before the start %q", c.End, c.Key)
+		}
+		if c.Limit < 1 || c.Limit > MaxScanLimit {
+			return bad("limit %d outside [1, %d]", c.Limit, MaxScanLimit)
+		}
+		return nil
+	}
+	if len(c.Key) == 0 {
+		return bad("an empty key")
+	}
+	if len(c.Key) > l.MaxKey {
+		return bad("a key of %d bytes, over maxKeyBytes %d", len(c.Key), l.MaxKey)
+	}
+	if len(c.Value) > l.MaxValue || len(c.ExpectValue) > l.MaxValue {
+		return bad("a value of %d bytes, over maxValueBytes %d", max(len(c.Value), len(c.ExpectValue)), l.MaxValue)
+	}
+	if c.Op == OpCAS {
+		if c.Expect < ExpectAbsent || c.Expect > ExpectVersion {
+			return bad("unknown expectation %v", c.Expect)
+		}
+		if c.Delete && len(c.Value) > 0 {
+			return bad("both a new value and delete")
+		}
 	}
 	return nil
 }
 
-// String renders c for logs. A PUT shows the length of its value, not the
-// bytes, which may be binary and long.
+// fieldsOf lists, by operation, the fields it uses: k Key, v Value, e End,
+// l Limit, x Expect and its operand, d Delete, D Delta.
+var fieldsOf = [...]string{OpGet: "k", OpPut: "kv", OpScan: "kel", OpNoop: "", OpDelete: "k", OpCAS: "kvxd", OpIncr: "kD"}
+
+// unused says which field c sets that its operation does not use, or "".
+func (c Command) unused() string {
+	uses := fieldsOf[c.Op]
+	has := func(f byte) bool { return strings.IndexByte(uses, f) >= 0 }
+	switch {
+	case c.Key != "" && !has('k'):
+		return "a key"
+	case len(c.Value) > 0 && !has('v'):
+		return fmt.Sprintf("a %d-byte value", len(c.Value))
+	case c.End != "" && !has('e'):
+		return "an end key"
+	case c.Limit != 0 && !has('l'):
+		return fmt.Sprintf("limit %d", c.Limit)
+	case c.Expect != 0 && !has('x'):
+		return "an expectation"
+	case len(c.ExpectValue) > 0 && (!has('x') || c.Expect != ExpectValue):
+		return "an expected value"
+	case c.ExpectVersion != 0 && (!has('x') || c.Expect != ExpectVersion):
+		return "an expected version"
+	case c.Delete && !has('d'):
+		return "delete"
+	case c.Delta != 0 && !has('D'):
+		return fmt.Sprintf("delta %d", c.Delta)
+	}
+	return ""
+}
+
+// String renders c for logs. Values show their length, not their bytes,
+// which may be binary and long; keys are quoted.
 func (c Command) String() string {
 	switch c.Op {
 	case OpGet:
-		return fmt.Sprintf("GET(%d)", c.Key)
+		return fmt.Sprintf("GET(%q)", c.Key)
 	case OpPut:
-		return fmt.Sprintf("PUT(%d, %dB)", c.Key, len(c.Value))
+		return fmt.Sprintf("PUT(%q, %dB)", c.Key, len(c.Value))
+	case OpDelete:
+		return fmt.Sprintf("DELETE(%q)", c.Key)
 	case OpScan:
-		return fmt.Sprintf("SCAN(%d, %d)", c.Key, c.Count)
+		return fmt.Sprintf("SCAN(%q, %q, %d)", c.Key, c.End, c.Limit)
+	case OpCAS:
+		var exp string
+		switch c.Expect {
+		case ExpectValue:
+			exp = fmt.Sprintf("value %dB", len(c.ExpectValue))
+		case ExpectVersion:
+			exp = "version " + strconv.FormatUint(uint64(c.ExpectVersion), 10)
+		default:
+			exp = c.Expect.String()
+		}
+		if c.Delete {
+			return fmt.Sprintf("CAS(%q, %s, delete)", c.Key, exp)
+		}
+		return fmt.Sprintf("CAS(%q, %s, %dB)", c.Key, exp, len(c.Value))
+	case OpIncr:
+		return fmt.Sprintf("INCR(%q, %d)", c.Key, c.Delta)
 	case OpNoop:
 		return "NOOP"
 	}
-	return fmt.Sprintf("%v(%d, %d, %dB)", c.Op, c.Key, c.Count, len(c.Value))
+	return fmt.Sprintf("%v(%q)", c.Op, c.Key)
 }

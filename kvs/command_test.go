@@ -2,170 +2,122 @@ package kvs
 
 import (
 	"errors"
-	"fmt"
-	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func get(k Key) Command            { return Command{Op: OpGet, Key: k} }
-func put(k Key, v string) Command  { return Command{Op: OpPut, Key: k, Value: Value(v)} }
-func scan(k Key, n int64) Command  { return Command{Op: OpScan, Key: k, Count: n} }
-func noop() Command                { return Command{Op: OpNoop} }
-func badOp(k Key, n int64) Command { return Command{Op: Op(9), Key: k, Count: n} }
+func get(k Key) Command           { return Command{Op: OpGet, Key: k} }
+func put(k Key, v string) Command { return Command{Op: OpPut, Key: k, Value: Value(v)} }
+func del(k Key) Command           { return Command{Op: OpDelete, Key: k} }
+func incr(k Key, d int64) Command { return Command{Op: OpIncr, Key: k, Delta: d} }
+func noop() Command               { return Command{Op: OpNoop} }
 
-func TestReadWriteClassification(t *testing.T) {
-	tests := []struct {
-		c             Command
-		write, isRead bool
-	}{
-		{get(1), false, true},
-		{put(1, "x"), true, false},
-		{scan(1, 3), false, true},
-		{noop(), false, false},
-		{badOp(1, 0), false, false},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.write, tt.c.IsWrite(), "IsWrite(%v)", tt.c)
-		assert.Equal(t, tt.isRead, tt.c.IsRead(), "IsRead(%v)", tt.c)
-	}
+func scan(start, end Key, limit int64) Command {
+	return Command{Op: OpScan, Key: start, End: end, Limit: limit}
 }
 
-func TestKeyRange(t *testing.T) {
-	tests := []struct {
-		name   string
-		c      Command
-		lo, hi Key
-	}{
-		{"get", get(-7), -7, -7},
-		{"put", put(42, "v"), 42, 42},
-		{"scan", scan(10, 5), 10, 15},
-		{"scan of one key", scan(10, 0), 10, 10},
-		{"scan across zero", scan(-2, 4), -2, 2},
-		{"scan saturates at MaxInt64", scan(math.MaxInt64-3, 10), math.MaxInt64 - 3, math.MaxInt64},
-		{"scan ending exactly at MaxInt64", scan(math.MaxInt64-10, 10), math.MaxInt64 - 10, math.MaxInt64},
-		{"scan at MaxInt64", scan(math.MaxInt64, MaxScanCount), math.MaxInt64, math.MaxInt64},
-		{"scan from MinInt64", scan(math.MinInt64, 2), math.MinInt64, math.MinInt64 + 2},
-		{"negative count clamps to 0", scan(5, -3), 5, 5},
-		{"huge count clamps", scan(5, math.MaxInt64), 5, 5 + MaxScanCount},
-		{"noop is empty", noop(), 1, 0},
-		{"unknown op is empty", badOp(3, 3), 1, 0},
+// cas expects e (with operand exp for ExpectValue) and writes v.
+func cas(k Key, e Expect, exp, v string) Command {
+	c := Command{Op: OpCAS, Key: k, Expect: e, Value: Value(v)}
+	if e == ExpectValue {
+		c.ExpectValue = Value(exp)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			lo, hi := tt.c.KeyRange()
-			assert.Equal(t, tt.lo, lo, "lo")
-			assert.Equal(t, tt.hi, hi, "hi")
-			// Keys walks the same range, stopping at MaxInt64.
-			var keys []Key
-			for k := range tt.c.Keys() {
-				keys = append(keys, k)
-				if k == tt.lo && len(keys) > 1 {
-					t.Fatal("Keys wrapped around")
-				}
-			}
-			if tt.lo > tt.hi {
-				assert.Empty(t, keys)
-				return
-			}
-			assert.Len(t, keys, int(uint64(tt.hi-tt.lo)+1))
-			assert.Equal(t, tt.lo, keys[0])
-			assert.Equal(t, tt.hi, keys[len(keys)-1])
-		})
+	return c
+}
+
+func TestReadWriteClassification(t *testing.T) {
+	for _, tc := range []struct {
+		c                   Command
+		read, write, strong bool
+	}{
+		{get("a"), true, false, false},
+		{scan("a", "b", 1), true, false, false},
+		{put("a", ""), false, true, false},
+		{del("a"), false, true, false},
+		{cas("a", ExpectAbsent, "", "x"), false, true, true},
+		{incr("a", 1), false, true, true},
+		{noop(), false, false, false},
+	} {
+		assert.Equal(t, tc.read, tc.c.IsRead(), "%v", tc.c)
+		assert.Equal(t, tc.write, tc.c.IsWrite(), "%v", tc.c)
+		assert.Equal(t, tc.strong, tc.c.StrongOnly(), "%v", tc.c)
 	}
 }
 
 func TestConflicts(t *testing.T) {
-	tests := []struct {
-		name string
+	for _, tc := range []struct {
 		a, b Command
 		want bool
 	}{
-		{"put/put same key", put(1, "a"), put(1, "b"), true},
-		{"put/put same key same value", put(1, "a"), put(1, "a"), true},
-		{"put/put different keys", put(1, "a"), put(2, "a"), false},
-		{"get/put same key", get(1), put(1, "a"), true},
-		{"get/put different keys", get(1), put(2, "a"), false},
-		{"get/get same key", get(1), get(1), false},
-		{"scan/put inside", scan(10, 5), put(12, "a"), true},
-		{"scan/put at lo", scan(10, 5), put(10, "a"), true},
-		{"scan/put at hi", scan(10, 5), put(15, "a"), true},
-		{"scan/put below", scan(10, 5), put(9, "a"), false},
-		{"scan/put above", scan(10, 5), put(16, "a"), false},
-		{"scan/get inside", scan(10, 5), get(12), false},
-		{"scan/scan overlapping", scan(10, 5), scan(12, 5), false},
-		{"scan/put at saturated end", scan(math.MaxInt64-1, 5), put(math.MaxInt64, "a"), true},
-		{"scan/put just past clamped count", scan(0, MaxScanCount+50), put(MaxScanCount+1, "a"), false},
-		{"noop/put", noop(), put(1, "a"), false},
-		{"noop/scan", noop(), scan(0, 10), false},
-		{"noop/noop", noop(), noop(), false},
-		{"unknown/put", badOp(1, 0), put(1, "a"), false},
-		{"empty put value still writes", put(1, ""), get(1), true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, tt.a.Conflicts(tt.b), "%v vs %v", tt.a, tt.b)
-			assert.Equal(t, tt.want, tt.b.Conflicts(tt.a), "symmetric: %v vs %v", tt.b, tt.a)
-		})
+		{get("a"), get("a"), false},
+		{get("a"), put("a", "x"), true},
+		{get("a"), put("b", "x"), false},
+		{del("a"), del("a"), true},
+		{incr("a", 1), get("a"), true},
+		{cas("a", ExpectAbsent, "", "x"), incr("b", 1), false},
+		{scan("a", "c", 1), put("b", "x"), true},
+		{scan("a", "c", 1), put("c", "x"), false}, // the end is excluded
+		{scan("a", "c", 1), put("a", "x"), true},  // the start is included
+		{scan("b", "", 1), del("zzz"), true},      // no end
+		{scan("", "b", 1), del("a"), true},        // from the first key
+		{scan("a", "z", 1), scan("b", "c", 1), false},
+		{noop(), put("a", "x"), false},
+	} {
+		assert.Equal(t, tc.want, tc.a.Conflicts(tc.b), "%v vs %v", tc.a, tc.b)
+		assert.Equal(t, tc.want, tc.b.Conflicts(tc.a), "%v vs %v", tc.b, tc.a)
 	}
 }
 
 func TestValidate(t *testing.T) {
-	big := string(make([]byte, MaxValueLen))
-	tests := []struct {
-		name string
-		c    Command
-		ok   bool
+	l := Limits{MaxKey: 8, MaxValue: 16}
+	for _, tc := range []struct {
+		c   Command
+		err string // "" for valid
 	}{
-		{"get", get(1), true},
-		{"put", put(1, "v"), true},
-		{"put empty value", put(1, ""), true},
-		{"put longest value", put(1, big[:MaxValueLen-1]), true},
-		{"put value too long", put(1, big), false},
-		{"scan", scan(-5, 10), true},
-		{"scan zero count", scan(1, 0), true},
-		{"scan max count", scan(1, MaxScanCount), true},
-		{"scan past MaxInt64", scan(math.MaxInt64, 3), true},
-		{"scan count too big", scan(1, MaxScanCount+1), false},
-		{"scan negative count", scan(1, -1), false},
-		{"scan with value", Command{Op: OpScan, Key: 1, Count: 1, Value: Value("x")}, false},
-		{"get with value", Command{Op: OpGet, Key: 1, Value: Value("x")}, false},
-		{"get with count", Command{Op: OpGet, Key: 1, Count: 2}, false},
-		{"put with count", Command{Op: OpPut, Key: 1, Count: 2, Value: Value("x")}, false},
-		{"noop", noop(), true},
-		{"noop with value", Command{Op: OpNoop, Value: Value("x")}, false},
-		{"noop with count", Command{Op: OpNoop, Count: 1}, false},
-		{"zero op", Command{}, false},
-		{"unknown op", badOp(1, 0), false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.c.Validate()
-			if tt.ok {
-				assert.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.True(t, errors.Is(err, ErrInvalidCommand), "error %q does not wrap ErrInvalidCommand", err)
-		})
+		{get("a"), ""},
+		{get(""), "GET: an empty key"},
+		{get("123456789"), "GET: a key of 9 bytes, over maxKeyBytes 8"},
+		{put("a", ""), ""},
+		{put("a", strings.Repeat("x", 17)), "PUT: a value of 17 bytes, over maxValueBytes 16"},
+		{del("a"), ""},
+		{Command{Op: OpDelete, Key: "a", Value: Value("x")}, "DELETE: a 1-byte value"},
+		{scan("", "", 1), ""},
+		{scan("b", "a", 1), `SCAN: the end "a" is before the start "b"`},
+		{scan("a", "a", 1), ""},
+		{scan("a", "", 0), "SCAN: limit 0 outside [1, 10000]"},
+		{scan("a", "", MaxScanLimit+1), "SCAN: limit 10001 outside [1, 10000]"},
+		{Command{Op: OpGet, Key: "a", Limit: 3}, "GET: limit 3"},
+		{cas("a", ExpectValue, "old", "new"), ""},
+		{Command{Op: OpCAS, Key: "a", Expect: ExpectVersion, ExpectVersion: 7, Delete: true}, ""},
+		{Command{Op: OpCAS, Key: "a", Expect: ExpectAbsent, ExpectVersion: 7}, "CAS: an expected version"},
+		{Command{Op: OpCAS, Key: "a", Expect: 9}, "CAS: unknown expectation Expect(9)"},
+		{Command{Op: OpCAS, Key: "a", Expect: ExpectAbsent, Delete: true, Value: Value("x")}, "CAS: both a new value and delete"},
+		{incr("a", -5), ""},
+		{Command{Op: OpPut, Key: "a", Delta: 2}, "PUT: delta 2"},
+		{noop(), ""},
+		{Command{Op: OpNoop, Key: "a"}, "NOOP: a key"},
+		{Command{Op: 9}, "unknown operation Op(9)"},
+	} {
+		err := tc.c.Validate(l)
+		if tc.err == "" {
+			assert.NoError(t, err, "%v", tc.c)
+			continue
+		}
+		require.Error(t, err, "%v", tc.c)
+		assert.True(t, errors.Is(err, ErrInvalidCommand))
+		assert.Equal(t, "kvs: invalid command: "+tc.err, err.Error())
 	}
 }
 
 func TestCommandString(t *testing.T) {
-	tests := []struct {
-		c    Command
-		want string
-	}{
-		{get(-3), "GET(-3)"},
-		{put(7, "abc"), "PUT(7, 3B)"},
-		{scan(1, 10), "SCAN(1, 10)"},
-		{noop(), "NOOP"},
-		{badOp(2, 1), "Op(9)(2, 1, 0B)"},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, tt.c.String())
-		assert.Equal(t, tt.want, fmt.Sprint(tt.c), "fmt uses String")
-	}
+	assert.Equal(t, `GET("a")`, get("a").String())
+	assert.Equal(t, `PUT("k\x00", 3B)`, put("k\x00", "abc").String())
+	assert.Equal(t, `SCAN("a", "", 5)`, scan("a", "", 5).String())
+	assert.Equal(t, `CAS("a", value 1B, 2B)`, cas("a", ExpectValue, "x", "yz").String())
+	assert.Equal(t, `CAS("a", version 4, delete)`, Command{Op: OpCAS, Key: "a", Expect: ExpectVersion, ExpectVersion: 4, Delete: true}.String())
+	assert.Equal(t, `INCR("n", -2)`, incr("n", -2).String())
+	assert.Equal(t, "NOOP", noop().String())
 }

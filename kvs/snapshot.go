@@ -9,7 +9,7 @@ import "github.com/tidwall/btree"
 // immutable and any goroutine may read it while the store goes on
 // applying.
 type Snapshot struct {
-	tree        *btree.Map[Key, entry]
+	tree        *btree.Map[Key, Entry]
 	present     int
 	lastApplied Slot
 }
@@ -22,7 +22,7 @@ func (s *Store) Snapshot() *Snapshot {
 // LastApplied is the slot the snapshot was taken at.
 func (sn *Snapshot) LastApplied() Slot { return sn.lastApplied }
 
-// Keys is the number of keys ever written, absent values included: the
+// Keys is the number of keys ever written, deleted ones included: the
 // number of items Chunk returns in all.
 func (sn *Snapshot) Keys() int { return sn.tree.Len() }
 
@@ -32,13 +32,13 @@ func (sn *Snapshot) Keys() int { return sn.tree.Len() }
 // depends only on the snapshot's content, so a transfer is deterministic.
 func (sn *Snapshot) Chunk(from ChunkPos, maxBytes int) (items []Item, next ChunkPos) {
 	bytes := 0
-	visit := func(k Key, e entry) bool {
+	visit := func(k Key, e Entry) bool {
 		if bytes >= maxBytes && len(items) > 0 {
 			next = ChunkPos{key: k, more: true}
 			return false
 		}
-		items = append(items, Item{Key: k, Value: e.value, Version: e.version})
-		bytes += len(e.value) + 16
+		items = append(items, Item{Key: k, Value: e.Value, Found: e.Found, Version: e.Version})
+		bytes += len(k) + len(e.Value) + 16
 		return true
 	}
 	if from.more {
@@ -58,8 +58,9 @@ type ChunkPos struct {
 // Done reports whether a position is past the last item.
 func (p ChunkPos) Done() bool { return !p.more }
 
-// Restore builds a store from a snapshot's items, applied up to slot.
-// Items must name distinct keys; their values are copied.
+// Restore builds a store from a snapshot's items (deleted keys included),
+// applied up to slot. Items must name distinct keys; their values are
+// copied.
 func Restore(slot Slot, items []Item) *Store {
 	s := NewStore()
 	s.Load(items)
@@ -71,7 +72,7 @@ func Restore(slot Slot, items []Item) *Store {
 // transfer arriving in chunks). Values are copied.
 func (s *Store) Load(items []Item) {
 	for _, it := range items {
-		s.put(it.Version, it.Key, it.Value)
+		s.write(Write{Key: it.Key, Entry: Entry{Value: it.Value, Found: it.Found, Version: it.Version}})
 	}
 }
 

@@ -8,6 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// key is the i-th key of a test, fixed-width so that keys sort by i.
+func key(i int) Key { return Key(fmt.Sprintf("key%08d", i)) }
+
 // allItems reads a whole snapshot in chunks of about maxBytes.
 func allItems(sn *Snapshot, maxBytes int) []Item {
 	var out []Item
@@ -27,20 +30,19 @@ func allItems(sn *Snapshot, maxBytes int) []Item {
 func TestSnapshotIsFrozen(t *testing.T) {
 	s := NewStore()
 	for i := range 1000 {
-		s.Apply(Slot(i+1), put(Key(i), fmt.Sprint("v", i)))
+		s.Apply(Slot(i+1), put(key(i), fmt.Sprint("v", i)))
 	}
 	sn := s.Snapshot()
 	before := allItems(sn, math.MaxInt)
 	for i := range 1000 {
-		s.Apply(Slot(2000+i), put(Key(i), "new"))
+		s.Apply(Slot(2000+i), put(key(i), "new"))
 	}
-	s.Apply(5000, put(5000, "added"))
+	s.Apply(4000, del(key(3)))
+	s.Apply(5000, put("added", "added"))
 	require.Equal(t, before, allItems(sn, math.MaxInt), "the snapshot did not change")
 	require.Equal(t, Slot(1000), sn.LastApplied())
 	require.Equal(t, 1000, sn.Keys())
-	v, ver := s.Get(7)
-	require.Equal(t, Value("new"), v)
-	require.Equal(t, Slot(2007), ver)
+	require.Equal(t, Entry{Value: Value("new"), Found: true, Version: 2007}, s.Get(key(7)))
 	require.Equal(t, 1001, s.Keys())
 }
 
@@ -50,11 +52,10 @@ func TestSnapshotIsFrozen(t *testing.T) {
 func TestChunksCoverEverythingOnce(t *testing.T) {
 	s := NewStore()
 	for i := range 5000 {
-		v := ""
-		if i%7 != 0 {
-			v = fmt.Sprint("value-", i)
+		s.Apply(Slot(2*i+1), put(key(i*31), fmt.Sprint("value-", i)))
+		if i%7 == 0 {
+			s.Apply(Slot(2*i+2), del(key(i*31)))
 		}
-		s.Apply(Slot(i+1), put(Key(i*31-40000), v))
 	}
 	sn := s.Snapshot()
 	want := allItems(sn, math.MaxInt)
@@ -70,14 +71,14 @@ func TestChunksCoverEverythingOnce(t *testing.T) {
 }
 
 // BenchmarkSnapshot measures taking a snapshot of a million keys of 100 B
-// (a pass over the shard table, not the keys: issue 13 asks that a
-// snapshot never stall the event loop longer than a normal batch) and the
-// writes after it, which copy the shards they touch once.
+// (O(1): issue 13 asks that a snapshot never stall the event loop longer
+// than a normal batch, issue 29 under 5 ms at a million keys) and the
+// writes after it, which copy the nodes they touch once.
 func BenchmarkSnapshot(b *testing.B) {
 	s := NewStore()
 	v := make([]byte, 100)
 	for i := range 1_000_000 {
-		s.Apply(Slot(i+1), Command{Op: OpPut, Key: Key(i), Value: v})
+		s.Apply(Slot(i+1), Command{Op: OpPut, Key: key(i), Value: v})
 	}
 	slot := Slot(2_000_000)
 	b.Run("take", func(b *testing.B) {
@@ -92,7 +93,7 @@ func BenchmarkSnapshot(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			slot++
-			s.Apply(slot, Command{Op: OpPut, Key: Key(i % 1_000_000), Value: v})
+			s.Apply(slot, Command{Op: OpPut, Key: key(i % 1_000_000), Value: v})
 			i += 997
 		}
 	})
@@ -103,7 +104,7 @@ func BenchmarkSnapshot(b *testing.B) {
 func TestThawLeavesTheSnapshot(t *testing.T) {
 	s := NewStore()
 	for i := range 300 {
-		s.Apply(Slot(i+1), put(Key(i), fmt.Sprint("v", i)))
+		s.Apply(Slot(i+1), put(key(i), fmt.Sprint("v", i)))
 	}
 	sn := s.Snapshot()
 	before := allItems(sn, math.MaxInt)
@@ -111,10 +112,9 @@ func TestThawLeavesTheSnapshot(t *testing.T) {
 	require.Equal(t, Slot(300), a.LastApplied())
 	require.Equal(t, 300, a.Keys())
 	for i := range 300 {
-		a.Apply(Slot(400+i), put(Key(i), "a"))
+		a.Apply(Slot(400+i), put(key(i), "a"))
 	}
 	require.Equal(t, before, allItems(sn, math.MaxInt))
 	require.Equal(t, before, allItems(b.Snapshot(), math.MaxInt))
-	v, _ := a.Get(7)
-	require.Equal(t, Value("a"), v)
+	require.Equal(t, Value("a"), a.Get(key(7)).Value)
 }

@@ -3,6 +3,7 @@ package kvs
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,34 +12,92 @@ import (
 
 func TestApplySemantics(t *testing.T) {
 	s := NewStore()
-	assert.Equal(t, Result{}, s.Apply(1, get(5)), "GET of a never-written key is NIL, version 0")
+	assert.Equal(t, Result{}, s.Apply(1, get("k")), "GET of a never-written key: not found, version 0")
+	assert.Equal(t, Result{Version: 2}, s.Apply(2, put("k", "")), "PUT returns its slot")
+	assert.Equal(t, Result{Value: Value{}, Found: true, Version: 2}, s.Apply(3, get("k")), "an empty value is found")
+	assert.Equal(t, Result{Found: true, Version: 4}, s.Apply(4, del("k")), "DELETE says the key held a value")
+	assert.Equal(t, Result{Version: 4}, s.Apply(5, get("k")), "a deleted key: not found, the DELETE's version")
+	assert.Equal(t, Result{Version: 6}, s.Apply(6, del("k")), "DELETE of an absent key")
+	assert.Equal(t, 1, s.Keys(), "deleted keys are kept, with their version")
+	assert.Equal(t, 0, s.Len())
+	assert.Equal(t, Result{}, s.Apply(7, noop()))
+	assert.Equal(t, Result{}, s.Apply(8, Command{Op: 9, Key: "k"}), "an unknown operation applies as NOOP")
+	assert.Equal(t, Slot(8), s.LastApplied())
+}
 
-	assert.Equal(t, Result{Version: 2}, s.Apply(2, put(5, "a")), "PUT returns NIL and its slot")
-	assert.Equal(t, Result{Value: Value("a"), Version: 2}, s.Apply(3, get(5)))
+func TestCAS(t *testing.T) {
+	s := NewStore()
+	assert.Equal(t, Result{Applied: true, Value: Value("a"), Found: true, Version: 1}, s.Apply(1, cas("k", ExpectAbsent, "", "a")))
+	assert.Equal(t, Result{Value: Value("a"), Found: true, Version: 1}, s.Apply(2, cas("k", ExpectAbsent, "", "b")),
+		"not applied: the current value and version")
+	assert.Equal(t, Result{Value: Value("a"), Found: true, Version: 1}, s.Apply(3, cas("k", ExpectValue, "x", "b")))
+	assert.Equal(t, Result{Applied: true, Value: Value("b"), Found: true, Version: 4}, s.Apply(4, cas("k", ExpectValue, "a", "b")))
+	byVersion := Command{Op: OpCAS, Key: "k", Expect: ExpectVersion, ExpectVersion: 1, Value: Value("c")}
+	assert.Equal(t, Result{Value: Value("b"), Found: true, Version: 4}, s.Apply(5, byVersion))
+	byVersion.ExpectVersion, byVersion.Value, byVersion.Delete = 4, nil, true
+	assert.Equal(t, Result{Applied: true, Version: 6}, s.Apply(6, byVersion), "a CAS that deletes")
+	assert.Equal(t, Result{Version: 6}, s.Apply(7, get("k")))
+	// A deleted key is absent, and keeps the version of its DELETE.
+	assert.Equal(t, Result{Applied: true, Value: Value(""), Found: true, Version: 8}, s.Apply(8, cas("k", ExpectAbsent, "", "")))
+	never := Command{Op: OpCAS, Key: "n", Expect: ExpectVersion, ExpectVersion: 0, Value: Value("first")}
+	assert.Equal(t, Result{Applied: true, Value: Value("first"), Found: true, Version: 9}, s.Apply(9, never), "version 0: never written")
+}
 
-	s.Apply(7, put(3, "c")) // gaps in slots are allowed
-	s.Apply(8, put(4, "dd"))
-	assert.Equal(t, Result{Version: 8, Items: []Item{{3, Value("c"), 7}, {4, Value("dd"), 8}, {5, Value("a"), 2}}}, s.Apply(9, scan(2, 4)),
-		"SCAN lists every written key of its range in key order, version is the max")
-	assert.Equal(t, Result{Version: 8, Items: []Item{{4, Value("dd"), 8}}}, s.Apply(10, scan(4, 0)))
-	assert.Equal(t, Result{}, s.Apply(11, scan(100, 10)), "SCAN of an empty range")
-	assert.Equal(t, Result{}, s.Apply(12, noop()))
-	assert.Equal(t, Result{}, s.Apply(13, badOp(5, 0)), "unknown operation applies as NOOP")
-	assert.Equal(t, Slot(13), s.LastApplied())
-	assert.Equal(t, 3, s.Len())
+func TestIncr(t *testing.T) {
+	s := NewStore()
+	assert.Equal(t, Result{Value: Value("5"), Found: true, Version: 1}, s.Apply(1, incr("n", 5)), "absent counts as 0")
+	assert.Equal(t, Result{Value: Value("-2"), Found: true, Version: 2}, s.Apply(2, incr("n", -7)))
+	s.Apply(3, put("x", "12a"))
+	assert.Equal(t, Result{Value: Value("12a"), Found: true, Version: 3, Err: ErrNotInteger}, s.Apply(4, incr("x", 1)))
+	s.Apply(5, put("e", ""))
+	assert.Equal(t, ErrNotInteger, s.Apply(6, incr("e", 1)).Err, "an empty value is no integer")
+	s.Apply(7, put("m", fmt.Sprint(int64(math.MaxInt64))))
+	assert.Equal(t, Result{Value: Value("9223372036854775807"), Found: true, Version: 7, Err: ErrOverflow}, s.Apply(8, incr("m", 1)))
+	assert.Equal(t, ErrOverflow, s.Apply(9, incr("n", math.MinInt64)).Err, "-2 + MinInt64")
+	assert.Equal(t, Slot(2), s.Version("n"), "an error changes nothing")
+	assert.Equal(t, Result{Value: Value("-2"), Found: true, Version: 10}, s.Apply(10, incr("n", 0)))
+	assert.EqualError(t, ErrOverflow.Error(), "kvs: the increment overflows a 64-bit integer")
+	assert.NoError(t, ErrNone.Error())
+}
 
-	// A PUT of the empty value makes the key absent but versions it.
-	assert.Equal(t, Result{Version: 14}, s.Apply(14, put(4, "")))
-	assert.Equal(t, Result{Version: 14}, s.Apply(15, get(4)), "absent value, version of the deleting PUT")
-	assert.Equal(t, Result{Version: 14, Items: []Item{{3, Value("c"), 7}, {4, nil, 14}, {5, Value("a"), 2}}}, s.Apply(16, scan(3, 2)),
-		"an absent but written key is listed with its version and no value")
-	assert.Equal(t, 2, s.Len())
+func TestScan(t *testing.T) {
+	s := NewStore()
+	for i, k := range []Key{"a", "b", "b\x00", "ba", "c", "d"} {
+		s.Apply(Slot(i+1), put(k, string(k)))
+	}
+	s.Apply(7, del("ba"))
+	items := func(keys ...Key) []Item {
+		var out []Item
+		for _, k := range keys {
+			out = append(out, Item{Key: k, Value: Value(k), Found: true, Version: s.Version(k)})
+		}
+		return out
+	}
+	assert.Equal(t, Result{Items: items("b", "b\x00", "c"), Version: 5}, s.Read(scan("b", "d", 10)), "[b, d): deleted keys are not listed")
+	assert.Equal(t, Result{Items: items("a", "b"), More: true, Version: 2}, s.Read(scan("", "", 2)), "the limit, and more exist")
+	assert.Equal(t, Result{Items: items("c", "d"), Version: 6}, s.Read(scan("c", "", 2)), "the limit reached at the last key: no more")
+	assert.Equal(t, Result{Items: items("b\x00"), More: true, Version: 3}, s.Read(scan("b\x00", "", 1)), "more beyond a deleted key")
+	assert.Equal(t, Result{}, s.Read(scan("x", "", 10)))
+	assert.Equal(t, Result{}, s.Read(scan("c", "b", 10)), "an end before the start covers no key")
+	assert.Equal(t, Result{More: true}, s.Read(scan("a", "", 0)), "a limit out of range is clamped")
+}
 
-	v, ver := s.Get(5)
-	assert.Equal(t, Value("a"), v)
-	assert.Equal(t, Slot(2), ver)
-	assert.Equal(t, Slot(7), s.Version(3))
-	assert.Equal(t, Slot(0), s.Version(99))
+// A SCAN stops at MaxScanBytes and says more exist, but always returns at
+// least one item: a reply always fits in a frame.
+func TestScanByteBound(t *testing.T) {
+	s := NewStore()
+	big := strings.Repeat("x", MaxScanBytes/3)
+	for i := range 5 {
+		s.Apply(Slot(i+1), put(Key(fmt.Sprint("k", i)), big))
+	}
+	r := s.Read(scan("", "", 100))
+	require.Len(t, r.Items, 2)
+	assert.True(t, r.More)
+	s.Apply(6, put("a", strings.Repeat("y", MaxScanBytes+10)))
+	r = s.Read(scan("", "", 100))
+	require.Len(t, r.Items, 1)
+	assert.Equal(t, Key("a"), r.Items[0].Key)
+	assert.True(t, r.More)
 }
 
 func TestApplyLenCountsPresentKeys(t *testing.T) {
@@ -47,32 +106,20 @@ func TestApplyLenCountsPresentKeys(t *testing.T) {
 		c   Command
 		len int
 	}{
-		{put(1, ""), 0}, // absent -> absent
-		{put(1, "a"), 1},
-		{put(1, "b"), 1}, // present -> present
-		{put(2, "x"), 2},
-		{put(1, ""), 1}, // present -> absent
-		{put(1, ""), 1},
-		{get(2), 1},
+		{del("a"), 0},
+		{put("a", ""), 1}, // absent -> present (empty)
+		{put("a", "b"), 1},
+		{put("b", "x"), 2},
+		{del("a"), 1},
+		{incr("a", 1), 2},
+		{cas("a", ExpectValue, "1", ""), 2},
+		{Command{Op: OpCAS, Key: "b", Expect: ExpectValue, ExpectValue: Value("x"), Delete: true}, 1},
+		{get("a"), 1},
 	}
 	for i, st := range steps {
 		s.Apply(Slot(i+1), st.c)
 		require.Equal(t, st.len, s.Len(), "after step %d (%v)", i, st.c)
 	}
-}
-
-func TestApplyScanAtKeySpaceEdges(t *testing.T) {
-	s := NewStore()
-	s.Apply(1, put(math.MaxInt64, "z"))
-	s.Apply(2, put(math.MaxInt64-1, "y"))
-	s.Apply(3, put(math.MinInt64, "a"))
-	yz := Result{Version: 2, Items: []Item{{math.MaxInt64 - 1, Value("y"), 2}, {math.MaxInt64, Value("z"), 1}}}
-	assert.Equal(t, yz, s.Apply(4, scan(math.MaxInt64-1, MaxScanCount)),
-		"a SCAN whose range saturates at MaxInt64 terminates")
-	assert.Equal(t, Result{Version: 1, Items: []Item{{math.MaxInt64, Value("z"), 1}}}, s.Apply(5, scan(math.MaxInt64, 0)))
-	assert.Equal(t, Result{Version: 3, Items: []Item{{math.MinInt64, Value("a"), 3}}}, s.Apply(6, scan(math.MinInt64, 3)))
-	assert.Equal(t, yz, s.Apply(7, scan(math.MaxInt64-5, 1<<40)),
-		"an invalid Count is clamped, not iterated")
 }
 
 func TestApplyPanicsOnNonIncreasingSlot(t *testing.T) {
@@ -91,100 +138,72 @@ func TestApplyPanicsOnNonIncreasingSlot(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := NewStore()
 			if tt.prev > 0 {
-				s.Apply(tt.prev, put(1, "a"))
+				s.Apply(tt.prev, put("k", "a"))
 			}
-			apply := func() { s.Apply(tt.slot, put(1, "b")) }
+			apply := func() { s.Apply(tt.slot, put("k", "b")) }
 			if !tt.panic {
 				require.NotPanics(t, apply)
 				assert.Equal(t, tt.slot, s.LastApplied())
 				return
 			}
-			require.PanicsWithValue(t, panicMessage(tt.slot, put(1, "b"), tt.prev), apply)
-			v, ver := s.Get(1)
-			assert.Equal(t, tt.prev, ver, "a rejected Apply changes nothing")
+			msg := fmt.Sprintf("kvs: Apply(%d, %v) after slot %d: slots must be strictly increasing", tt.slot, put("k", "b"), tt.prev)
+			require.PanicsWithValue(t, msg, apply)
+			assert.Equal(t, tt.prev, s.Version("k"), "a rejected Apply changes nothing")
 			assert.Equal(t, tt.prev, s.LastApplied())
-			if tt.prev > 0 {
-				assert.Equal(t, Value("a"), v)
-			}
 		})
 	}
 }
 
-func panicMessage(slot Slot, c Command, last Slot) string {
-	return fmt.Sprintf("kvs: Apply(%d, %v) after slot %d: slots must be strictly increasing", slot, c, last)
-}
-
-func TestApplyCopiesPutValue(t *testing.T) {
+// The store copies what it keeps: a caller may reuse its buffers, and a
+// CAS's or INCR's result is the stored value, not the command's buffer.
+func TestApplyCopiesValues(t *testing.T) {
 	s := NewStore()
 	buf := []byte("hello")
-	s.Apply(1, Command{Op: OpPut, Key: 1, Value: buf})
-	copy(buf, "XXXXX") // the codec reuses its buffer
-	v, _ := s.Get(1)
-	assert.Equal(t, Value("hello"), v, "the store must not alias the caller's buffer")
-
-	// Appending to a returned value must not write into the store's memory.
-	r := s.Apply(2, get(1))
-	_ = append(r.Value, '!')
-	s.Apply(3, put(2, "w"))
-	assert.Equal(t, Result{Version: 3, Items: []Item{{1, Value("hello"), 1}, {2, Value("w"), 3}}}, s.Apply(4, scan(1, 1)))
-	assert.Equal(t, len(r.Value), cap(r.Value))
-}
-
-func TestScanItemsAreFresh(t *testing.T) {
-	s := NewStore()
-	s.Apply(1, put(1, "abc"))
-	r := s.Apply(2, scan(1, 0))
-	r.Items[0] = Item{Key: 9}
-	assert.Equal(t, Result{Version: 1, Items: []Item{{1, Value("abc"), 1}}}, s.Read(scan(1, 0)),
-		"a SCAN's item list must not be shared with the store or another result")
+	s.Apply(1, Command{Op: OpPut, Key: "k", Value: buf})
+	buf[0] = 'j'
+	assert.Equal(t, Value("hello"), s.Get("k").Value)
+	nv := []byte("new")
+	r := s.Apply(2, Command{Op: OpCAS, Key: "k", Expect: ExpectValue, ExpectValue: Value("hello"), Value: nv})
+	nv[0] = 'x'
+	assert.Equal(t, Value("new"), r.Value)
+	assert.Equal(t, Value("new"), s.Get("k").Value)
+	v := s.Get("k").Value
+	assert.Equal(t, len(v), cap(v), "appending to a returned value cannot write into the store")
 }
 
 func TestItemOf(t *testing.T) {
-	items := []Item{{-3, Value("a"), 4}, {2, nil, 7}, {5, Value("c"), 9}}
-	for _, tt := range []struct {
-		k   Key
-		v   Value
-		ver Slot
-	}{{-3, Value("a"), 4}, {2, nil, 7}, {5, Value("c"), 9}, {0, nil, 0}, {-9, nil, 0}, {6, nil, 0}} {
-		v, ver := ItemOf(items, tt.k)
-		assert.Equal(t, tt.v, v, "key %d", tt.k)
-		assert.Equal(t, tt.ver, ver, "key %d", tt.k)
-	}
+	items := []Item{{Key: "a", Value: Value("1"), Found: true, Version: 3}, {Key: "c", Value: Value("2"), Found: true, Version: 5}}
+	v, found, ver := ItemOf(items, "c")
+	assert.Equal(t, Value("2"), v)
+	assert.True(t, found)
+	assert.Equal(t, Slot(5), ver)
+	_, found, ver = ItemOf(items, "b")
+	assert.False(t, found)
+	assert.Zero(t, ver)
 }
 
+// Read evaluates reads only: a write given to it changes nothing.
 func TestReadDoesNotWrite(t *testing.T) {
 	s := NewStore()
-	s.Apply(1, put(1, "a"))
-	s.Apply(2, put(2, "b"))
-
-	assert.Equal(t, Result{Value: Value("a"), Version: 1}, s.Read(get(1)))
-	assert.Equal(t, Result{Version: 2, Items: []Item{{1, Value("a"), 1}, {2, Value("b"), 2}}}, s.Read(scan(0, 5)))
-	assert.Equal(t, Result{}, s.Read(put(1, "zzz")), "Read of a PUT is a no-op")
-	assert.Equal(t, Result{}, s.Read(noop()))
-
-	v, ver := s.Get(1)
-	assert.Equal(t, Value("a"), v)
-	assert.Equal(t, Slot(1), ver)
-	assert.Equal(t, Slot(2), s.LastApplied(), "Read does not consume a slot")
+	s.Apply(1, put("a", "x"))
+	for _, c := range []Command{put("a", "y"), del("a"), incr("a", 1), cas("a", ExpectValue, "x", "z")} {
+		assert.Equal(t, Result{}, s.Read(c), "%v", c)
+	}
+	assert.Equal(t, Entry{Value: Value("x"), Found: true, Version: 1}, s.Get("a"))
+	assert.Equal(t, Slot(1), s.LastApplied())
 }
 
+// A SCAN over an overlay merges the overlay's keys, and their deletions,
+// with the store's, in key order.
 func TestReadOverOverlay(t *testing.T) {
 	s := NewStore()
-	s.Apply(1, put(1, "a"))
-	s.Apply(2, put(2, "b"))
-	s.Apply(3, put(3, "c"))
-	// The leader's lastWrite: slot 5 rewrote key 2, slot 6 deleted key 3,
-	// slot 7 created key 4; none of them applied yet.
-	pending := map[Key]entry{2: {Value("B"), 5}, 3: {nil, 6}, 4: {Value("D"), 7}}
-	over := func(k Key) (Value, Slot, bool) {
-		e, ok := pending[k]
-		return e.value, e.version, ok
-	}
-	assert.Equal(t, Result{Value: Value("a"), Version: 1}, s.ReadOver(get(1), over), "no overlay entry: the store")
-	assert.Equal(t, Result{Value: Value("B"), Version: 5}, s.ReadOver(get(2), over))
-	assert.Equal(t, Result{Version: 6}, s.ReadOver(get(3), over))
-	assert.Equal(t, Result{Version: 7, Items: []Item{{1, Value("a"), 1}, {2, Value("B"), 5}, {3, nil, 6}, {4, Value("D"), 7}}}, s.ReadOver(scan(0, 10), over))
-	assert.Equal(t, Result{Version: 3, Items: []Item{{1, Value("a"), 1}, {2, Value("b"), 2}, {3, Value("c"), 3}}}, s.ReadOver(scan(0, 10), nil))
-	assert.Equal(t, Result{}, s.ReadOver(put(2, "x"), over))
-	assert.Equal(t, Slot(3), s.LastApplied())
+	s.Apply(1, put("a", "a"))
+	s.Apply(2, put("c", "c"))
+	over := mapOverlay{"b": {Value: Value("B"), Found: true, Version: 3}, "c": {Version: 4}, "d": {Value: Value("D"), Found: true, Version: 5}}
+	r := s.ReadOver(scan("", "", 10), over)
+	assert.Equal(t, []Item{{Key: "a", Value: Value("a"), Found: true, Version: 1}, {Key: "b", Value: Value("B"), Found: true, Version: 3},
+		{Key: "d", Value: Value("D"), Found: true, Version: 5}}, r.Items)
+	assert.Equal(t, Result{Version: 4}, s.ReadOver(get("c"), over))
+	assert.Equal(t, Result{Items: []Item{{Key: "b", Value: Value("B"), Found: true, Version: 3}}, More: true, Version: 3},
+		s.ReadOver(scan("b", "", 1), over))
 }
