@@ -36,8 +36,11 @@ type Options struct {
 	// Verbose adds, for every operation, the path, the replica that
 	// answered and the latency, on Err.
 	Verbose bool
-	// Timeout bounds connecting and each operation; zero means the
-	// configuration's replyTimeout, and a negative one is refused.
+	// Timeout bounds a command given as arguments as a whole: connecting,
+	// the operation and ending the session. Reading In, it bounds
+	// connecting, each line's operation and ending the session, each
+	// apart. Zero means the configuration's replyTimeout, and a negative
+	// one is refused.
 	Timeout time.Duration
 	// Prompt writes a prompt before each line read from In (a person at a
 	// terminal).
@@ -71,16 +74,17 @@ func Run(ctx context.Context, o Options, args []string) int {
 			r.errorf("%v", err)
 			return Usage
 		}
+		r.deadline = time.Now().Add(r.o.Timeout)
 		if err := r.dial(ctx); err != nil {
 			return NotFound
 		}
-		defer r.close()
+		defer r.close(ctx)
 		return r.do(ctx, c)
 	}
 	if err := r.dial(ctx); err != nil {
 		return NotFound
 	}
-	defer r.close()
+	defer r.close(ctx)
 	return r.lines(ctx)
 }
 
@@ -90,6 +94,20 @@ type runner struct {
 	// at is the number of the line of standard input being run, which
 	// every message about it names; 0 for a command given as arguments.
 	at int
+	// deadline ends a command given as arguments, all of it; zero when
+	// reading standard input, where each step has a timeout of its own.
+	deadline time.Time
+}
+
+// bounded is ctx ending after the timeout, or at the command's deadline
+// when that comes first. ctx itself ends only with an interrupt, which is
+// how the messages tell an interrupt from a timeout.
+func (r *runner) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := time.Now().Add(r.o.Timeout)
+	if !r.deadline.IsZero() && r.deadline.Before(d) {
+		d = r.deadline
+	}
+	return context.WithDeadline(ctx, d)
 }
 
 func (r *runner) errorf(format string, args ...any) {
@@ -101,7 +119,7 @@ func (r *runner) errorf(format string, args ...any) {
 
 // dial opens the session, saying why when no replica answers.
 func (r *runner) dial(ctx context.Context) error {
-	dctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
+	dctx, cancel := r.bounded(ctx)
 	defer cancel()
 	s, err := client.Dial(dctx, client.SessionOptions{Config: r.o.Config, Alias: r.o.Alias, Policy: r.o.Policy(), Log: r.o.Log})
 	if err != nil {
@@ -120,11 +138,14 @@ func (r *runner) dial(ctx context.Context) error {
 }
 
 // close ends the session at the cluster. The wait for the leader's
-// confirmation is bounded by the session (one retry period); an
+// confirmation is bounded by the session (one retry period) and by the
+// timeout, what is left of it for a command given as arguments; an
 // interrupted run does not wait for it.
-func (r *runner) close() {
+func (r *runner) close(ctx context.Context) {
 	if r.s != nil {
-		_ = r.s.Close()
+		cctx, cancel := r.bounded(ctx)
+		defer cancel()
+		_ = r.s.CloseContext(cctx)
 		r.s = nil
 	}
 }
@@ -213,7 +234,7 @@ func (r *runner) do(ctx context.Context, c command) int {
 	if c.op == kvs.OpScan {
 		op.Command.Count = int64(c.count - 1)
 	}
-	octx, cancel := context.WithTimeout(ctx, r.o.Timeout)
+	octx, cancel := r.bounded(ctx)
 	defer cancel()
 	start := time.Now()
 	res, err := r.s.Do(octx, op)
@@ -299,7 +320,7 @@ func (r *runner) failed(ctx context.Context, c command, err error) int {
 		r.errorf("%s: %s", c.text, r.timeoutText(te))
 	case errors.Is(err, client.ErrExpired), errors.Is(err, client.ErrRefused):
 		r.errorf("%s: %v; the next command opens a new session", c.text, err)
-		r.close()
+		r.close(ctx)
 	default:
 		r.errorf("%s: %v", c.text, err)
 	}
