@@ -296,7 +296,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			kl = client.Weak
 		}
 		return kvcli.Run(ctx, kvcli.Options{Config: cfg.For(*alias), Alias: *alias, Policy: p.client, Level: kl, Verbose: *verbose,
-			Timeout: *timeout, Prompt: isTerminal(stdin) && fs.NArg() == 0, Log: log, In: stdin, Out: stdout, Err: stderr}, fs.Args())
+			Timeout: *timeout, Interactive: isTerminal(stdin) && fs.NArg() == 0, Log: log, In: stdin, Out: stdout, Err: stderr}, fs.Args())
 	case "server":
 		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath, Metrics: registerer(reg)})
 	case "client":

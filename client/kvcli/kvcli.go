@@ -42,13 +42,16 @@ type Options struct {
 	// apart. Zero means the configuration's replyTimeout, and a negative
 	// one is refused.
 	Timeout time.Duration
-	// Prompt writes a prompt before each line read from In (a person at a
-	// terminal).
-	Prompt bool
-	Log    *zap.Logger
-	In     io.Reader
-	Out    io.Writer
-	Err    io.Writer
+	// Interactive says a person types the lines of In at a terminal: a
+	// prompt comes before each, an error does not name its line, and the
+	// exit status says how the session ended, not which line failed (each
+	// error was told as it came). A script (false) gets the worst status
+	// of its lines. Either way a line that fails costs only that line.
+	Interactive bool
+	Log         *zap.Logger
+	In          io.Reader
+	Out         io.Writer
+	Err         io.Writer
 }
 
 // Run runs the command in args, or with no args every line of o.In, and
@@ -111,7 +114,7 @@ func (r *runner) bounded(ctx context.Context) (context.Context, context.CancelFu
 }
 
 func (r *runner) errorf(format string, args ...any) {
-	if r.at > 0 {
+	if r.at > 0 && !r.o.Interactive {
 		format = fmt.Sprintf("line %d: %s", r.at, format)
 	}
 	fmt.Fprintf(r.o.Err, "swiftpaxos: "+format+"\n", args...)
@@ -147,84 +150,6 @@ func (r *runner) close(ctx context.Context) {
 		defer cancel()
 		_ = r.s.CloseContext(cctx)
 		r.s = nil
-	}
-}
-
-// lines runs every command of o.In and returns the worst status.
-func (r *runner) lines(ctx context.Context) int {
-	worst := OK
-	// Lines are read on a goroutine of their own, so that an interrupt
-	// ends a run that waits for input.
-	lines := make(chan line)
-	var readErr error
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		defer close(lines)
-		readErr = readLines(r.o.In, func(l line) bool { // read once lines is closed
-			select {
-			case lines <- l:
-				return true
-			case <-stop:
-				return false
-			}
-		})
-	}()
-	last := 0
-	for {
-		r.at = 0
-		if r.o.Prompt {
-			fmt.Fprint(r.o.Out, "kv> ")
-		}
-		var l line
-		var ok bool
-		select {
-		case l, ok = <-lines:
-		case <-ctx.Done():
-			r.errorf("interrupted")
-			return max(worst, NotFound)
-		}
-		if !ok {
-			if r.o.Prompt {
-				fmt.Fprintln(r.o.Out)
-			}
-			if readErr != nil {
-				r.errorf("reading commands after line %d: %v", last, readErr)
-				return max(worst, NotFound)
-			}
-			return worst
-		}
-		r.at, last = l.n, l.n
-		if l.long > 0 {
-			r.errorf("a line of %d bytes, over the limit of %d: a value is shorter than %d bytes", l.long, maxLine, kvs.MaxValueLen)
-			worst = max(worst, Usage)
-			continue
-		}
-		text := l.text
-		words := strings.Fields(text)
-		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
-			continue
-		}
-		switch words[0] {
-		case "quit", "exit":
-			return worst
-		case "help":
-			fmt.Fprintln(r.o.Out, "put KEY VALUE | get KEY | scan FROM COUNT, each optionally after strong or weak; quit")
-			continue
-		}
-		c, err := parse(words, text, r.o.Level)
-		if err != nil {
-			r.errorf("%v", err)
-			worst = max(worst, Usage)
-			continue
-		}
-		if r.s == nil {
-			if err := r.dial(ctx); err != nil {
-				worst = max(worst, NotFound)
-				continue
-			}
-		}
-		worst = max(worst, r.do(ctx, c))
 	}
 }
 
