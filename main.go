@@ -330,16 +330,6 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// isTerminal reports whether r is a terminal (kv then prompts).
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
 func protocolNames() []string {
 	names := make([]string, 0, len(protocols))
 	for n := range protocols {
