@@ -329,26 +329,68 @@ on() {
 rdir() { printf '%s/%s' "$rdir_base" "$1"; }
 q() { printf '%q' "$1"; }
 
-# remote_stop HOST: stops every process of this run on HOST by the PID
-# files, and makes sure none starts afterwards (a STOP file that the
-# start wrapper looks at after writing its PID file, so a process being
-# started concurrently is stopped by one side or the other). TERM first,
-# KILL to whatever is left after 5 s.
-remote_stop() {
-	on "$1" "cd $(q "$(rdir "$1")") 2>/dev/null || exit 0
-touch STOP
-pids=\$(cat ./*.pid 2>/dev/null)
-[ -z \"\$pids\" ] && exit 0
-kill -TERM \$pids 2>/dev/null
+# stop_script FILES: a POSIX shell script, run in a remote run directory,
+# that stops the processes named by the PID files FILES (a pattern): TERM
+# to every one still running, KILL to whatever still runs 5 s later. It
+# prints "TERM ALIAS" and "KILL ALIAS" for each signal it sent, and exits
+# 3 when no process was running.
+stop_script() {
+	cat <<EOS
+live() {
+	for f in $1; do
+		[ -f "\$f" ] && p=\$(cat "\$f" 2>/dev/null) && kill -0 "\$p" 2>/dev/null && a=\${f#./} && echo "\$p \${a%.pid}"
+	done
+	return 0
+}
+l=\$(live)
+[ -n "\$l" ] || exit 3
+echo "\$l" | while read -r p a; do echo "TERM \$a"; done
+kill -TERM \$(echo "\$l" | cut -d' ' -f1) 2>/dev/null
 i=0
 while [ \$i -lt 50 ]; do
-	pids=\$(cat ./*.pid 2>/dev/null)
-	[ -z \"\$pids\" ] && exit 0
+	l=\$(live)
+	[ -n "\$l" ] || exit 0
 	sleep 0.1
 	i=\$((i + 1))
 done
-kill -KILL \$pids 2>/dev/null
-exit 0" || echo "run-multi-client.sh: could not stop the processes on $1 (see $(rdir "$1")/*.pid there)" >&2
+echo "\$l" | while read -r p a; do echo "KILL \$a"; done
+kill -KILL \$(echo "\$l" | cut -d' ' -f1) 2>/dev/null
+exit 0
+EOS
+}
+
+# remote_stop HOST: stops every process of this run still running on HOST
+# by the PID files (stop_script), and makes sure none starts afterwards (a
+# STOP file that the start wrapper looks at after writing its PID file, so
+# a process being started concurrently is stopped by one side or the
+# other). Prints "TERM ALIAS" / "KILL ALIAS" for each process it stopped.
+remote_stop() {
+	on "$1" "cd $(q "$(rdir "$1")") 2>/dev/null || exit 0
+touch STOP
+( $(stop_script './*.pid') ) || [ \$? = 3 ]" || echo "run-multi-client.sh: could not stop the processes on $1 (see $(rdir "$1")/*.pid there)" >&2
+}
+
+# stop_hosts [end]: remote_stop on every host at once, saying which
+# process had to be killed. With "end" (the run's own end, where nothing
+# should be left: a process whose ssh ended early, a replica a fault job
+# restarted) it also says which were still running. No process outlives
+# the run, and every log is complete when collected.
+stop_hosts() {
+	local h p stops=() what a
+	for h in "${rhosts[@]}"; do
+		remote_stop "$h" >"$out/.stop-$h" &
+		stops+=($!)
+	done
+	for p in "${stops[@]}"; do wait "$p" 2>/dev/null || true; done
+	for h in "${rhosts[@]}"; do
+		while read -r what a; do
+			case "$what" in
+			TERM) [ "${1:-}" != end ] || say "run-multi-client.sh: $a was still running on $h at the end of the run: stopped it (TERM)" ;;
+			KILL) say "run-multi-client.sh: $a on $h did not stop within 5 s of TERM: killed it (KILL)" ;;
+			esac
+		done <"$out/.stop-$h"
+		rm -f "$out/.stop-$h"
+	done
 }
 
 # collect: copies every host's run directory (logs, results, histories,
@@ -370,13 +412,9 @@ collect() {
 
 cleanup() {
 	trap '' INT TERM
-	local p h stops=()
+	local p
 	if [ "$multi" = 1 ] && [ "$remote_done" = 0 ]; then
-		for h in "${rhosts[@]}"; do
-			remote_stop "$h" &
-			stops+=($!)
-		done
-		for p in "${stops[@]}"; do wait "$p" 2>/dev/null || true; done
+		stop_hosts
 		collect
 	fi
 	for p in "${all_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
@@ -575,7 +613,16 @@ start() {
 		local h=${host_for[$alias]} redir=">$alias.out 2>$alias.err" a args=""
 		[ "$role" = client ] || redir="2>>$alias.err"
 		for a in "$@"; do args+=" $(q "$a")"; done
-		on "$h" "cd $(q "$(rdir "$h")") && [ ! -e STOP ] && { ./swiftpaxos$args $redir & p=\$!; echo \$p >$alias.pid; [ ! -e STOP ] || kill -TERM \$p; wait \$p; rc=\$?; rm -f $alias.pid; exit \$rc; }" >"$out/$alias.ssh" 2>&1 &
+		# The ssh must outlive a Ctrl-C, which a terminal sends to the
+		# whole process group: an ssh it ended would leave its process
+		# running on the host, no longer waited for. The launcher stops
+		# remote processes itself, by their PIDs. A background job of a
+		# shell that traps INT, as this one does, does not ignore it (bash
+		# resets the trap to the default in the job), hence the trap here.
+		(
+			trap '' INT
+			on "$h" "cd $(q "$(rdir "$h")") && [ ! -e STOP ] && { ./swiftpaxos$args $redir & p=\$!; echo \$p >$alias.pid; [ ! -e STOP ] || kill -TERM \$p; wait \$p; rc=\$?; rm -f $alias.pid; exit \$rc; }"
+		) >"$out/$alias.ssh" 2>&1 &
 	fi
 	pid_of[$alias]=$!
 	job_of[$alias]=$!
@@ -599,6 +646,10 @@ keep() {
 	# its PID was known is passed on once it is: the launcher goes on as
 	# soon as the PID file is there, and may stop the run at once.
 	trap 'term=1; [ -z "$c" ] || kill -TERM "$c"' TERM
+	# A Ctrl-C reaches the replica itself (it stops on SIGINT, which Go
+	# re-enables); a keeper it ended would leave the launcher with the
+	# keeper's status instead of the replica's.
+	trap '' INT
 	"$@" &
 	c=$!
 	[ "$term" = 0 ] || kill -TERM "$c"
@@ -618,6 +669,45 @@ signal_proc() {
 	else
 		on "${host_for[$2]}" "cd $(q "$(rdir "${host_for[$2]}")") && [ -f $2.pid ] && kill -$1 \$(cat $2.pid)"
 	fi
+}
+
+# term_remote ALIAS: on ALIAS's host, TERM to its process and KILL if it
+# still runs 5 s later (stop_script); says so when it had to kill it.
+term_remote() {
+	local h=${host_for[$1]} sent
+	sent=$(on "$h" "cd $(q "$(rdir "$h")") && ( $(stop_script "./$(q "$1").pid") ) || [ \$? = 3 ]") || true
+	if grep -q '^KILL' <<<"$sent"; then
+		say "run-multi-client.sh: $1 on $h did not stop within 5 s of TERM: killed it (KILL)"
+	fi
+}
+
+# running ALIAS: the process still runs. Across hosts that is its local
+# ssh, or else its PID file on its host: an ssh can end (its connection
+# lost, or an interrupt that reached it) while the process it started
+# runs on, and such a process must still be stopped.
+running() {
+	kill -0 "${pid_of[$1]}" 2>/dev/null || { [ "$multi" = 1 ] && signal_proc 0 "$1" 2>/dev/null; }
+}
+
+# stop_replica ALIAS: stops a running replica with TERM (across hosts,
+# KILL 5 s later if it still runs) and waits for it; fails, saying so,
+# when it exited with an error. Without its ssh its exit status is lost:
+# its log tells how it stopped.
+stop_replica() {
+	local st=0
+	if [ "$multi" = 0 ]; then
+		kill -TERM "${pid_of[$1]}" 2>/dev/null || true
+	elif kill -0 "${pid_of[$1]}" 2>/dev/null; then
+		term_remote "$1"
+	else
+		term_remote "$1"
+		say "run-multi-client.sh: the ssh that started $1 ended before it (see $out/$1.ssh); stopped it over a new connection"
+		return 0
+	fi
+	wait "${job_of[$1]}" || st=$?
+	[ "$st" = 0 ] && return 0
+	say "run-multi-client.sh: replica $1 exited with an error ($(how_ended "$st")); see $out/$1.log"
+	return 1
 }
 
 # in_dir ALIAS CMD: runs the shell command CMD in the directory of the
@@ -923,7 +1013,7 @@ if [ -n "$restart_at" ]; then
 		stop_restarted() {
 			[ -z "$sp" ] || kill "$sp" 2>/dev/null
 			[ -n "$rp" ] || exit 0
-			if [ "$multi" = 0 ]; then kill -TERM "$rp" 2>/dev/null; else signal_proc TERM "$victim" || true; fi
+			if [ "$multi" = 0 ]; then kill -TERM "$rp" 2>/dev/null; else term_remote "$victim"; fi
 			wait "$rp"
 			exit $?
 		}
@@ -993,7 +1083,7 @@ if [ -n "$crash_at" ]; then
 			[ -z "$sp" ] || kill "$sp" 2>/dev/null
 			for a in "${!new_pid[@]}"; do
 				if kill -0 "${new_pid[$a]}" 2>/dev/null; then
-					if [ "$multi" = 0 ]; then kill -TERM "${new_pid[$a]}" 2>/dev/null; else signal_proc TERM "$a" || true; fi
+					if [ "$multi" = 0 ]; then kill -TERM "${new_pid[$a]}" 2>/dev/null; else term_remote "$a"; fi
 					wait "${new_pid[$a]}" || rc=1
 				else
 					why=$(reason "$a")
@@ -1152,24 +1242,26 @@ if [ -n "$crash_pid" ]; then
 fi
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
-	p=${pid_of[$alias]}
-	if ! kill -0 "$p" 2>/dev/null; then
-		# An interrupt from the terminal reaches the replicas too.
-		if [ "$alias" != "$killed" ] && [ "$interrupted" = 0 ] && ! grep -q " killed $alias\$" "$out/events.txt" 2>/dev/null; then
-			why=$(reason "$alias")
-			ended "$alias"
-			echo "run-multi-client.sh: replica $alias died during the run ($how)${why:+: ${why#swiftpaxos: }}" >&2
-			why_stopped "$alias"
-			status=1
-		fi
+	if running "$alias"; then
+		stop_replica "$alias" || status=1
 		continue
 	fi
-	signal_proc TERM "$alias" || true
-	wait "${job_of[$alias]}" || { echo "run-multi-client.sh: replica $alias exited with an error; see $out/$alias.log" >&2; status=1; }
+	# On this machine an interrupt from the terminal reaches the replicas
+	# too.
+	if [ "$alias" != "$killed" ] && [ "$interrupted" = 0 ] && ! grep -q " killed $alias\$" "$out/events.txt" 2>/dev/null; then
+		why=$(reason "$alias")
+		ended "$alias"
+		echo "run-multi-client.sh: replica $alias died during the run ($how)${why:+: ${why#swiftpaxos: }}" >&2
+		why_stopped "$alias"
+		status=1
+	fi
 done <<<"$hosts"
 
-collect
-remote_done=1
+if [ "$multi" = 1 ]; then
+	stop_hosts end
+	collect
+	remote_done=1
+fi
 
 summary_args=(-run summary -config "$conf" -results "$out")
 [ "$interrupted" = 0 ] || summary_args+=(-interrupted)
