@@ -413,13 +413,14 @@ collect() {
 cleanup() {
 	trap '' INT TERM
 	local p
+	progress_off
 	if [ "$multi" = 1 ] && [ "$remote_done" = 0 ]; then
 		stop_hosts
 		collect
 	fi
 	for p in "${all_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	for p in "${all_pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -f "$out"/.pid-*
+	rm -f "$out"/.pid-* "$out/.tty" "$out/.progress"
 }
 trap cleanup EXIT
 
@@ -435,22 +436,64 @@ on_interrupt() {
 		exit 130
 	fi
 	interrupted=1
-	if [ -n "$progress_pid" ]; then
-		kill -TERM "$progress_pid" 2>/dev/null || true
-	fi
+	progress_off
 	say "run-multi-client.sh: interrupted: stopping the clients, then writing a partial summary (interrupt again to stop at once)"
-	progress_on=0
 	local a
 	for a in "${clients[@]}"; do signal_proc TERM "$a" || true; done
 }
 trap on_interrupt INT TERM
 
-# progress_on: 1 while a progress line may be on the terminal; say clears
-# it before a message, so that the message starts its own line.
-progress_on=0
+# The progress line (below) is rewritten in place, without a newline,
+# while messages come from the launcher and from its background jobs
+# alike: whether a progress line is showing is shared between processes,
+# as the file DIR/.progress, which exists while one is. Every write to
+# the terminal while the clients run holds the lock DIR/.tty. progress:
+# 1 when there is a progress line at all (on a terminal, on this machine,
+# with flock to take the lock).
+progress=0
+if [ -t 2 ] && [ "$multi" = 0 ] && command -v flock >/dev/null; then
+	progress=1
+fi
+
+# say MESSAGE [CMD...]: prints MESSAGE on stderr on a line of its own,
+# then what CMD prints there (the end of a file, a crash trace): a
+# progress line showing is ended first, with a newline, and stays as it
+# was at that moment. Everything the launcher and its jobs print while
+# the clients run goes through here. CMD must not call say (the lock is
+# held).
 say() {
-	[ "$progress_on" = 0 ] || printf '\r\033[K' >&2
-	echo "$@" >&2
+	local msg=$1
+	shift
+	if [ "${progress:-0}" = 0 ]; then
+		echo "$msg" >&2
+		[ $# = 0 ] || "$@" >&2 || true
+		return 0
+	fi
+	{
+		flock 9
+		if [ -e "$out/.progress" ]; then
+			rm -f "$out/.progress"
+			printf '\n' >&2
+		fi
+		echo "$msg" >&2
+		[ $# = 0 ] || "$@" >&2 || true
+	} 9>>"$out/.tty"
+}
+
+# progress_off: stops the progress line's job and clears the line. Only
+# in the launcher's own shell (the job is its child).
+progress_off() {
+	[ -n "${progress_pid:-}" ] || return 0
+	kill -TERM "$progress_pid" 2>/dev/null || true
+	wait "$progress_pid" 2>/dev/null || true
+	progress_pid=""
+	{
+		flock 9
+		if [ -e "$out/.progress" ]; then
+			rm -f "$out/.progress"
+			printf '\r\033[K' >&2
+		fi
+	} 9>>"$out/.tty"
 }
 
 # after SECONDS CMD...: runs CMD that many seconds from now in a
@@ -1024,7 +1067,7 @@ if [ -n "$restart_at" ]; then
 		term=0
 		trap 'term=1' TERM
 		if ! signal_proc KILL "$victim"; then
-			echo "run-multi-client.sh: $victim was not running at ${restart_at}s, nothing to restart; see $out/$victim.log" >&2
+			say "run-multi-client.sh: $victim was not running at ${restart_at}s, nothing to restart; see $out/$victim.log"
 			exit 1
 		fi
 		event killed "$victim"
@@ -1040,7 +1083,7 @@ if [ -n "$restart_at" ]; then
 				break
 			fi
 			if [ "$i" -ge 500 ]; then
-				echo "run-multi-client.sh: $victim still holds $victim_addr 10 s after kill -9; not restarted" >&2
+				say "run-multi-client.sh: $victim still holds $victim_addr 10 s after kill -9; not restarted"
 				exit 1
 			fi
 			isleep 0.02
@@ -1059,8 +1102,7 @@ if [ -n "$restart_at" ]; then
 		rc=$?
 		# A replica exits on its own only with an error.
 		why=$(reason "$victim")
-		say "run-multi-client.sh: the restarted $victim exited during the run ($(how_ended "$rc"))${why:+: ${why#swiftpaxos: }}"
-		why_stopped "$victim"
+		say "run-multi-client.sh: the restarted $victim exited during the run ($(how_ended "$rc"))${why:+: ${why#swiftpaxos: }}" why_stopped "$victim"
 		exit 1
 	) &
 	restart_pid=$!
@@ -1088,8 +1130,7 @@ if [ -n "$crash_at" ]; then
 				else
 					why=$(reason "$a")
 					wait "${new_pid[$a]}" 2>/dev/null && st=0 || st=$?
-					say "run-multi-client.sh: the restarted $a exited during the run ($(how_ended "$st"))${why:+: ${why#swiftpaxos: }}"
-					why_stopped "$a"
+					say "run-multi-client.sh: the restarted $a exited during the run ($(how_ended "$st"))${why:+: ${why#swiftpaxos: }}" why_stopped "$a"
 					rc=1
 				fi
 			done
@@ -1115,7 +1156,7 @@ if [ -n "$crash_at" ]; then
 			for ((i = 0; ; i++)); do
 				probe "$(host_of "$addr")" "${addr##*:}" || break
 				if [ "$i" -ge 500 ]; then
-					echo "run-multi-client.sh: $a still holds $addr 10 s after kill -9; not restarted" >&2
+					say "run-multi-client.sh: $a still holds $addr 10 s after kill -9; not restarted"
 					exit 1
 				fi
 				isleep 0.02
@@ -1154,7 +1195,7 @@ fi
 # client (client/bench.go reportProgress: fields 2 seconds, 3 done[/total],
 # 5 rate, 7 failed) merged into one, rewritten in place. Only on a
 # terminal, and only here: across hosts the clients' files are remote.
-if [ -t 2 ] && [ "$multi" = 0 ]; then
+if [ "$progress" = 1 ]; then
 	show_progress() {
 		local line
 		while :; do
@@ -1166,15 +1207,24 @@ if [ -t 2 ] && [ "$multi" = 0 ]; then
 				}
 				END {
 					if (n == 0) exit
+					# The ternary in parentheses: a bare > among the arguments
+					# of printf redirects its output to a file.
 					if (timed) printf "%s  %d ops", t, done
-					else printf "%d/%d ops (%.0f%%)", done, total, total > 0 ? 100 * done / total : 0
+					else printf "%d/%d ops (%.0f%%)", done, total, (total > 0 ? 100 * done / total : 0)
 					printf "  %d ops/s  %d errors", rate, failed
 					if (n < procs) printf "  (%d of %d clients reporting)", n, procs
 				}')
-			[ -z "$line" ] || printf '\r\033[Krunning: %s' "$line" >&2
+			[ -n "$line" ] || continue
+			# The mark first: a job stopped between the two leaves a mark
+			# and no line (an extra line break at worst), never a line
+			# that the next message would be glued to.
+			{
+				flock 9
+				: >"$out/.progress"
+				printf '\r\033[Krunning: %s' "$line" >&2
+			} 9>>"$out/.tty"
 		done
 	}
-	progress_on=1
 	after 0 show_progress
 	progress_pid=$!
 fi
@@ -1198,17 +1248,11 @@ for a in "${clients[@]}"; do
 		status=1
 		# An interrupted client says so itself; the summary tells the rest.
 		[ "$interrupted" = 0 ] || continue
-		say "run-multi-client.sh: client $a failed; $out/$a.err ends with:"
-		show_tail "$a" "$a.err"
+		say "run-multi-client.sh: client $a failed; $out/$a.err ends with:" show_tail "$a" "$a.err"
 	fi
 done
 phase=stopping
-if [ -n "$progress_pid" ]; then
-	kill -TERM "$progress_pid" 2>/dev/null || true
-	wait "$progress_pid" 2>/dev/null || true
-	printf '\r\033[K' >&2
-	progress_on=0
-fi
+progress_off
 
 # Stop the replicas cleanly (they flush their applied logs on the way out)
 # and report any that died on their own. A restarted replica is stopped
