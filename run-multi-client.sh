@@ -56,8 +56,7 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            replica's snapshot on); the clients keep retrying;
                            summary.json says when the cluster was down and
                            when the first operation completed after
-                           ("outage"). Needs dataDir (or -data in the
-                           configuration's processes): refused without
+                           ("outage"). Needs dataDir: refused without
   --sample-rss S           every S seconds, record each replica's resident
                            memory (VmRSS) in DIR/rss.csv (unix_ms,alias,
                            rss_kb), following a restarted replica; draw it
@@ -121,7 +120,9 @@ summary's cost with the clients' results), the kills and restarts
 histories and applied logs (log-ALIAS.jsonl, and log-ALIAS.2.jsonl for
 a restarted replica's second lifetime); with --proxy the proxy
 plan and per-process configurations (netem/) and toxiproxy.log; with
---tls the certificates (tls/).
+--tls the certificates (tls/); with a relative dataDir the replicas'
+data (DATADIR/ALIAS: every run starts a brand-new cluster of its own; an
+absolute dataDir is used as it is, and may hold an earlier cluster).
 
 Multi-host mode (--hosts): the binary (built for linux/\$REMOTE_GOARCH,
 default this machine's architecture, without cgo), the configuration and
@@ -278,9 +279,23 @@ fi
 # another directory, which a relative tls path would follow).
 tls_dir=$(awk '$1 == "option" && $2 == "tls" { sub(/^option tls /, ""); print; exit }' <<<"$hosts")
 # dataDir: durable replicas keep their files in DIR/ALIAS across the run.
-# A run with --check needs a brand-new cluster (a log left by an earlier
-# run holds commands this run's histories do not know).
+# A relative dataDir belongs to the run: every replica gets -data
+# OUT/DATADIR (data_rel), so that each run starts a brand-new cluster of
+# its own and none writes next to the configuration, in the checkout (a
+# whole-cluster crash run writes about 100 MB). An absolute one names a
+# place kept across runs (a cluster to restart, a file system to
+# measure) and is used as it is. A run with --check needs a brand-new
+# cluster (a log left by an earlier run holds commands this run's
+# histories do not know).
 data_dir=$(awk '$1 == "option" && $2 == "data" { sub(/^option data /, ""); print; exit }' <<<"$hosts")
+data_rel=""
+if [ -n "$data_dir" ]; then
+	data_rel=$(awk 'tolower($1) == "datadir:" { print $2; exit }' "$conf")
+	case "$data_rel" in
+	"" | /*) data_rel="" ;;
+	*) data_dir="$(cd "$out" && pwd)/$data_rel" ;;
+	esac
+fi
 if [ -n "$crash_at" ] && [ -z "$data_dir" ]; then
 	echo "run-multi-client.sh: --crash-all-at needs durable replicas (dataDir in the configuration): in memory, a whole-cluster crash loses everything" >&2
 	exit 2
@@ -871,6 +886,7 @@ fi
 replica_args() {
 	rargs=(-run server -config "$(cfg_for "$1")" -alias "$1" -log "$pdir/$1.log"
 		-cost "$pdir/cost-$1$2.json" "${extra[@]}")
+	[ -z "$data_rel" ] || rargs+=(-data "$pdir/$data_rel")
 	[ "$check" = 0 ] || rargs+=(-appliedlog "$pdir/log-$1$2.jsonl")
 	[ -z "${metrics_of[$1]:-}" ] || rargs+=(-metrics "${metrics_of[$1]}")
 	[ "${profile:-0}" = 0 ] || rargs+=(-cpuprofile "$pdir/$1$2.cpu.pprof")
