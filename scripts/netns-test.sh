@@ -87,7 +87,10 @@ ip netns exec spx-ctl env SSH_USER=spxbed SSH_OPTS="$($cluster env | sed -n "s/^
 lpid=$!
 set +m
 # Wait (every 100 ms, at most 60 s) until both client processes run.
-running() { ip netns pids "$1" | while read -r p; do tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline"; echo; done | grep -q '^./swiftpaxos -run client'; }
+# grep reads all of its input: grep -q would stop at the first match and,
+# under pipefail, the listing's SIGPIPE would fail the pipeline whenever
+# the client is not the last process listed (PIDs wrap around).
+running() { ip netns pids "$1" | while read -r p; do tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline"; echo; done | grep '^./swiftpaxos -run client' >/dev/null; }
 for ((i = 0; ; i++)); do
 	running spx-h4 && running spx-h5 && break
 	kill -0 "$lpid" 2>/dev/null || { bad "interrupt: the launcher ended before the clients ran (see $out/interrupted.txt)"; break; }
