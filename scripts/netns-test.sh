@@ -14,7 +14,9 @@
 #      left in any namespace (only the sshd listeners), nor any run
 #      directory on any host; every replica's log, copied back, must say
 #      "replica stopped" (it was stopped by the launcher's TERM), and the
-#      launcher must not have found one still running at its very end.
+#      launcher must not have lost track of any process (an ssh that
+#      ended before its process, one found still running at its very
+#      end, one it had to kill).
 #
 # Opt-in and never part of CI: it needs root (namespaces, a bridge, sshd)
 # and openssh-server, and runs only with SPX_NETNS_TEST=1 in the
