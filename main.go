@@ -121,7 +121,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	verbose := fs.Bool("v", false, "kv: print the path, the replica that answered and the latency of each operation (on stderr)")
 	interrupted := fs.Bool("interrupted", false, "summary: the run was stopped before its end (the launcher's Ctrl-C): say so in the summary")
 	metricsAddr := fs.String("metrics", "", "server, client: serve Prometheus metrics and /debug/pprof/ over HTTP at HOST:PORT (:PORT: loopback), overriding the configuration's metrics")
-	timeout := fs.Duration("timeout", 0, "kv: how long to wait for connecting and for each operation; status: for each replica's answer; above 0 (default: the configuration's replyTimeout)")
+	timeout := fs.Duration("timeout", 0, "kv: how long a command given as arguments may take, or from standard input connecting, each line and ending the session; status: for each replica's answer; above 0 (default: the configuration's replyTimeout)")
 	nameModes(fs)
 	// The flag package reports a bad flag in one line; the usage goes to
 	// stdout on -h, and is only pointed to otherwise.
@@ -302,7 +302,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			kl = client.Weak
 		}
 		return kvcli.Run(ctx, kvcli.Options{Config: cfg.For(*alias), Alias: *alias, Policy: p.client, Level: kl, Verbose: *verbose,
-			Timeout: *timeout, Prompt: isTerminal(stdin) && fs.NArg() == 0, Log: log, In: stdin, Out: stdout, Err: stderr}, fs.Args())
+			Timeout: *timeout, Interactive: isTerminal(stdin) && fs.NArg() == 0, Log: log, In: stdin, Out: stdout, Err: stderr}, fs.Args())
 	case "server":
 		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath, Metrics: registerer(reg),
 			ClusterNew: *clusterState == "new"})
@@ -335,16 +335,6 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
-}
-
-// isTerminal reports whether r is a terminal (kv then prompts).
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func protocolNames() []string {

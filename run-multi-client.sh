@@ -56,8 +56,7 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            replica's snapshot on); the clients keep retrying;
                            summary.json says when the cluster was down and
                            when the first operation completed after
-                           ("outage"). Needs dataDir (or -data in the
-                           configuration's processes): refused without
+                           ("outage"). Needs dataDir: refused without
   --sample-rss S           every S seconds, record each replica's resident
                            memory (VmRSS) in DIR/rss.csv (unix_ms,alias,
                            rss_kb), following a restarted replica; draw it
@@ -121,7 +120,9 @@ summary's cost with the clients' results), the kills and restarts
 histories and applied logs (log-ALIAS.jsonl, and log-ALIAS.2.jsonl for
 a restarted replica's second lifetime); with --proxy the proxy
 plan and per-process configurations (netem/) and toxiproxy.log; with
---tls the certificates (tls/).
+--tls the certificates (tls/); with a relative dataDir the replicas'
+data (DATADIR/ALIAS: every run starts a brand-new cluster of its own; an
+absolute dataDir is used as it is, and may hold an earlier cluster).
 
 Multi-host mode (--hosts): the binary (built for linux/\$REMOTE_GOARCH,
 default this machine's architecture, without cgo), the configuration and
@@ -278,9 +279,23 @@ fi
 # another directory, which a relative tls path would follow).
 tls_dir=$(awk '$1 == "option" && $2 == "tls" { sub(/^option tls /, ""); print; exit }' <<<"$hosts")
 # dataDir: durable replicas keep their files in DIR/ALIAS across the run.
-# A run with --check needs a brand-new cluster (a log left by an earlier
-# run holds commands this run's histories do not know).
+# A relative dataDir belongs to the run: every replica gets -data
+# OUT/DATADIR (data_rel), so that each run starts a brand-new cluster of
+# its own and none writes next to the configuration, in the checkout (a
+# whole-cluster crash run writes about 100 MB). An absolute one names a
+# place kept across runs (a cluster to restart, a file system to
+# measure) and is used as it is. A run with --check needs a brand-new
+# cluster (a log left by an earlier run holds commands this run's
+# histories do not know).
 data_dir=$(awk '$1 == "option" && $2 == "data" { sub(/^option data /, ""); print; exit }' <<<"$hosts")
+data_rel=""
+if [ -n "$data_dir" ]; then
+	data_rel=$(awk 'tolower($1) == "datadir:" { print $2; exit }' "$conf")
+	case "$data_rel" in
+	"" | /*) data_rel="" ;;
+	*) data_dir="$(cd "$out" && pwd)/$data_rel" ;;
+	esac
+fi
 if [ -n "$crash_at" ] && [ -z "$data_dir" ]; then
 	echo "run-multi-client.sh: --crash-all-at needs durable replicas (dataDir in the configuration): in memory, a whole-cluster crash loses everything" >&2
 	exit 2
@@ -329,26 +344,68 @@ on() {
 rdir() { printf '%s/%s' "$rdir_base" "$1"; }
 q() { printf '%q' "$1"; }
 
-# remote_stop HOST: stops every process of this run on HOST by the PID
-# files, and makes sure none starts afterwards (a STOP file that the
-# start wrapper looks at after writing its PID file, so a process being
-# started concurrently is stopped by one side or the other). TERM first,
-# KILL to whatever is left after 5 s.
-remote_stop() {
-	on "$1" "cd $(q "$(rdir "$1")") 2>/dev/null || exit 0
-touch STOP
-pids=\$(cat ./*.pid 2>/dev/null)
-[ -z \"\$pids\" ] && exit 0
-kill -TERM \$pids 2>/dev/null
+# stop_script FILES: a POSIX shell script, run in a remote run directory,
+# that stops the processes named by the PID files FILES (a pattern): TERM
+# to every one still running, KILL to whatever still runs 5 s later. It
+# prints "TERM ALIAS" and "KILL ALIAS" for each signal it sent, and exits
+# 3 when no process was running.
+stop_script() {
+	cat <<EOS
+live() {
+	for f in $1; do
+		[ -f "\$f" ] && p=\$(cat "\$f" 2>/dev/null) && kill -0 "\$p" 2>/dev/null && a=\${f#./} && echo "\$p \${a%.pid}"
+	done
+	return 0
+}
+l=\$(live)
+[ -n "\$l" ] || exit 3
+echo "\$l" | while read -r p a; do echo "TERM \$a"; done
+kill -TERM \$(echo "\$l" | cut -d' ' -f1) 2>/dev/null
 i=0
 while [ \$i -lt 50 ]; do
-	pids=\$(cat ./*.pid 2>/dev/null)
-	[ -z \"\$pids\" ] && exit 0
+	l=\$(live)
+	[ -n "\$l" ] || exit 0
 	sleep 0.1
 	i=\$((i + 1))
 done
-kill -KILL \$pids 2>/dev/null
-exit 0" || echo "run-multi-client.sh: could not stop the processes on $1 (see $(rdir "$1")/*.pid there)" >&2
+echo "\$l" | while read -r p a; do echo "KILL \$a"; done
+kill -KILL \$(echo "\$l" | cut -d' ' -f1) 2>/dev/null
+exit 0
+EOS
+}
+
+# remote_stop HOST: stops every process of this run still running on HOST
+# by the PID files (stop_script), and makes sure none starts afterwards (a
+# STOP file that the start wrapper looks at after writing its PID file, so
+# a process being started concurrently is stopped by one side or the
+# other). Prints "TERM ALIAS" / "KILL ALIAS" for each process it stopped.
+remote_stop() {
+	on "$1" "cd $(q "$(rdir "$1")") 2>/dev/null || exit 0
+touch STOP
+( $(stop_script './*.pid') ) || [ \$? = 3 ]" || echo "run-multi-client.sh: could not stop the processes on $1 (see $(rdir "$1")/*.pid there)" >&2
+}
+
+# stop_hosts [end]: remote_stop on every host at once, saying which
+# process had to be killed. With "end" (the run's own end, where nothing
+# should be left: a process whose ssh ended early, a replica a fault job
+# restarted) it also says which were still running. No process outlives
+# the run, and every log is complete when collected.
+stop_hosts() {
+	local h p stops=() what a
+	for h in "${rhosts[@]}"; do
+		remote_stop "$h" >"$out/.stop-$h" &
+		stops+=($!)
+	done
+	for p in "${stops[@]}"; do wait "$p" 2>/dev/null || true; done
+	for h in "${rhosts[@]}"; do
+		while read -r what a; do
+			case "$what" in
+			TERM) [ "${1:-}" != end ] || say "run-multi-client.sh: $a was still running on $h at the end of the run: stopped it (TERM)" ;;
+			KILL) say "run-multi-client.sh: $a on $h did not stop within 5 s of TERM: killed it (KILL)" ;;
+			esac
+		done <"$out/.stop-$h"
+		rm -f "$out/.stop-$h"
+	done
 }
 
 # collect: copies every host's run directory (logs, results, histories,
@@ -370,18 +427,15 @@ collect() {
 
 cleanup() {
 	trap '' INT TERM
-	local p h stops=()
+	local p
+	progress_off
 	if [ "$multi" = 1 ] && [ "$remote_done" = 0 ]; then
-		for h in "${rhosts[@]}"; do
-			remote_stop "$h" &
-			stops+=($!)
-		done
-		for p in "${stops[@]}"; do wait "$p" 2>/dev/null || true; done
+		stop_hosts
 		collect
 	fi
 	for p in "${all_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	for p in "${all_pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -f "$out"/.pid-*
+	rm -f "$out"/.pid-* "$out/.tty" "$out/.progress"
 }
 trap cleanup EXIT
 
@@ -397,22 +451,64 @@ on_interrupt() {
 		exit 130
 	fi
 	interrupted=1
-	if [ -n "$progress_pid" ]; then
-		kill -TERM "$progress_pid" 2>/dev/null || true
-	fi
+	progress_off
 	say "run-multi-client.sh: interrupted: stopping the clients, then writing a partial summary (interrupt again to stop at once)"
-	progress_on=0
 	local a
 	for a in "${clients[@]}"; do signal_proc TERM "$a" || true; done
 }
 trap on_interrupt INT TERM
 
-# progress_on: 1 while a progress line may be on the terminal; say clears
-# it before a message, so that the message starts its own line.
-progress_on=0
+# The progress line (below) is rewritten in place, without a newline,
+# while messages come from the launcher and from its background jobs
+# alike: whether a progress line is showing is shared between processes,
+# as the file DIR/.progress, which exists while one is. Every write to
+# the terminal while the clients run holds the lock DIR/.tty. progress:
+# 1 when there is a progress line at all (on a terminal, on this machine,
+# with flock to take the lock).
+progress=0
+if [ -t 2 ] && [ "$multi" = 0 ] && command -v flock >/dev/null; then
+	progress=1
+fi
+
+# say MESSAGE [CMD...]: prints MESSAGE on stderr on a line of its own,
+# then what CMD prints there (the end of a file, a crash trace): a
+# progress line showing is ended first, with a newline, and stays as it
+# was at that moment. Everything the launcher and its jobs print while
+# the clients run goes through here. CMD must not call say (the lock is
+# held).
 say() {
-	[ "$progress_on" = 0 ] || printf '\r\033[K' >&2
-	echo "$@" >&2
+	local msg=$1
+	shift
+	if [ "${progress:-0}" = 0 ]; then
+		echo "$msg" >&2
+		[ $# = 0 ] || "$@" >&2 || true
+		return 0
+	fi
+	{
+		flock 9
+		if [ -e "$out/.progress" ]; then
+			rm -f "$out/.progress"
+			printf '\n' >&2
+		fi
+		echo "$msg" >&2
+		[ $# = 0 ] || "$@" >&2 || true
+	} 9>>"$out/.tty"
+}
+
+# progress_off: stops the progress line's job and clears the line. Only
+# in the launcher's own shell (the job is its child).
+progress_off() {
+	[ -n "${progress_pid:-}" ] || return 0
+	kill -TERM "$progress_pid" 2>/dev/null || true
+	wait "$progress_pid" 2>/dev/null || true
+	progress_pid=""
+	{
+		flock 9
+		if [ -e "$out/.progress" ]; then
+			rm -f "$out/.progress"
+			printf '\r\033[K' >&2
+		fi
+	} 9>>"$out/.tty"
 }
 
 # after SECONDS CMD...: runs CMD that many seconds from now in a
@@ -575,7 +671,16 @@ start() {
 		local h=${host_for[$alias]} redir=">$alias.out 2>$alias.err" a args=""
 		[ "$role" = client ] || redir="2>>$alias.err"
 		for a in "$@"; do args+=" $(q "$a")"; done
-		on "$h" "cd $(q "$(rdir "$h")") && [ ! -e STOP ] && { ./swiftpaxos$args $redir & p=\$!; echo \$p >$alias.pid; [ ! -e STOP ] || kill -TERM \$p; wait \$p; rc=\$?; rm -f $alias.pid; exit \$rc; }" >"$out/$alias.ssh" 2>&1 &
+		# The ssh must outlive a Ctrl-C, which a terminal sends to the
+		# whole process group: an ssh it ended would leave its process
+		# running on the host, no longer waited for. The launcher stops
+		# remote processes itself, by their PIDs. A background job of a
+		# shell that traps INT, as this one does, does not ignore it (bash
+		# resets the trap to the default in the job), hence the trap here.
+		(
+			trap '' INT
+			on "$h" "cd $(q "$(rdir "$h")") && [ ! -e STOP ] && { ./swiftpaxos$args $redir & p=\$!; echo \$p >$alias.pid; [ ! -e STOP ] || kill -TERM \$p; wait \$p; rc=\$?; rm -f $alias.pid; exit \$rc; }"
+		) >"$out/$alias.ssh" 2>&1 &
 	fi
 	pid_of[$alias]=$!
 	job_of[$alias]=$!
@@ -599,6 +704,10 @@ keep() {
 	# its PID was known is passed on once it is: the launcher goes on as
 	# soon as the PID file is there, and may stop the run at once.
 	trap 'term=1; [ -z "$c" ] || kill -TERM "$c"' TERM
+	# A Ctrl-C reaches the replica itself (it stops on SIGINT, which Go
+	# re-enables); a keeper it ended would leave the launcher with the
+	# keeper's status instead of the replica's.
+	trap '' INT
 	"$@" &
 	c=$!
 	[ "$term" = 0 ] || kill -TERM "$c"
@@ -618,6 +727,45 @@ signal_proc() {
 	else
 		on "${host_for[$2]}" "cd $(q "$(rdir "${host_for[$2]}")") && [ -f $2.pid ] && kill -$1 \$(cat $2.pid)"
 	fi
+}
+
+# term_remote ALIAS: on ALIAS's host, TERM to its process and KILL if it
+# still runs 5 s later (stop_script); says so when it had to kill it.
+term_remote() {
+	local h=${host_for[$1]} sent
+	sent=$(on "$h" "cd $(q "$(rdir "$h")") && ( $(stop_script "./$(q "$1").pid") ) || [ \$? = 3 ]") || true
+	if grep -q '^KILL' <<<"$sent"; then
+		say "run-multi-client.sh: $1 on $h did not stop within 5 s of TERM: killed it (KILL)"
+	fi
+}
+
+# running ALIAS: the process still runs. Across hosts that is its local
+# ssh, or else its PID file on its host: an ssh can end (its connection
+# lost, or an interrupt that reached it) while the process it started
+# runs on, and such a process must still be stopped.
+running() {
+	kill -0 "${pid_of[$1]}" 2>/dev/null || { [ "$multi" = 1 ] && signal_proc 0 "$1" 2>/dev/null; }
+}
+
+# stop_replica ALIAS: stops a running replica with TERM (across hosts,
+# KILL 5 s later if it still runs) and waits for it; fails, saying so,
+# when it exited with an error. Without its ssh its exit status is lost:
+# its log tells how it stopped.
+stop_replica() {
+	local st=0
+	if [ "$multi" = 0 ]; then
+		kill -TERM "${pid_of[$1]}" 2>/dev/null || true
+	elif kill -0 "${pid_of[$1]}" 2>/dev/null; then
+		term_remote "$1"
+	else
+		term_remote "$1"
+		say "run-multi-client.sh: the ssh that started $1 ended before it (see $out/$1.ssh); stopped it over a new connection"
+		return 0
+	fi
+	wait "${job_of[$1]}" || st=$?
+	[ "$st" = 0 ] && return 0
+	say "run-multi-client.sh: replica $1 exited with an error ($(how_ended "$st")); see $out/$1.log"
+	return 1
 }
 
 # in_dir ALIAS CMD: runs the shell command CMD in the directory of the
@@ -738,6 +886,7 @@ fi
 replica_args() {
 	rargs=(-run server -config "$(cfg_for "$1")" -alias "$1" -log "$pdir/$1.log"
 		-cost "$pdir/cost-$1$2.json" "${extra[@]}")
+	[ -z "$data_rel" ] || rargs+=(-data "$pdir/$data_rel")
 	[ "$check" = 0 ] || rargs+=(-appliedlog "$pdir/log-$1$2.jsonl")
 	[ -z "${metrics_of[$1]:-}" ] || rargs+=(-metrics "${metrics_of[$1]}")
 	[ "${profile:-0}" = 0 ] || rargs+=(-cpuprofile "$pdir/$1$2.cpu.pprof")
@@ -923,7 +1072,7 @@ if [ -n "$restart_at" ]; then
 		stop_restarted() {
 			[ -z "$sp" ] || kill "$sp" 2>/dev/null
 			[ -n "$rp" ] || exit 0
-			if [ "$multi" = 0 ]; then kill -TERM "$rp" 2>/dev/null; else signal_proc TERM "$victim" || true; fi
+			if [ "$multi" = 0 ]; then kill -TERM "$rp" 2>/dev/null; else term_remote "$victim"; fi
 			wait "$rp"
 			exit $?
 		}
@@ -934,7 +1083,7 @@ if [ -n "$restart_at" ]; then
 		term=0
 		trap 'term=1' TERM
 		if ! signal_proc KILL "$victim"; then
-			echo "run-multi-client.sh: $victim was not running at ${restart_at}s, nothing to restart; see $out/$victim.log" >&2
+			say "run-multi-client.sh: $victim was not running at ${restart_at}s, nothing to restart; see $out/$victim.log"
 			exit 1
 		fi
 		event killed "$victim"
@@ -950,7 +1099,7 @@ if [ -n "$restart_at" ]; then
 				break
 			fi
 			if [ "$i" -ge 500 ]; then
-				echo "run-multi-client.sh: $victim still holds $victim_addr 10 s after kill -9; not restarted" >&2
+				say "run-multi-client.sh: $victim still holds $victim_addr 10 s after kill -9; not restarted"
 				exit 1
 			fi
 			isleep 0.02
@@ -969,8 +1118,7 @@ if [ -n "$restart_at" ]; then
 		rc=$?
 		# A replica exits on its own only with an error.
 		why=$(reason "$victim")
-		say "run-multi-client.sh: the restarted $victim exited during the run ($(how_ended "$rc"))${why:+: ${why#swiftpaxos: }}"
-		why_stopped "$victim"
+		say "run-multi-client.sh: the restarted $victim exited during the run ($(how_ended "$rc"))${why:+: ${why#swiftpaxos: }}" why_stopped "$victim"
 		exit 1
 	) &
 	restart_pid=$!
@@ -993,13 +1141,12 @@ if [ -n "$crash_at" ]; then
 			[ -z "$sp" ] || kill "$sp" 2>/dev/null
 			for a in "${!new_pid[@]}"; do
 				if kill -0 "${new_pid[$a]}" 2>/dev/null; then
-					if [ "$multi" = 0 ]; then kill -TERM "${new_pid[$a]}" 2>/dev/null; else signal_proc TERM "$a" || true; fi
+					if [ "$multi" = 0 ]; then kill -TERM "${new_pid[$a]}" 2>/dev/null; else term_remote "$a"; fi
 					wait "${new_pid[$a]}" || rc=1
 				else
 					why=$(reason "$a")
 					wait "${new_pid[$a]}" 2>/dev/null && st=0 || st=$?
-					say "run-multi-client.sh: the restarted $a exited during the run ($(how_ended "$st"))${why:+: ${why#swiftpaxos: }}"
-					why_stopped "$a"
+					say "run-multi-client.sh: the restarted $a exited during the run ($(how_ended "$st"))${why:+: ${why#swiftpaxos: }}" why_stopped "$a"
 					rc=1
 				fi
 			done
@@ -1025,7 +1172,7 @@ if [ -n "$crash_at" ]; then
 			for ((i = 0; ; i++)); do
 				probe "$(host_of "$addr")" "${addr##*:}" || break
 				if [ "$i" -ge 500 ]; then
-					echo "run-multi-client.sh: $a still holds $addr 10 s after kill -9; not restarted" >&2
+					say "run-multi-client.sh: $a still holds $addr 10 s after kill -9; not restarted"
 					exit 1
 				fi
 				isleep 0.02
@@ -1064,7 +1211,7 @@ fi
 # client (client/bench.go reportProgress: fields 2 seconds, 3 done[/total],
 # 5 rate, 7 failed) merged into one, rewritten in place. Only on a
 # terminal, and only here: across hosts the clients' files are remote.
-if [ -t 2 ] && [ "$multi" = 0 ]; then
+if [ "$progress" = 1 ]; then
 	show_progress() {
 		local line
 		while :; do
@@ -1076,15 +1223,24 @@ if [ -t 2 ] && [ "$multi" = 0 ]; then
 				}
 				END {
 					if (n == 0) exit
+					# The ternary in parentheses: a bare > among the arguments
+					# of printf redirects its output to a file.
 					if (timed) printf "%s  %d ops", t, done
-					else printf "%d/%d ops (%.0f%%)", done, total, total > 0 ? 100 * done / total : 0
+					else printf "%d/%d ops (%.0f%%)", done, total, (total > 0 ? 100 * done / total : 0)
 					printf "  %d ops/s  %d errors", rate, failed
 					if (n < procs) printf "  (%d of %d clients reporting)", n, procs
 				}')
-			[ -z "$line" ] || printf '\r\033[Krunning: %s' "$line" >&2
+			[ -n "$line" ] || continue
+			# The mark first: a job stopped between the two leaves a mark
+			# and no line (an extra line break at worst), never a line
+			# that the next message would be glued to.
+			{
+				flock 9
+				: >"$out/.progress"
+				printf '\r\033[Krunning: %s' "$line" >&2
+			} 9>>"$out/.tty"
 		done
 	}
-	progress_on=1
 	after 0 show_progress
 	progress_pid=$!
 fi
@@ -1108,17 +1264,11 @@ for a in "${clients[@]}"; do
 		status=1
 		# An interrupted client says so itself; the summary tells the rest.
 		[ "$interrupted" = 0 ] || continue
-		say "run-multi-client.sh: client $a failed; $out/$a.err ends with:"
-		show_tail "$a" "$a.err"
+		say "run-multi-client.sh: client $a failed; $out/$a.err ends with:" show_tail "$a" "$a.err"
 	fi
 done
 phase=stopping
-if [ -n "$progress_pid" ]; then
-	kill -TERM "$progress_pid" 2>/dev/null || true
-	wait "$progress_pid" 2>/dev/null || true
-	printf '\r\033[K' >&2
-	progress_on=0
-fi
+progress_off
 
 # Stop the replicas cleanly (they flush their applied logs on the way out)
 # and report any that died on their own. A restarted replica is stopped
@@ -1152,24 +1302,26 @@ if [ -n "$crash_pid" ]; then
 fi
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
-	p=${pid_of[$alias]}
-	if ! kill -0 "$p" 2>/dev/null; then
-		# An interrupt from the terminal reaches the replicas too.
-		if [ "$alias" != "$killed" ] && [ "$interrupted" = 0 ] && ! grep -q " killed $alias\$" "$out/events.txt" 2>/dev/null; then
-			why=$(reason "$alias")
-			ended "$alias"
-			echo "run-multi-client.sh: replica $alias died during the run ($how)${why:+: ${why#swiftpaxos: }}" >&2
-			why_stopped "$alias"
-			status=1
-		fi
+	if running "$alias"; then
+		stop_replica "$alias" || status=1
 		continue
 	fi
-	signal_proc TERM "$alias" || true
-	wait "${job_of[$alias]}" || { echo "run-multi-client.sh: replica $alias exited with an error; see $out/$alias.log" >&2; status=1; }
+	# On this machine an interrupt from the terminal reaches the replicas
+	# too.
+	if [ "$alias" != "$killed" ] && [ "$interrupted" = 0 ] && ! grep -q " killed $alias\$" "$out/events.txt" 2>/dev/null; then
+		why=$(reason "$alias")
+		ended "$alias"
+		echo "run-multi-client.sh: replica $alias died during the run ($how)${why:+: ${why#swiftpaxos: }}" >&2
+		why_stopped "$alias"
+		status=1
+	fi
 done <<<"$hosts"
 
-collect
-remote_done=1
+if [ "$multi" = 1 ]; then
+	stop_hosts end
+	collect
+	remote_done=1
+fi
 
 summary_args=(-run summary -config "$conf" -results "$out")
 [ "$interrupted" = 0 ] || summary_args+=(-interrupted)

@@ -95,7 +95,8 @@
 // it commits) is lost only if the leader fails before the write commits
 // while this client has crashed or closed its session, and then no other
 // session saw it. Close waits, at most one retry period (retryMs), for the
-// session's acknowledged writes to commit before it ends the session.
+// session's acknowledged writes to commit before it ends the session;
+// CloseContext waits no longer than its context either.
 //
 // When more than f replicas are down, operations wait; the context given
 // to Put, Get, Scan or Do bounds that wait.

@@ -304,8 +304,17 @@ func (s *Session) complete(r Result) {
 
 // Close ends the session at the cluster, so that the replicas release its
 // state (PROTOCOL.md 6.10), waiting at most one retry period for the
-// leader's confirmation, and stops it; safe to call twice.
-func (s *Session) Close() error {
+// leader's confirmation, and stops it; safe to call twice. It is
+// CloseContext without a deadline.
+func (s *Session) Close() error { return s.CloseContext(context.Background()) }
+
+// CloseContext is Close waiting for the confirmation no longer than ctx
+// lasts either: a program with a deadline of its own (kv's -timeout) stops
+// by then. The end is asked for even when ctx has already ended; a session
+// whose end is not confirmed is expired by the leader once idle
+// (sessionIdleMs), so not waiting costs the cluster memory for a while,
+// never correctness. It returns nil: the session is stopped either way.
+func (s *Session) CloseContext(ctx context.Context) error {
 	ended := make(chan struct{})
 	select {
 	case s.end <- ended:
@@ -314,6 +323,8 @@ func (s *Session) Close() error {
 		case <-ended:
 		case <-t.C:
 			s.log.Debug("session end not confirmed within the retry period; the leader expires it when idle")
+		case <-ctx.Done():
+			s.log.Debug("session end not confirmed before the caller's deadline; the leader expires it when idle")
 		}
 		t.Stop()
 	case <-s.ctx.Done():

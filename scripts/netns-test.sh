@@ -12,7 +12,11 @@
 #      process group (what a terminal's Ctrl-C sends) once both client
 #      processes run on their hosts; then no process of the run may be
 #      left in any namespace (only the sshd listeners), nor any run
-#      directory on any host.
+#      directory on any host; every replica's log, copied back, must say
+#      "replica stopped" (it was stopped by the launcher's TERM), and the
+#      launcher must not have lost track of any process (an ssh that
+#      ended before its process, one found still running at its very
+#      end, one it had to kill).
 #
 # Opt-in and never part of CI: it needs root (namespaces, a bridge, sshd)
 # and openssh-server, and runs only with SPX_NETNS_TEST=1 in the
@@ -60,7 +64,7 @@ clean_run() {
 	fi
 	e=$(field "$s" errors) t=$(field "$s" timeouts) ops=$(field "$s" ops)
 	ran=$(check_field "$s" ran) ok=$(check_field "$s" ok)
-	echo "$name: ops $ops, errors $e, timeouts $t, check ran $ran ok $ok; $(grep -h '^Throughput:' "$out/$name/summary.txt" | tr -s ' ')$(grep -h '^killed' "$out/$name.txt" || true)"
+	echo "$name: ops $ops, errors $e, timeouts $t, check ran $ran ok $ok; $(grep -h '^Throughput:' "$out/$name/summary.txt" | tr -s ' ')$(grep -h '^killed' "$out/$name.txt" | sed 's/^/; /' || true)"
 	[ "$e" = 0 ] && [ "$t" = 0 ] && [ "$ran" = true ] && [ "$ok" = true ] || bad "$name: summary not clean ($s)"
 }
 for p in "${protocols[@]}"; do
@@ -85,7 +89,10 @@ ip netns exec spx-ctl env SSH_USER=spxbed SSH_OPTS="$($cluster env | sed -n "s/^
 lpid=$!
 set +m
 # Wait (every 100 ms, at most 60 s) until both client processes run.
-running() { ip netns pids "$1" | while read -r p; do tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline"; echo; done | grep -q '^./swiftpaxos -run client'; }
+# grep reads all of its input: grep -q would stop at the first match and,
+# under pipefail, the listing's SIGPIPE would fail the pipeline whenever
+# the client is not the last process listed (PIDs wrap around).
+running() { ip netns pids "$1" | while read -r p; do tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline"; echo; done | grep '^./swiftpaxos -run client' >/dev/null; }
 for ((i = 0; ; i++)); do
 	running spx-h4 && running spx-h5 && break
 	kill -0 "$lpid" 2>/dev/null || { bad "interrupt: the launcher ended before the clients ran (see $out/interrupted.txt)"; break; }
@@ -120,6 +127,19 @@ else
 fi
 dirs=$(find /tmp/spx-netns/h*/home -mindepth 2 -print 2>/dev/null || true)
 [ -z "$dirs" ] || bad "interrupt: run directories left on the hosts: $dirs"
+# Each replica was stopped by the launcher's TERM, not by the test bed's
+# teardown: its log, copied back, holds the line a replica logs when it
+# stops cleanly. And the launcher kept track of every process: no ssh
+# that started one ended before it (the Ctrl-C must not reach them), and
+# none was found still running at the launcher's end.
+for r in $(./bin/swiftpaxos -run hosts -config scripts/netns.conf | awk '$1 == "replica" { print $2 }'); do
+	grep -qF "$(printf '\treplica stopped\t')" "$out/interrupted/$r.log" 2>/dev/null ||
+		bad "interrupt: $out/interrupted/$r.log has no 'replica stopped' line"
+done
+if grep -q 'ended before it\|at the end of the run: stopped it\|did not stop within 5 s' "$out/interrupted.txt"; then
+	bad "interrupt: the launcher lost track of a process, or had to kill one:"
+	grep 'ended before it\|at the end of the run: stopped it\|did not stop within 5 s' "$out/interrupted.txt"
+fi
 
 if [ "$fail" = 0 ]; then
 	echo "netns-test: OK (output in $out)"

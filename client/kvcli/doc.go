@@ -17,9 +17,12 @@
 // Exit status: 0 when every command succeeded and found what it read, 1
 // when a read found nothing or an operation failed (no replica reachable,
 // timeout, expired session), 2 for a usage error (unknown command, bad
-// key, value too long). Reading standard input, every line runs and the
-// status is the worst of them; each error names its line ("line 7: "),
-// and a line longer than maxLine is a usage error of that line alone. Values go to standard output, everything
-// else (errors, and with Verbose the path, replica and latency of each
+// key, value too long). Reading standard input, every line runs and a
+// line longer than maxLine is a usage error of that line alone; a script's
+// status is the worst of its lines, and each error names its line
+// ("line 7: "). Lines a person types at a terminal (Interactive) get a
+// prompt, errors without line numbers and status 0 at quit or the end of
+// input, as in redis-cli. Values go to standard output, everything else
+// (errors, and with Verbose the path, replica and latency of each
 // operation) to standard error.
 package kvcli

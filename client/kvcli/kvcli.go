@@ -36,16 +36,22 @@ type Options struct {
 	// Verbose adds, for every operation, the path, the replica that
 	// answered and the latency, on Err.
 	Verbose bool
-	// Timeout bounds connecting and each operation; zero means the
-	// configuration's replyTimeout, and a negative one is refused.
+	// Timeout bounds a command given as arguments as a whole: connecting,
+	// the operation and ending the session. Reading In, it bounds
+	// connecting, each line's operation and ending the session, each
+	// apart. Zero means the configuration's replyTimeout, and a negative
+	// one is refused.
 	Timeout time.Duration
-	// Prompt writes a prompt before each line read from In (a person at a
-	// terminal).
-	Prompt bool
-	Log    *zap.Logger
-	In     io.Reader
-	Out    io.Writer
-	Err    io.Writer
+	// Interactive says a person types the lines of In at a terminal: a
+	// prompt comes before each, an error does not name its line, and the
+	// exit status says how the session ended, not which line failed (each
+	// error was told as it came). A script (false) gets the worst status
+	// of its lines. Either way a line that fails costs only that line.
+	Interactive bool
+	Log         *zap.Logger
+	In          io.Reader
+	Out         io.Writer
+	Err         io.Writer
 }
 
 // Run runs the command in args, or with no args every line of o.In, and
@@ -71,16 +77,17 @@ func Run(ctx context.Context, o Options, args []string) int {
 			r.errorf("%v", err)
 			return Usage
 		}
+		r.deadline = time.Now().Add(r.o.Timeout)
 		if err := r.dial(ctx); err != nil {
 			return NotFound
 		}
-		defer r.close()
+		defer r.close(ctx)
 		return r.do(ctx, c)
 	}
 	if err := r.dial(ctx); err != nil {
 		return NotFound
 	}
-	defer r.close()
+	defer r.close(ctx)
 	return r.lines(ctx)
 }
 
@@ -90,10 +97,24 @@ type runner struct {
 	// at is the number of the line of standard input being run, which
 	// every message about it names; 0 for a command given as arguments.
 	at int
+	// deadline ends a command given as arguments, all of it; zero when
+	// reading standard input, where each step has a timeout of its own.
+	deadline time.Time
+}
+
+// bounded is ctx ending after the timeout, or at the command's deadline
+// when that comes first. ctx itself ends only with an interrupt, which is
+// how the messages tell an interrupt from a timeout.
+func (r *runner) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := time.Now().Add(r.o.Timeout)
+	if !r.deadline.IsZero() && r.deadline.Before(d) {
+		d = r.deadline
+	}
+	return context.WithDeadline(ctx, d)
 }
 
 func (r *runner) errorf(format string, args ...any) {
-	if r.at > 0 {
+	if r.at > 0 && !r.o.Interactive {
 		format = fmt.Sprintf("line %d: %s", r.at, format)
 	}
 	fmt.Fprintf(r.o.Err, "swiftpaxos: "+format+"\n", args...)
@@ -101,7 +122,7 @@ func (r *runner) errorf(format string, args ...any) {
 
 // dial opens the session, saying why when no replica answers.
 func (r *runner) dial(ctx context.Context) error {
-	dctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
+	dctx, cancel := r.bounded(ctx)
 	defer cancel()
 	s, err := client.Dial(dctx, client.SessionOptions{Config: r.o.Config, Alias: r.o.Alias, Policy: r.o.Policy(), Log: r.o.Log})
 	if err != nil {
@@ -120,90 +141,15 @@ func (r *runner) dial(ctx context.Context) error {
 }
 
 // close ends the session at the cluster. The wait for the leader's
-// confirmation is bounded by the session (one retry period); an
+// confirmation is bounded by the session (one retry period) and by the
+// timeout, what is left of it for a command given as arguments; an
 // interrupted run does not wait for it.
-func (r *runner) close() {
+func (r *runner) close(ctx context.Context) {
 	if r.s != nil {
-		_ = r.s.Close()
+		cctx, cancel := r.bounded(ctx)
+		defer cancel()
+		_ = r.s.CloseContext(cctx)
 		r.s = nil
-	}
-}
-
-// lines runs every command of o.In and returns the worst status.
-func (r *runner) lines(ctx context.Context) int {
-	worst := OK
-	// Lines are read on a goroutine of their own, so that an interrupt
-	// ends a run that waits for input.
-	lines := make(chan line)
-	var readErr error
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		defer close(lines)
-		readErr = readLines(r.o.In, func(l line) bool { // read once lines is closed
-			select {
-			case lines <- l:
-				return true
-			case <-stop:
-				return false
-			}
-		})
-	}()
-	last := 0
-	for {
-		r.at = 0
-		if r.o.Prompt {
-			fmt.Fprint(r.o.Out, "kv> ")
-		}
-		var l line
-		var ok bool
-		select {
-		case l, ok = <-lines:
-		case <-ctx.Done():
-			r.errorf("interrupted")
-			return max(worst, NotFound)
-		}
-		if !ok {
-			if r.o.Prompt {
-				fmt.Fprintln(r.o.Out)
-			}
-			if readErr != nil {
-				r.errorf("reading commands after line %d: %v", last, readErr)
-				return max(worst, NotFound)
-			}
-			return worst
-		}
-		r.at, last = l.n, l.n
-		if l.long > 0 {
-			r.errorf("a line of %d bytes, over the limit of %d: a value is shorter than %d bytes", l.long, maxLine, kvs.MaxValueLen)
-			worst = max(worst, Usage)
-			continue
-		}
-		text := l.text
-		words := strings.Fields(text)
-		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
-			continue
-		}
-		switch words[0] {
-		case "quit", "exit":
-			return worst
-		case "help":
-			fmt.Fprintln(r.o.Out, "put KEY VALUE | get KEY | scan FROM COUNT, each optionally after strong or weak; quit")
-			continue
-		}
-		c, err := parse(words, text, r.o.Level)
-		if err != nil {
-			r.errorf("%v", err)
-			worst = max(worst, Usage)
-			continue
-		}
-		if r.s == nil {
-			if err := r.dial(ctx); err != nil {
-				worst = max(worst, NotFound)
-				continue
-			}
-		}
-		worst = max(worst, r.do(ctx, c))
 	}
 }
 
@@ -213,7 +159,7 @@ func (r *runner) do(ctx context.Context, c command) int {
 	if c.op == kvs.OpScan {
 		op.Command.Count = int64(c.count - 1)
 	}
-	octx, cancel := context.WithTimeout(ctx, r.o.Timeout)
+	octx, cancel := r.bounded(ctx)
 	defer cancel()
 	start := time.Now()
 	res, err := r.s.Do(octx, op)
@@ -299,7 +245,7 @@ func (r *runner) failed(ctx context.Context, c command, err error) int {
 		r.errorf("%s: %s", c.text, r.timeoutText(te))
 	case errors.Is(err, client.ErrExpired), errors.Is(err, client.ErrRefused):
 		r.errorf("%s: %v; the next command opens a new session", c.text, err)
-		r.close()
+		r.close(ctx)
 	default:
 		r.errorf("%s: %v", c.text, err)
 	}

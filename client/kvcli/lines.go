@@ -3,8 +3,11 @@ package kvcli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	"swiftpaxos/kvs"
 )
@@ -64,4 +67,93 @@ func readLines(in io.Reader, yield func(line) bool) error {
 			return nil
 		}
 	}
+}
+
+// lines runs every command of o.In and returns the exit status: a
+// script's worst line; a person's OK at quit or the end of In.
+func (r *runner) lines(ctx context.Context) int {
+	worst := OK
+	// Lines are read on a goroutine of their own, so that an interrupt
+	// ends a run that waits for input.
+	lines := make(chan line)
+	var readErr error
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(lines)
+		readErr = readLines(r.o.In, func(l line) bool { // read once lines is closed
+			select {
+			case lines <- l:
+				return true
+			case <-stop:
+				return false
+			}
+		})
+	}()
+	last := 0
+	for {
+		r.at = 0
+		if r.o.Interactive {
+			fmt.Fprint(r.o.Out, "kv> ")
+		}
+		var l line
+		var ok bool
+		select {
+		case l, ok = <-lines:
+		case <-ctx.Done():
+			r.errorf("interrupted")
+			return max(r.ended(worst), NotFound)
+		}
+		if !ok {
+			if r.o.Interactive {
+				fmt.Fprintln(r.o.Out)
+			}
+			if readErr != nil {
+				r.errorf("reading commands after line %d: %v", last, readErr)
+				return max(r.ended(worst), NotFound)
+			}
+			return r.ended(worst)
+		}
+		r.at, last = l.n, l.n
+		if l.long > 0 {
+			r.errorf("a line of %d bytes, over the limit of %d: a value is shorter than %d bytes", l.long, maxLine, kvs.MaxValueLen)
+			worst = max(worst, Usage)
+			continue
+		}
+		text := l.text
+		words := strings.Fields(text)
+		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
+			continue
+		}
+		switch words[0] {
+		case "quit", "exit":
+			return r.ended(worst)
+		case "help":
+			fmt.Fprintln(r.o.Out, "put KEY VALUE | get KEY | scan FROM COUNT, each optionally after strong or weak; quit")
+			continue
+		}
+		c, err := parse(words, text, r.o.Level)
+		if err != nil {
+			r.errorf("%v", err)
+			worst = max(worst, Usage)
+			continue
+		}
+		if r.s == nil {
+			if err := r.dial(ctx); err != nil {
+				worst = max(worst, NotFound)
+				continue
+			}
+		}
+		worst = max(worst, r.do(ctx, c))
+	}
+}
+
+// ended is the exit status of a run of standard input that ends with
+// worst its worst line: a person at a terminal saw each error as it came,
+// so, as with redis-cli, the session itself went well.
+func (r *runner) ended(worst int) int {
+	if r.o.Interactive {
+		return OK
+	}
+	return worst
 }

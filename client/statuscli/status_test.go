@@ -68,17 +68,6 @@ func reply(role uint8, member bool) *wire.StatusReply {
 // them, and whether the members left can elect a leader.
 func TestNoLeaderIsExplained(t *testing.T) {
 	const follower, candidate, leader = 0, 1, 2
-	down := errors.New("connection refused")
-	ans := func(states ...*wire.StatusReply) []Answer {
-		out := make([]Answer, len(states))
-		for i, st := range states {
-			out[i] = Answer{Alias: fmt.Sprintf("replica%d", i), Status: st}
-			if st == nil {
-				out[i].Err = down
-			}
-		}
-		return out
-	}
 
 	// Two in-memory replicas restarted while the leader was among them.
 	got := noLeader(ans(reply(follower, false), reply(follower, false), reply(follower, true)))
@@ -111,17 +100,6 @@ func founding(isNew bool, fresh uint64) *wire.StatusReply {
 // lost their state: with how many replicas are up, how many were started
 // with -cluster new, and what founds it.
 func TestNotFoundedIsExplained(t *testing.T) {
-	down := errors.New("connection refused")
-	ans := func(states ...*wire.StatusReply) []Answer {
-		out := make([]Answer, len(states))
-		for i, st := range states {
-			out[i] = Answer{Alias: fmt.Sprintf("replica%d", i), Status: st}
-			if st == nil {
-				out[i].Err = down
-			}
-		}
-		return out
-	}
 	assert.Equal(t, "founding", RoleName(founding(true, 1)))
 
 	got := noLeader(ans(founding(true, 1), nil, nil))
@@ -144,4 +122,17 @@ func TestNotFoundedIsExplained(t *testing.T) {
 	// A replica started late into a founded cluster is a learner, and a
 	// leader among the others means no explanation at all.
 	assert.Nil(t, noLeader(ans(reply(2, true), reply(0, true), reply(0, false))))
+}
+
+// ans makes the answers of replica0, replica1, ...: a nil status is a
+// replica that is down.
+func ans(states ...*wire.StatusReply) []Answer {
+	out := make([]Answer, len(states))
+	for i, st := range states {
+		out[i] = Answer{Alias: fmt.Sprintf("replica%d", i), Status: st}
+		if st == nil {
+			out[i].Err = errors.New("connection refused")
+		}
+	}
+	return out
 }

@@ -101,6 +101,14 @@ func (w *walFile) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Preallocate does not reserve the space pebble asks for, 110% of
+// MemTableSize (35 MiB) at a log's second write, whatever the log's length:
+// the zeros written ahead already give pebble's writes blocks the file
+// has, so the reservation would only hold disk, in every log file pebble
+// keeps (the live ones and up to three it recycles), while their data is
+// a few kilobytes on a replica that has little to log.
+func (w *walFile) Preallocate(offset, length int64) error { return nil }
+
 func (w *walFile) Sync() error     { return w.timed(w.File.Sync) }
 func (w *walFile) SyncData() error { return w.timed(w.File.SyncData) }
 

@@ -2,6 +2,9 @@ package storage
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -56,6 +59,37 @@ func TestLogLongerThanItsZeros(t *testing.T) {
 		require.NoError(t, s.Write([]*Batch{b}))
 	}
 	requireReadsBack(t, s, dir, mem)
+}
+
+// TestLogHoldsTheDiskItWrote: a log file takes the disk of what it holds,
+// pebble's data and the zeros ahead of it, not the 35 MiB pebble asks to
+// preallocate for it (fallocate past the file's size, which du counts and
+// ls does not).
+func TestLogHoldsTheDiskItWrote(t *testing.T) {
+	dir := t.TempDir()
+	s, _, err := Open(dir, testCluster, zaptest.NewLogger(t))
+	require.NoError(t, err)
+	defer s.Close()
+	h := newHistory(5)
+	for range 20 { // pebble preallocates at a log's second write
+		b := h.next()
+		b.Snapshot, b.Installed = nil, false
+		require.NoError(t, s.Write([]*Batch{b}))
+	}
+	logs, err := filepath.Glob(filepath.Join(dir, "db", "*.log"))
+	require.NoError(t, err)
+	require.NotEmpty(t, logs)
+	for _, l := range logs {
+		fi, err := os.Stat(l)
+		require.NoError(t, err)
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			t.Skip("no block count on this system")
+		}
+		// A file system may round up to its blocks, and allocate a
+		// little ahead of a file that grows.
+		require.LessOrEqual(t, st.Blocks*512, fi.Size()+1<<20, "%s: %d bytes long, %d allocated", l, fi.Size(), st.Blocks*512)
+	}
 }
 
 // requireReadsBack requires mem's state from the store in dir, both as a
