@@ -117,14 +117,14 @@ func (e Expect) String() string {
 //	NOOP    nothing
 type Command struct {
 	Op            Op
+	Expect        Expect
+	Delete        bool
 	Key           Key
 	End           Key
 	Limit         int64
 	Value         Value
-	Expect        Expect
 	ExpectValue   Value
 	ExpectVersion Slot
-	Delete        bool
 	Delta         int64
 }
 

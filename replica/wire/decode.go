@@ -36,17 +36,16 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		h.Durable = d.bool()
 		m = h
 	case TypePropose:
-		m = &Propose{Cmd: d.cmdID(), Command: d.command(), AckUpTo: d.seq(), WeakDep: d.seq()}
+		m = &Propose{Cmd: d.cmdID(), Command: d.ownedCommand(), AckUpTo: d.seq(), WeakDep: d.seq()}
 	case TypeLeaderReply:
 		m = &LeaderReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Ok: d.bool(),
-			Retry: d.bool(), Result: d.value(), Version: d.slot(), Slot: d.slot(), ReadDep: d.readDep(),
-			Items: d.items()}
+			Retry: d.bool(), Result: d.result(), Slot: d.slot(), ReadDep: d.readDep()}
 	case TypeRecordAck:
 		m = &RecordAck{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Ok: d.bool(),
 			CausalDeps: d.cmdIDs(), DepCommittedSeq: d.seq(), ReadDep: d.readDep()}
 	case TypeSyncReply:
-		m = &SyncReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Result: d.value(),
-			Version: d.slot(), Slot: d.slot(), WeakCommittedSeq: d.seq(), Items: d.items(), Refused: d.bool()}
+		m = &SyncReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Result: d.result(),
+			Slot: d.slot(), WeakCommittedSeq: d.seq(), Refused: d.bool()}
 	case TypeSync:
 		m = &Sync{Cmd: d.cmdID()}
 	case TypeAccept:
@@ -61,20 +60,19 @@ func Decode(t MsgType, body []byte) (Message, error) {
 	case TypeWitnessSync:
 		m = &WitnessSync{Records: d.records()}
 	case TypeWeakPropose:
-		m = &WeakPropose{Cmd: d.cmdID(), Command: d.command(), CausalDep: d.seq(), AckUpTo: d.seq()}
+		m = &WeakPropose{Cmd: d.cmdID(), Command: d.ownedCommand(), CausalDep: d.seq(), AckUpTo: d.seq()}
 	case TypeWeakReply:
 		m = &WeakReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Slot: d.slot(),
 			Committed: d.bool(), Refused: d.bool()}
 	case TypeWeakCommit:
 		m = &WeakCommit{Ballot: d.ballot(), Commits: d.slotOfs()}
 	case TypeWeakRead:
-		m = &WeakRead{Cmd: d.cmdID(), Command: d.command(), MinSlot: d.slot(), Ballot: d.ballot(), Attempt: d.attempt()}
+		m = &WeakRead{Cmd: d.cmdID(), Command: d.ownedCommand(), MinSlot: d.slot(), Ballot: d.ballot(), Attempt: d.attempt()}
 	case TypeWeakReadReply:
 		m = &WeakReadReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Attempt: d.attempt(),
-			Retry: d.bool(), Result: d.value(), Version: d.slot(), AppliedIndex: d.slot(), WeakApplied: d.seq(),
-			Items: d.items()}
+			Retry: d.bool(), Result: d.result(), AppliedIndex: d.slot(), WeakApplied: d.seq()}
 	case TypeCausalPropose:
-		m = &CausalPropose{Cmd: d.cmdID(), Command: d.command(), CausalDep: d.seq(), Bound: d.replica(),
+		m = &CausalPropose{Cmd: d.cmdID(), Command: d.ownedCommand(), CausalDep: d.seq(), Bound: d.replica(),
 			AckUpTo: d.seq()}
 	case TypeCausalReply:
 		m = &CausalReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID()}

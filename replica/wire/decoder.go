@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"swiftpaxos/kvs"
 )
@@ -145,15 +146,8 @@ func (d *decoder) cmdID() CmdID {
 // value copies a byte string out of the input (or, while d.alias is set,
 // returns it in place for detach to copy); empty decodes as nil.
 func (d *decoder) value() kvs.Value {
-	n := d.uvarint()
-	switch {
-	case n >= kvs.MaxValueLen:
-		d.fail(fmt.Sprintf("value length %d not below %d", n, kvs.MaxValueLen))
-		return nil
-	case n > uint64(len(d.buf)):
-		d.fail(fmt.Sprintf("value length %d exceeds the %d bytes left", n, len(d.buf)))
-		return nil
-	case n == 0:
+	n := d.length("value", kvs.MaxValueLimit)
+	if n == 0 {
 		return nil
 	}
 	var v kvs.Value
@@ -167,14 +161,64 @@ func (d *decoder) value() kvs.Value {
 	return v
 }
 
-// detach copies the n values that value(i) points at, which alias the input,
-// into one new array: one allocation for a whole list instead of one per
-// element. Each value gets a capacity equal to its length, so appending to
-// one cannot overwrite its neighbour.
-func detach(n int, value func(i int) *kvs.Value) {
+// key reads a key: a copy, or while d.alias is set a string over the input
+// for detach to copy.
+func (d *decoder) key() kvs.Key {
+	n := d.length("key", kvs.MaxKeyLimit)
+	if n == 0 {
+		return ""
+	}
+	var k kvs.Key
+	if d.alias {
+		k = kvs.Key(unsafe.String(&d.buf[0], n))
+	} else {
+		k = kvs.Key(d.buf[:n])
+	}
+	d.buf = d.buf[n:]
+	return k
+}
+
+// ownedKey and ownedValue read a key or value that is always copied, for
+// the fields detach does not handle (a SCAN's end, a CAS's expected value).
+func (d *decoder) ownedKey() kvs.Key {
+	alias := d.alias
+	d.alias = false
+	defer func() { d.alias = alias }()
+	return d.key()
+}
+
+func (d *decoder) ownedValue() kvs.Value {
+	alias := d.alias
+	d.alias = false
+	defer func() { d.alias = alias }()
+	return d.value()
+}
+
+// length reads the length of a byte string of at most limit bytes that
+// the input holds.
+func (d *decoder) length(what string, limit int) int {
+	n := d.uvarint()
+	switch {
+	case n > uint64(limit):
+		d.fail(fmt.Sprintf("%s length %d over %d", what, n, limit))
+		return 0
+	case n > uint64(len(d.buf)):
+		d.fail(fmt.Sprintf("%s length %d exceeds the %d bytes left", what, n, len(d.buf)))
+		return 0
+	}
+	return int(n)
+}
+
+// detach copies the n keys and values that field(i) points at, which alias
+// the input, into one new array: one allocation for a whole list instead of
+// one per element. Each value gets a capacity equal to its length, so
+// appending to one cannot overwrite its neighbour; keys become strings
+// over the array, which nothing writes to again.
+func detach(n int, field func(i int) (*kvs.Key, *kvs.Value)) {
 	total := 0
 	for i := range n {
-		total += len(*value(i))
+		k, v := field(i)
+		total += len(*k) + len(*v)
 	}
 	if total == 0 {
 		return
@@ -182,20 +226,94 @@ func detach(n int, value func(i int) *kvs.Value) {
 	arena := make([]byte, total)
 	off := 0
 	for i := range n {
-		v := value(i)
-		if k := copy(arena[off:], *v); k > 0 {
-			*v = arena[off : off+k : off+k]
-			off += k
+		k, v := field(i)
+		if c := copy(arena[off:], *k); c > 0 {
+			*k = kvs.Key(unsafe.String(&arena[off], c))
+			off += c
+		}
+		if c := copy(arena[off:], *v); c > 0 {
+			*v = arena[off : off+c : off+c]
+			off += c
 		}
 	}
 }
 
+// command reads the fields the operation uses (appendCommand).
 func (d *decoder) command() kvs.Command {
-	op := kvs.Op(d.u8())
-	if !op.Valid() {
-		d.fail(fmt.Sprintf("invalid Op %d", op))
+	c := kvs.Command{Op: kvs.Op(d.u8())}
+	switch c.Op {
+	case kvs.OpNoop:
+	case kvs.OpGet, kvs.OpDelete:
+		c.Key = d.key()
+	case kvs.OpPut:
+		c.Key, c.Value = d.key(), d.value()
+	case kvs.OpScan:
+		c.Key, c.End, c.Limit = d.key(), d.ownedKey(), d.limit()
+	case kvs.OpCAS:
+		c.Key, c.Expect = d.key(), kvs.Expect(d.u8())
+		switch c.Expect {
+		case kvs.ExpectAbsent:
+		case kvs.ExpectValue:
+			c.ExpectValue = d.ownedValue()
+		case kvs.ExpectVersion:
+			c.ExpectVersion = d.slot()
+		default:
+			d.fail(fmt.Sprintf("invalid Expect %d", c.Expect))
+		}
+		if c.Delete = d.bool(); !c.Delete {
+			c.Value = d.value()
+		}
+	case kvs.OpIncr:
+		c.Key, c.Delta = d.key(), d.varint()
+	default:
+		d.fail(fmt.Sprintf("invalid Op %d", c.Op))
 	}
-	return kvs.Command{Op: op, Key: kvs.Key(d.varint()), Count: d.varint(), Value: d.value()}
+	return c
+}
+
+// ownedCommand reads a command outside a list: its key and value are
+// copied into one allocation, as a list's are (detach).
+func (d *decoder) ownedCommand() kvs.Command {
+	d.alias = true
+	c := d.command()
+	d.alias = false
+	if n := len(c.Key) + len(c.Value); n > 0 {
+		arena := make([]byte, n)
+		k := copy(arena, c.Key)
+		copy(arena[k:], c.Value)
+		if k > 0 {
+			c.Key = kvs.Key(unsafe.String(&arena[0], k))
+		}
+		if len(c.Value) > 0 {
+			c.Value = arena[k:n:n]
+		}
+	}
+	return c
+}
+
+// limit reads a SCAN's limit, which must fit in an int64.
+func (d *decoder) limit() int64 {
+	v := d.uvarint()
+	if v > math.MaxInt64 {
+		d.fail("SCAN limit exceeds 63 bits")
+		return 0
+	}
+	return int64(v)
+}
+
+// result reads a kvs.Result (appendResult).
+func (d *decoder) result() kvs.Result {
+	f := d.u8()
+	if f&^flagsAll != 0 {
+		d.fail(fmt.Sprintf("invalid result flags %#x", f))
+	}
+	r := kvs.Result{Found: f&flagFound != 0, More: f&flagMore != 0, Applied: f&flagApplied != 0,
+		Err: kvs.ErrCode(d.u8())}
+	if r.Err > kvs.ErrOverflow {
+		d.fail(fmt.Sprintf("invalid result error %d", r.Err))
+	}
+	r.Value, r.Version, r.Items = d.value(), d.slot(), d.items()
+	return r
 }
 
 func (d *decoder) readDep() ReadDep {
@@ -258,7 +376,7 @@ func (d *decoder) entries() []Entry {
 			Level: d.level(), CausalDep: d.seq(), AckUpTo: d.seq()}
 	}
 	d.alias = false
-	detach(n, func(i int) *kvs.Value { return &es[i].Command.Value })
+	detach(n, func(i int) (*kvs.Key, *kvs.Value) { return &es[i].Command.Key, &es[i].Command.Value })
 	return es
 }
 
@@ -274,7 +392,7 @@ func (d *decoder) records() []Record {
 			Ballot: d.ballot(), Arrival: d.uvarint(), CausalDep: d.seq(), Age: d.uvarint()}
 	}
 	d.alias = false
-	detach(n, func(i int) *kvs.Value { return &rs[i].Command.Value })
+	detach(n, func(i int) (*kvs.Key, *kvs.Value) { return &rs[i].Command.Key, &rs[i].Command.Value })
 	return rs
 }
 
@@ -286,10 +404,10 @@ func (d *decoder) items() []kvs.Item {
 	is := make([]kvs.Item, n)
 	d.alias = true
 	for i := range is {
-		is[i] = kvs.Item{Key: kvs.Key(d.varint()), Value: d.value(), Version: d.slot()}
+		is[i] = kvs.Item{Key: d.key(), Value: d.value(), Found: d.bool(), Version: d.slot()}
 	}
 	d.alias = false
-	detach(n, func(i int) *kvs.Value { return &is[i].Value })
+	detach(n, func(i int) (*kvs.Key, *kvs.Value) { return &is[i].Key, &is[i].Value })
 	return is
 }
 
@@ -304,8 +422,7 @@ func (d *decoder) sessions() []SessionState {
 		if k := d.count(minResult); k > 0 {
 			rs := make([]SessionResult, k)
 			for j := range rs {
-				rs[j] = SessionResult{Seq: d.seq(), Slot: d.slot(), Refused: d.bool(), Value: d.value(), Version: d.slot(),
-					Items: d.items()}
+				rs[j] = SessionResult{Seq: d.seq(), Slot: d.slot(), Refused: d.bool(), Result: d.result()}
 			}
 			ss[i].Results = rs
 		}

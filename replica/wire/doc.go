@@ -29,7 +29,8 @@
 //	         uvarint (so shortest form too)
 //	u8       one byte
 //	bool     u8: 0 = false, 1 = true; anything else is malformed
-//	bytes    uvarint length m with m < kvs.MaxValueLen, then m bytes
+//	bytes    uvarint length m, then m bytes; m is at most kvs.MaxValueLimit
+//	         for a value, kvs.MaxKeyLimit for a key
 //	list(T)  uvarint count k, then k encodings of T
 //
 // Typed fields map onto primitives as follows:
@@ -37,9 +38,10 @@
 //	ClientID, Seq, kvs.Slot, Arrival   uvarint
 //	Ballot                             uvarint, at most 2^32-1
 //	ReplicaID                          varint, within int32 (NoReplica is -1)
-//	kvs.Key, Command.Count             varint
-//	kvs.Value                          bytes
-//	kvs.Op                             u8, 1..4 (GET, PUT, SCAN, NOOP)
+//	kvs.Key, kvs.Value                 bytes
+//	kvs.Op                             u8, 1..7 (GET, PUT, SCAN, NOOP,
+//	                                   DELETE, CAS, INCR)
+//	kvs.Expect                         u8, 1..3 (absent, value, version)
 //	Level                              u8, 1 (Strong) or 2 (Weak)
 //	PeerKind                           u8, 1 (replica), 2 (client) or 3
 //	                                   (the sessions of a client process)
@@ -50,18 +52,28 @@
 // element's minimum size before allocating):
 //
 //	CmdID    [2]  Client uvarint, Seq uvarint
-//	Command  [4]  Op u8, Key varint, Count varint, Value bytes
-//	              (every field is sent whatever the Op)
+//	Command  [1]  Op u8, then the fields the Op uses:
+//	              GET, DELETE  Key
+//	              PUT          Key, Value
+//	              SCAN         Key (start), End Key, Limit uvarint (< 2^63)
+//	              CAS          Key, Expect, then ExpectValue bytes (value)
+//	                           or ExpectVersion uvarint (version) or
+//	                           nothing (absent), Delete bool, then Value
+//	                           bytes unless Delete
+//	              INCR         Key, Delta varint
+//	              NOOP         nothing
 //	ReadDep  [1]  Kind u8, then Cmd CmdID only if Kind is ONE
 //	              (for NONE and MULTI the Cmd is not sent and decodes as zero)
-//	Entry   [11]  Slot uvarint, Ballot, Cmd CmdID, Command, Level u8,
+//	Entry    [8]  Slot uvarint, Ballot, Cmd CmdID, Command, Level u8,
 //	              CausalDep uvarint, AckUpTo uvarint
-//	Record  [12]  Cmd CmdID, Command, Level u8, Accepted bool, Ballot,
+//	Record   [9]  Cmd CmdID, Command, Level u8, Accepted bool, Ballot,
 //	              Arrival uvarint, CausalDep uvarint, Age uvarint
 //	SlotOf   [4]  Cmd CmdID, Slot uvarint, Refused bool
-//	Item     [3]  Key varint, Value bytes, Version uvarint (kvs.Item)
-//	Result   [6]  Seq, Slot, Refused bool, Value bytes, Version, Items
-//	              list(Item)
+//	Item     [4]  Key, Value bytes, Found bool, Version uvarint (kvs.Item)
+//	Outcome  [5]  Flags u8 (1 Found, 2 More, 4 Applied; other bits 0),
+//	              Err u8 (0..2), Value bytes, Version uvarint, Items
+//	              list(Item) (kvs.Result)
+//	Result   [8]  Seq, Slot, Refused bool, Result Outcome
 //	Session  [5]  Client uvarint, Floor Seq, WeakCommittedSeq Seq,
 //	              Results list(Result), Ended Slot
 //
@@ -75,11 +87,11 @@
 //	                     (both ids and Sessions are sent whatever the Kind)
 //	 2 Propose           Cmd, Command, AckUpTo, WeakDep
 //	 3 LeaderReply       Replica, Ballot, Cmd, Ok bool, Retry bool,
-//	                     Result bytes, Version, Slot, ReadDep, Items list(Item)
+//	                     Result Outcome, Slot, ReadDep
 //	 4 RecordAck         Replica, Ballot, Cmd, Ok bool,
 //	                     CausalDeps list(CmdID), DepCommittedSeq, ReadDep
-//	 5 SyncReply         Replica, Ballot, Cmd, Result bytes, Version, Slot,
-//	                     WeakCommittedSeq, Items list(Item), Refused bool
+//	 5 SyncReply         Replica, Ballot, Cmd, Result Outcome, Slot,
+//	                     WeakCommittedSeq, Refused bool
 //	 6 Sync              Cmd
 //	 7 Accept            Ballot, Leader, PrevSlot, PrevBallot,
 //	                     Entries list(Entry), LeaderCommit
@@ -94,8 +106,7 @@
 //	15 WeakRead          Cmd, Command, MinSlot, Ballot, Attempt uvarint
 //	                     (at most 2^32-1)
 //	16 WeakReadReply     Replica, Ballot, Cmd, Attempt, Retry bool,
-//	                     Result bytes, Version, AppliedIndex, WeakApplied Seq,
-//	                     Items list(Item)
+//	                     Result Outcome, AppliedIndex, WeakApplied Seq
 //	17 CausalPropose     Cmd, Command, CausalDep, Bound, AckUpTo
 //	18 CausalReply       Replica, Ballot, Cmd
 //	19 RequestVote       Ballot, Candidate, LastSlot, LastBallot
@@ -127,22 +138,23 @@
 //     unknown type byte and an invalid Op, Level, PeerKind, ReadDepKind or
 //     bool are all errors wrapping ErrMalformed.
 //   - Nil and empty are the same: an empty kvs.Value and an empty list are
-//     encoded like nil ones and always decode as nil. (kvs.Value says the
-//     empty value means absent, so nothing is lost.)
+//     encoded like nil ones and always decode as nil. (Nothing is lost:
+//     whether a key holds a value is said by Found, not by the value.)
 //   - No aliasing: decoded messages copy every byte string out of the input,
-//     so they may be kept after the input buffer is reused. The values of one
-//     list (Accept.Entries, Records, Items) share one new array, one allocation per
+//     so they may be kept after the input buffer is reused. The keys and
+//     values of one list (Accept.Entries, Records, Items), or of one command,
+//     share one new array, one allocation per
 //     list; each has capacity equal to its length, so appending to one
 //     cannot clobber another.
 //   - Bounded decoding: no input, however crafted, makes the decoder panic or
-//     allocate more than the message struct (under 160 bytes) plus 14 bytes
-//     per input byte. The worst case is a list of minimal 3-byte Items,
-//     each decoding into a 40-byte struct; list counts are checked against
+//     allocate more than the message struct (under 160 bytes) plus 21 bytes
+//     per input byte. The worst case is a list of minimal 8-byte Entries
+//     (NOOPs), each decoding into a 168-byte struct; list counts are checked against
 //     the minimum sizes above before any slice is made. A Reader never
 //     allocates for a frame longer than its limit, and grows its buffer only
 //     as body bytes actually arrive.
 //   - AppendFrame does not validate. Sending an invalid Op, Level, PeerKind
-//     or ReadDepKind, a value of kvs.MaxValueLen bytes or more, or a body
+//     or ReadDepKind, a value over kvs.MaxValueLimit bytes, or a body
 //     larger than MaxFrame is a bug of the sender; the receiver rejects the
 //     frame. In particular no-op log entries must carry a Level.
 //   - Type numbers and field order are the wire format: append new types

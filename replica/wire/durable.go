@@ -14,7 +14,7 @@ func AppendEntry(dst []byte, e *Entry) []byte { return appendEntry(dst, e) }
 // so b may be reused.
 func DecodeEntry(b []byte) (Entry, error) {
 	d := decoder{buf: b}
-	e := Entry{Slot: d.slot(), Ballot: d.ballot(), Cmd: d.cmdID(), Command: d.command(),
+	e := Entry{Slot: d.slot(), Ballot: d.ballot(), Cmd: d.cmdID(), Command: d.ownedCommand(),
 		Level: d.level(), CausalDep: d.seq(), AckUpTo: d.seq()}
 	return e, d.done("entry", len(b))
 }
@@ -35,7 +35,7 @@ func AppendRecord(dst []byte, r *Record) []byte {
 // copy.
 func DecodeRecord(b []byte) (Record, error) {
 	d := decoder{buf: b}
-	r := Record{Cmd: d.cmdID(), Command: d.command(), Level: d.level(), Accepted: d.bool(),
+	r := Record{Cmd: d.cmdID(), Command: d.ownedCommand(), Level: d.level(), Accepted: d.bool(),
 		Ballot: d.ballot(), Arrival: d.uvarint(), CausalDep: d.seq(), Age: d.uvarint()}
 	return r, d.done("record", len(b))
 }

@@ -18,12 +18,13 @@ const frameHeader = 5
 // counts against them before allocating.
 const (
 	minCmdID   = 2
-	minCommand = 4
+	minCommand = 1
 	minEntry   = 1 + 1 + minCmdID + minCommand + 1 + 1 + 1
 	minRecord  = minCmdID + minCommand + 1 + 1 + 1 + 1 + 1 + 1
 	minSlotOf  = minCmdID + 1 + 1
-	minItem    = 1 + 1 + 1
-	minResult  = 1 + 1 + 1 + 1 + 1 + 1
+	minItem    = 1 + 1 + 1 + 1
+	minOutcome = 1 + 1 + 1 + 1 + 1
+	minResult  = 1 + 1 + 1 + minOutcome
 	minSession = 1 + 1 + 1 + 1 + 1
 )
 
@@ -136,11 +137,9 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendCmdID(b, m.Cmd)
 		b = appendBool(b, m.Ok)
 		b = appendBool(b, m.Retry)
-		b = appendBytes(b, m.Result)
-		b = appendUvarint(b, uint64(m.Version))
+		b = appendResult(b, &m.Result)
 		b = appendUvarint(b, uint64(m.Slot))
 		b = appendReadDep(b, m.ReadDep)
-		b = appendItems(b, m.Items)
 	case *RecordAck:
 		b = appendReplica(b, m.Replica)
 		b = appendUvarint(b, uint64(m.Ballot))
@@ -156,11 +155,9 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendReplica(b, m.Replica)
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendCmdID(b, m.Cmd)
-		b = appendBytes(b, m.Result)
-		b = appendUvarint(b, uint64(m.Version))
+		b = appendResult(b, &m.Result)
 		b = appendUvarint(b, uint64(m.Slot))
 		b = appendUvarint(b, uint64(m.WeakCommittedSeq))
-		b = appendItems(b, m.Items)
 		b = appendBool(b, m.Refused)
 	case *Sync:
 		b = appendCmdID(b, m.Cmd)
@@ -221,11 +218,9 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendCmdID(b, m.Cmd)
 		b = appendUvarint(b, uint64(m.Attempt))
 		b = appendBool(b, m.Retry)
-		b = appendBytes(b, m.Result)
-		b = appendUvarint(b, uint64(m.Version))
+		b = appendResult(b, &m.Result)
 		b = appendUvarint(b, uint64(m.AppliedIndex))
 		b = appendUvarint(b, uint64(m.WeakApplied))
-		b = appendItems(b, m.Items)
 	case *CausalPropose:
 		b = appendCmdID(b, m.Cmd)
 		b = appendCommand(b, &m.Command)
@@ -330,11 +325,69 @@ func appendCmdID(b []byte, c CmdID) []byte {
 	return binary.AppendUvarint(b, uint64(c.Seq))
 }
 
+// appendCommand sends the fields c's operation uses (doc.go), so that a
+// command costs what it carries; Validate refuses a command that sets
+// another, and such a field is not sent.
 func appendCommand(b []byte, c *kvs.Command) []byte {
 	b = append(b, byte(c.Op))
-	b = binary.AppendVarint(b, int64(c.Key))
-	b = binary.AppendVarint(b, c.Count)
-	return appendBytes(b, c.Value)
+	switch c.Op {
+	case kvs.OpGet, kvs.OpDelete:
+		b = appendKey(b, c.Key)
+	case kvs.OpPut:
+		b = appendKey(b, c.Key)
+		b = appendBytes(b, c.Value)
+	case kvs.OpScan:
+		b = appendKey(b, c.Key)
+		b = appendKey(b, c.End)
+		b = binary.AppendUvarint(b, uint64(c.Limit))
+	case kvs.OpCAS:
+		b = appendKey(b, c.Key)
+		b = append(b, byte(c.Expect))
+		switch c.Expect {
+		case kvs.ExpectValue:
+			b = appendBytes(b, c.ExpectValue)
+		case kvs.ExpectVersion:
+			b = binary.AppendUvarint(b, uint64(c.ExpectVersion))
+		}
+		b = appendBool(b, c.Delete)
+		if !c.Delete {
+			b = appendBytes(b, c.Value)
+		}
+	case kvs.OpIncr:
+		b = appendKey(b, c.Key)
+		b = binary.AppendVarint(b, c.Delta)
+	}
+	return b
+}
+
+func appendKey(b []byte, k kvs.Key) []byte {
+	b = binary.AppendUvarint(b, uint64(len(k)))
+	return append(b, k...)
+}
+
+// Result flags (doc.go).
+const (
+	flagFound   = 1
+	flagMore    = 2
+	flagApplied = 4
+	flagsAll    = flagFound | flagMore | flagApplied
+)
+
+func appendResult(b []byte, r *kvs.Result) []byte {
+	var f byte
+	if r.Found {
+		f |= flagFound
+	}
+	if r.More {
+		f |= flagMore
+	}
+	if r.Applied {
+		f |= flagApplied
+	}
+	b = append(b, f, byte(r.Err))
+	b = appendBytes(b, r.Value)
+	b = binary.AppendUvarint(b, uint64(r.Version))
+	return appendItems(b, r.Items)
 }
 
 // appendReadDep sends the Cmd only for DepOne: it is meaningless otherwise.
@@ -375,8 +428,9 @@ func appendRecords(b []byte, rs []Record) []byte {
 func appendItems(b []byte, items []kvs.Item) []byte {
 	b = binary.AppendUvarint(b, uint64(len(items)))
 	for i := range items {
-		b = binary.AppendVarint(b, int64(items[i].Key))
+		b = appendKey(b, items[i].Key)
 		b = appendBytes(b, items[i].Value)
+		b = appendBool(b, items[i].Found)
 		b = binary.AppendUvarint(b, uint64(items[i].Version))
 	}
 	return b
@@ -392,9 +446,7 @@ func appendSession(b []byte, st *SessionState) []byte {
 		b = binary.AppendUvarint(b, uint64(r.Seq))
 		b = binary.AppendUvarint(b, uint64(r.Slot))
 		b = appendBool(b, r.Refused)
-		b = appendBytes(b, r.Value)
-		b = binary.AppendUvarint(b, uint64(r.Version))
-		b = appendItems(b, r.Items)
+		b = appendResult(b, &r.Result)
 	}
 	return binary.AppendUvarint(b, uint64(st.Ended))
 }

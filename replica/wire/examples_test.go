@@ -37,20 +37,35 @@ var (
 		}
 		return v
 	}()
-	maxValue = kvs.Value(bytes.Repeat([]byte{0xa5}, kvs.MaxValueLen-1))
+	// bigValue is longer than 16 bits can say.
+	bigValue = kvs.Value(bytes.Repeat([]byte{0xa5}, 70_000))
+	binKey   = kvs.Key(binValue[:40])
 
-	putCmd  = kvs.Command{Op: kvs.OpPut, Key: -42, Value: kvs.Value("hello, world")}
-	getCmd  = kvs.Command{Op: kvs.OpGet, Key: math.MaxInt64}
-	scanCmd = kvs.Command{Op: kvs.OpScan, Key: math.MinInt64, Count: 1000}
-	noopCmd = kvs.Command{Op: kvs.OpNoop}
+	putCmd     = kvs.Command{Op: kvs.OpPut, Key: "user:42", Value: kvs.Value("hello, world")}
+	getCmd     = kvs.Command{Op: kvs.OpGet, Key: binKey}
+	scanCmd    = kvs.Command{Op: kvs.OpScan, Key: "a", End: "b\xff", Limit: kvs.MaxScanLimit}
+	scanAllCmd = kvs.Command{Op: kvs.OpScan, Limit: 1}
+	noopCmd    = kvs.Command{Op: kvs.OpNoop}
+	delCmd     = kvs.Command{Op: kvs.OpDelete, Key: "gone"}
+	incrCmd    = kvs.Command{Op: kvs.OpIncr, Key: "counter", Delta: math.MinInt64}
+	casCmds    = []kvs.Command{
+		{Op: kvs.OpCAS, Key: "lock", Expect: kvs.ExpectAbsent, Value: kvs.Value("owner")},
+		{Op: kvs.OpCAS, Key: "lock", Expect: kvs.ExpectValue, ExpectValue: kvs.Value("owner"), Delete: true},
+		{Op: kvs.OpCAS, Key: "k", Expect: kvs.ExpectVersion, ExpectVersion: math.MaxUint64, Value: binValue},
+	}
 )
 
 func sampleEntries() []Entry {
 	return []Entry{
 		{Slot: 1, Ballot: 0, Cmd: cmdA, Command: putCmd, Level: Strong},
-		{Slot: 2, Ballot: 3, Cmd: cmdB, Command: kvs.Command{Op: kvs.OpPut, Key: 9, Value: binValue},
+		{Slot: 2, Ballot: 3, Cmd: cmdB, Command: kvs.Command{Op: kvs.OpPut, Key: binKey, Value: binValue},
 			Level: Weak, CausalDep: 17, AckUpTo: 12},
 		{Slot: math.MaxUint64, Ballot: math.MaxUint32, Command: noopCmd, Level: Strong},
+		{Slot: 4, Ballot: 3, Cmd: cmdC, Command: delCmd, Level: Weak},
+		{Slot: 5, Ballot: 3, Cmd: cmdC, Command: incrCmd, Level: Strong},
+		{Slot: 6, Ballot: 3, Cmd: cmdA, Command: casCmds[0], Level: Strong},
+		{Slot: 7, Ballot: 3, Cmd: cmdA, Command: casCmds[1], Level: Strong},
+		{Slot: 8, Ballot: 3, Cmd: cmdA, Command: casCmds[2], Level: Strong},
 	}
 }
 
@@ -59,16 +74,17 @@ func sampleRecords() []Record {
 		{Cmd: cmdA, Command: putCmd, Level: Strong, Accepted: true, Ballot: 4, Arrival: 1},
 		{Cmd: cmdB, Command: getCmd, Level: Strong, Accepted: false, Ballot: math.MaxUint32,
 			Arrival: math.MaxUint64},
-		{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: 5, Value: binValue}, Level: Weak,
+		{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: "k5", Value: binValue}, Level: Weak,
 			Accepted: true, Ballot: 0, Arrival: 99, CausalDep: 299, Age: 2_000_000_000},
+		{Cmd: cmdC, Command: scanCmd, Level: Strong, Ballot: 2, Arrival: 100},
 	}
 }
 
 func sampleItems() []kvs.Item {
 	return []kvs.Item{
-		{Key: math.MinInt64, Value: kvs.Value("a"), Version: 3},
-		{Key: -1, Version: 80},
-		{Key: 7, Value: binValue, Version: math.MaxUint64},
+		{Key: "a", Value: kvs.Value("a"), Found: true, Version: 3},
+		{Key: "b", Version: 80},
+		{Key: binKey, Value: binValue, Found: true, Version: math.MaxUint64},
 	}
 }
 
@@ -84,15 +100,25 @@ func examples() []example {
 		{name: "propose-get-ho", msg: &Propose{Cmd: cmdB, Command: getCmd, AckUpTo: math.MaxUint64 - 1,
 			WeakDep: 12}},
 		{name: "propose-empty-value",
-			msg:  &Propose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: kvs.Value{}}},
-			want: &Propose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: 1}}},
-		{name: "propose-max-value", msg: &Propose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: 2,
-			Value: maxValue}}},
+			msg:  &Propose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: "e", Value: kvs.Value{}}},
+			want: &Propose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: "e"}}},
+		{name: "propose-big-value", msg: &Propose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: "b",
+			Value: bigValue}}},
+		{name: "propose-delete", msg: &Propose{Cmd: cmdC, Command: delCmd}},
+		{name: "propose-cas-absent", msg: &Propose{Cmd: cmdA, Command: casCmds[0]}},
+		{name: "propose-cas-value-delete", msg: &Propose{Cmd: cmdA, Command: casCmds[1]}},
+		{name: "propose-cas-version", msg: &Propose{Cmd: cmdA, Command: casCmds[2]}},
+		{name: "propose-incr", msg: &Propose{Cmd: cmdB, Command: incrCmd}},
+		{name: "propose-scan-all", msg: &Propose{Cmd: cmdB, Command: scanAllCmd}},
 
 		{name: "leaderreply-ok", msg: &LeaderReply{Replica: 0, Ballot: 9, Cmd: cmdA, Ok: true,
-			Result: binValue, Version: 77, Slot: 78, ReadDep: ReadDep{Kind: DepOne, Cmd: cmdB}}},
-		{name: "leaderreply-scan", msg: &LeaderReply{Replica: 1, Ballot: 9, Cmd: cmdC, Ok: true, Version: 80,
-			Slot: 81, ReadDep: ReadDep{Kind: DepNone}, Items: sampleItems()}},
+			Result: kvs.Result{Value: binValue, Found: true, Version: 77}, Slot: 78, ReadDep: ReadDep{Kind: DepOne, Cmd: cmdB}}},
+		{name: "leaderreply-scan", msg: &LeaderReply{Replica: 1, Ballot: 9, Cmd: cmdC, Ok: true,
+			Result: kvs.Result{Version: 80, Items: sampleItems(), More: true}, Slot: 81, ReadDep: ReadDep{Kind: DepNone}}},
+		{name: "leaderreply-cas", msg: &LeaderReply{Replica: 1, Ballot: 9, Cmd: cmdC, Ok: true,
+			Result: kvs.Result{Value: kvs.Value("owner"), Found: true, Applied: true, Version: 82}, Slot: 82}},
+		{name: "leaderreply-incr-error", msg: &LeaderReply{Replica: 1, Ballot: 9, Cmd: cmdC, Ok: true,
+			Result: kvs.Result{Value: kvs.Value("x"), Found: true, Version: 70, Err: kvs.ErrNotInteger}, Slot: 83}},
 		{name: "leaderreply-retry", msg: &LeaderReply{Replica: math.MaxInt32, Ballot: math.MaxUint32,
 			Cmd: cmdC, Retry: true, ReadDep: ReadDep{Kind: DepMulti}}},
 
@@ -104,10 +130,12 @@ func examples() []example {
 			msg:  &RecordAck{Replica: 1, Cmd: cmdC, CausalDeps: []CmdID{}, ReadDep: ReadDep{Kind: DepMulti}},
 			want: &RecordAck{Replica: 1, Cmd: cmdC, ReadDep: ReadDep{Kind: DepMulti}}},
 
-		{name: "syncreply", msg: &SyncReply{Replica: 1, Ballot: 2, Cmd: cmdA, Result: kvs.Value("v"),
-			Version: 3, Slot: 4, WeakCommittedSeq: 5}},
-		{name: "syncreply-scan", msg: &SyncReply{Replica: 1, Ballot: 2, Cmd: cmdC, Version: 80, Slot: 81,
-			Items: sampleItems()}},
+		{name: "syncreply", msg: &SyncReply{Replica: 1, Ballot: 2, Cmd: cmdA, Result: kvs.Result{Value: kvs.Value("v"),
+			Found: true, Version: 3}, Slot: 4, WeakCommittedSeq: 5}},
+		{name: "syncreply-scan", msg: &SyncReply{Replica: 1, Ballot: 2, Cmd: cmdC, Result: kvs.Result{Version: 80,
+			Items: sampleItems()}, Slot: 81}},
+		{name: "syncreply-overflow", msg: &SyncReply{Replica: 1, Ballot: 2, Cmd: cmdC, Result: kvs.Result{
+			Value: kvs.Value("9223372036854775807"), Found: true, Version: 9, Err: kvs.ErrOverflow}, Slot: 81}},
 		{name: "syncreply-refused", msg: &SyncReply{Replica: 0, Ballot: 7, Cmd: cmdB, Slot: 90, Refused: true}},
 		{name: "sync", msg: &Sync{Cmd: cmdC}},
 
@@ -129,7 +157,8 @@ func examples() []example {
 
 		{name: "weakpropose", msg: &WeakPropose{Cmd: cmdA, Command: putCmd, CausalDep: 0, AckUpTo: 0}},
 		{name: "weakpropose-chain", msg: &WeakPropose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut,
-			Key: -1, Value: binValue}, CausalDep: 299, AckUpTo: 250}},
+			Key: binKey, Value: binValue}, CausalDep: 299, AckUpTo: 250}},
+		{name: "weakpropose-delete", msg: &WeakPropose{Cmd: cmdC, Command: delCmd, CausalDep: 300, AckUpTo: 250}},
 		{name: "weakreply", msg: &WeakReply{Replica: 0, Ballot: 6, Cmd: cmdB, Slot: 600, Committed: true}},
 		{name: "weakreply-refused", msg: &WeakReply{Replica: 0, Ballot: 6, Cmd: cmdB, Slot: 601, Committed: true,
 			Refused: true}},
@@ -142,12 +171,12 @@ func examples() []example {
 
 		{name: "weakread-get", msg: &WeakRead{Cmd: cmdA, Command: getCmd, MinSlot: 55, Ballot: 2, Attempt: 7}},
 		{name: "weakread-scan", msg: &WeakRead{Cmd: cmdC, Command: scanCmd}},
-		{name: "weakreadreply", msg: &WeakReadReply{Replica: 3, Ballot: 2, Cmd: cmdA, Result: binValue,
-			Version: 54, AppliedIndex: 56, WeakApplied: 9, Attempt: math.MaxUint32}},
-		{name: "weakreadreply-scan", msg: &WeakReadReply{Replica: 1, Ballot: 2, Cmd: cmdC, Version: 80,
-			AppliedIndex: 90, Items: sampleItems()}},
+		{name: "weakreadreply", msg: &WeakReadReply{Replica: 3, Ballot: 2, Cmd: cmdA, Result: kvs.Result{Value: binValue,
+			Found: true, Version: 54}, AppliedIndex: 56, WeakApplied: 9, Attempt: math.MaxUint32}},
+		{name: "weakreadreply-scan", msg: &WeakReadReply{Replica: 1, Ballot: 2, Cmd: cmdC, Result: kvs.Result{Version: 80,
+			Items: sampleItems()}, AppliedIndex: 90}},
 		{name: "weakreadreply-empty-items",
-			msg:  &WeakReadReply{Replica: 1, Cmd: cmdC, Items: []kvs.Item{}},
+			msg:  &WeakReadReply{Replica: 1, Cmd: cmdC, Result: kvs.Result{Items: []kvs.Item{}}},
 			want: &WeakReadReply{Replica: 1, Cmd: cmdC}},
 		{name: "weakreadreply-retry", msg: &WeakReadReply{Replica: 3, Ballot: 2, Cmd: cmdA, Retry: true}},
 
@@ -169,8 +198,11 @@ func examples() []example {
 		{name: "prevotereply", msg: &PreVoteReply{Ballot: 11, PreBallot: 12, Replica: 4, Granted: true}},
 		{name: "installsnapshot", msg: &InstallSnapshot{Ballot: 3, Leader: 1, LastSlot: 900, LastBallot: 2, Chunk: 0,
 			Sessions: []SessionState{{Client: bigClient, Floor: 10, WeakCommittedSeq: 9, Results: []SessionResult{
-				{Seq: 11, Slot: 800, Value: kvs.Value("v"), Version: 799}, {Seq: 12, Slot: 801, Refused: true},
-				{Seq: 13, Slot: 802, Items: sampleItems()}}}, {Client: 7}, {Client: 8, Ended: 640}}, Items: sampleItems()}},
+				{Seq: 11, Slot: 800, Result: kvs.Result{Value: kvs.Value("v"), Found: true, Version: 799}},
+				{Seq: 12, Slot: 801, Refused: true},
+				{Seq: 13, Slot: 802, Result: kvs.Result{Items: sampleItems(), More: true}},
+				{Seq: 14, Slot: 803, Result: kvs.Result{Found: true, Applied: true, Version: 803}}}},
+				{Client: 7}, {Client: 8, Ended: 640}}, Items: sampleItems()}},
 		{name: "endsession", msg: &EndSession{Client: bigClient}},
 		{name: "installsnapshot-done", msg: &InstallSnapshot{Ballot: 3, Leader: 1, LastSlot: 900, LastBallot: 2, Chunk: 7, Done: true}},
 		{name: "installsnapshotack", msg: &InstallSnapshotAck{Ballot: 3, Replica: 2, LastSlot: 900, Chunk: 7}},

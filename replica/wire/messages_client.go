@@ -24,12 +24,9 @@ type LeaderReply struct {
 	Cmd     CmdID
 	Ok      bool
 	Retry   bool // CURP-HO barrier timed out: re-send weak writes, then re-propose
-	Result  kvs.Value
-	Version kvs.Slot
+	Result  kvs.Result
 	Slot    kvs.Slot
 	ReadDep ReadDep
-	// Items is a SCAN's result in per-key form (kvs.Result.Items).
-	Items []kvs.Item
 }
 
 // RecordAck is a witness's admission answer (sections 3.8, 5.5).
@@ -48,12 +45,9 @@ type SyncReply struct {
 	Replica          ReplicaID
 	Ballot           Ballot
 	Cmd              CmdID
-	Result           kvs.Value
-	Version          kvs.Slot
+	Result           kvs.Result
 	Slot             kvs.Slot
 	WeakCommittedSeq Seq
-	// Items is a SCAN's result in per-key form (kvs.Result.Items).
-	Items []kvs.Item
 	// Refused: the leader refused the command for good (its session's
 	// causal chain is broken); it never executed and never will.
 	Refused bool
@@ -123,15 +117,12 @@ type WeakReadReply struct {
 	Cmd          CmdID
 	Attempt      uint32 // the request's Attempt
 	Retry        bool   // the replica could not reach MinSlot in time
-	Result       kvs.Value
-	Version      kvs.Slot
+	Result       kvs.Result
 	AppliedIndex kvs.Slot
 	// WeakApplied is the largest Seq of the session's weak writes applied
 	// here; by the causal chain every earlier one is applied too, so the
 	// answer is at least as new as each of them (docs/DECISIONS.md 10).
 	WeakApplied Seq
-	// Items is a SCAN's result in per-key form (kvs.Result.Items).
-	Items []kvs.Item
 }
 
 // CausalPropose is a CURP-HO weak write, client to every replica (section 5.2).

@@ -79,9 +79,7 @@ type SessionResult struct {
 	Seq     Seq
 	Slot    kvs.Slot
 	Refused bool
-	Value   kvs.Value
-	Version kvs.Slot
-	Items   []kvs.Item
+	Result  kvs.Result
 }
 
 // SessionState is one session's row of the client table in a snapshot.

@@ -57,7 +57,7 @@ func TestEachTCPStream(t *testing.T) {
 	big := &Accept{Ballot: 1}
 	for i := range 40 {
 		big.Entries = append(big.Entries, Entry{Slot: kvs.Slot(1 + i), Cmd: cmdA,
-			Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: maxValue}, Level: Strong})
+			Command: kvs.Command{Op: kvs.OpPut, Key: "k", Value: bigValue}, Level: Strong})
 	}
 	msgs, want = append(msgs, big), append(want, big)
 	data := stream(t, append(msgs, msgs...)...)

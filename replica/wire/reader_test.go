@@ -120,7 +120,7 @@ func TestReaderLargeFrame(t *testing.T) {
 	for i := range 40 {
 		big.Entries = append(big.Entries, Entry{Slot: kvs.Slot(1 + i), Cmd: cmdA, Command: putCmd,
 			Level: Strong})
-		big.Entries[i].Command.Value = maxValue
+		big.Entries[i].Command.Value = bigValue
 	}
 	data := stream(t, big, &Commit{Ballot: 1, CommitIndex: 40})
 	require.Greater(t, len(data), keepBuf)

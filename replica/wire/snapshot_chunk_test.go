@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,12 +16,12 @@ func TestFillChunk(t *testing.T) {
 	const budget = 4 << 10
 	store := kvs.NewStore()
 	for k := range 200 {
-		store.Apply(kvs.Slot(k+1), kvs.Command{Op: kvs.OpPut, Key: kvs.Key(k), Value: make(kvs.Value, 100)})
+		store.Apply(kvs.Slot(k+1), kvs.Command{Op: kvs.OpPut, Key: kvs.Key(fmt.Sprintf("k%04d", k)), Value: make(kvs.Value, 100)})
 	}
 	var sessions []SessionState
 	for c := range 100 {
 		sessions = append(sessions, SessionState{Client: ClientID(c + 1), Floor: 3,
-			Results: []SessionResult{{Seq: 4, Slot: 9, Value: make(kvs.Value, 200)}}})
+			Results: []SessionResult{{Seq: 4, Slot: 9, Result: kvs.Result{Value: make(kvs.Value, 200)}}}})
 	}
 	for _, tc := range []struct {
 		name     string
