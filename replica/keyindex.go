@@ -1,47 +1,61 @@
 package replica
 
 import (
+	"github.com/tidwall/btree"
+
 	"swiftpaxos/kvs"
 )
 
 // keyState lists the unapplied log entries that touch one key: the slots
-// of its PUTs in slot order (writes[applied:]; the array is kept for the
-// key's next writes) and the latest read (GET or SCAN) slot.
+// of its writes in slot order (writes[applied:]; the array is kept for the
+// key's next writes) and the latest single-key read (GET) slot.
 type keyState struct {
 	writes   []kvs.Slot
 	applied  int
 	lastRead kvs.Slot
 }
 
-// live is the slots of the key's unapplied PUTs.
+// live is the slots of the key's unapplied writes.
 func (st *keyState) live() []kvs.Slot { return st.writes[st.applied:] }
+
+// pendingScan is an unapplied SCAN: its slot and range.
+type pendingScan struct {
+	slot kvs.Slot
+	cmd  kvs.Command
+}
 
 // keyIndex is the per-key view of the unapplied log suffix. The leader
 // uses it for speculation over the log prefix and for the Ok rule
 // (PROTOCOL.md 3.5); it is the spec's lastWrite, kept on every replica so
-// that a new leader need not rebuild it.
+// that a new leader need not rebuild it. Keys are ordered, so that a SCAN
+// finds the writes of its range by walking it; unapplied SCANs are listed
+// apart, in slot order (there are few), for the writes they cover.
 //
 // A key's state lives from the first unapplied entry that touches it to
 // the application of the last, which under a skewed workload over many
 // keys is one entry: the states a key leaves are kept for the next key,
 // so that indexing an entry does not allocate.
 type keyIndex struct {
-	m    map[kvs.Key]*keyState
-	free []*keyState
+	m     *btree.Map[kvs.Key, *keyState]
+	scans []pendingScan
+	free  []*keyState
 }
 
-func newKeyIndex() keyIndex { return keyIndex{m: make(map[kvs.Key]*keyState)} }
+func newKeyIndex() keyIndex { return keyIndex{m: btree.NewMap[kvs.Key, *keyState](32)} }
 
 // reset forgets every key.
 func (ix *keyIndex) reset() {
-	for k, st := range ix.m {
+	for ix.m.Len() > 0 {
+		k, st, _ := ix.m.Min()
 		ix.release(k, st)
 	}
+	clear(ix.scans)
+	ix.scans = ix.scans[:0]
 }
 
 // release forgets key k, whose state is st.
 func (ix *keyIndex) release(k kvs.Key, st *keyState) {
-	delete(ix.m, k)
+	ix.m.Delete(k)
 	*st = keyState{writes: st.writes[:0]}
 	if len(ix.free) < maxFreeKeyStates {
 		ix.free = append(ix.free, st)
@@ -53,76 +67,114 @@ func (ix *keyIndex) release(k kvs.Key, st *keyState) {
 const maxFreeKeyStates = 1 << 12
 
 func (ix *keyIndex) add(s kvs.Slot, c kvs.Command) {
-	if c.Op == kvs.OpNoop {
+	switch c.Op {
+	case kvs.OpNoop:
+		return
+	case kvs.OpScan:
+		ix.scans = append(ix.scans, pendingScan{slot: s, cmd: c})
 		return
 	}
-	for k := range c.Keys() {
-		st := ix.m[k]
-		if st == nil {
-			if n := len(ix.free); n > 0 {
-				st, ix.free = ix.free[n-1], ix.free[:n-1]
-			} else {
-				st = &keyState{}
-			}
-			ix.m[k] = st
-		}
-		if c.IsWrite() {
-			if st.applied > 0 && len(st.writes) == cap(st.writes) {
-				// Full: the applied slots at the front make room.
-				st.writes = st.writes[:copy(st.writes, st.live())]
-				st.applied = 0
-			}
-			st.writes = append(st.writes, s)
+	st, _ := ix.m.Get(c.Key)
+	if st == nil {
+		if n := len(ix.free); n > 0 {
+			st, ix.free = ix.free[n-1], ix.free[:n-1]
 		} else {
-			st.lastRead = s
+			st = &keyState{}
 		}
+		ix.m.Set(c.Key, st)
+	}
+	if c.IsWrite() {
+		if st.applied > 0 && len(st.writes) == cap(st.writes) {
+			// Full: the applied slots at the front make room.
+			st.writes = st.writes[:copy(st.writes, st.live())]
+			st.applied = 0
+		}
+		st.writes = append(st.writes, s)
+	} else {
+		st.lastRead = s
 	}
 }
 
 // applied forgets slot s, which must be the oldest unapplied entry.
 func (ix *keyIndex) applied(s kvs.Slot, c kvs.Command) {
-	if c.Op == kvs.OpNoop {
+	switch c.Op {
+	case kvs.OpNoop:
 		return
-	}
-	for k := range c.Keys() {
-		if st := ix.m[k]; st != nil {
-			if w := st.live(); len(w) > 0 && w[0] == s {
-				st.applied++
-			}
-			if st.lastRead == s {
-				st.lastRead = 0
-			}
-			if len(st.live()) == 0 && st.lastRead == 0 {
-				ix.release(k, st)
+	case kvs.OpScan:
+		for i, p := range ix.scans {
+			if p.slot == s {
+				n := len(ix.scans)
+				copy(ix.scans[i:], ix.scans[i+1:])
+				ix.scans[n-1] = pendingScan{}
+				ix.scans = ix.scans[:n-1]
+				break
 			}
 		}
+		return
 	}
-}
-
-func (ix keyIndex) lastWrite(k kvs.Key) (kvs.Slot, bool) {
-	st := ix.m[k]
-	if st == nil || len(st.live()) == 0 {
-		return 0, false
-	}
-	return st.writes[len(st.writes)-1], true
-}
-
-// uncommittedWrites appends the slots of writes to k above commit.
-func (ix keyIndex) uncommittedWrites(k kvs.Key, commit kvs.Slot, out []kvs.Slot) []kvs.Slot {
-	st := ix.m[k]
+	st, _ := ix.m.Get(c.Key)
 	if st == nil {
+		return
+	}
+	if w := st.live(); len(w) > 0 && w[0] == s {
+		st.applied++
+	}
+	if st.lastRead == s {
+		st.lastRead = 0
+	}
+	if len(st.live()) == 0 && st.lastRead == 0 {
+		ix.release(c.Key, st)
+	}
+}
+
+// liveWrites returns the slots of k's unapplied writes, in slot order.
+func (ix keyIndex) liveWrites(k kvs.Key) []kvs.Slot {
+	if st, _ := ix.m.Get(k); st != nil {
+		return st.live()
+	}
+	return nil
+}
+
+// rangeWrites calls f, in key order, for each key of [start, end) (end "":
+// no end) with unapplied writes, until f returns false.
+func (ix keyIndex) rangeWrites(start, end kvs.Key, f func(k kvs.Key, live []kvs.Slot) bool) {
+	ix.m.Ascend(start, func(k kvs.Key, st *keyState) bool {
+		if end != "" && k >= end {
+			return false
+		}
+		if w := st.live(); len(w) > 0 {
+			return f(k, w)
+		}
+		return true
+	})
+}
+
+// uncommittedWrites appends the slots of writes to the keys c reads (its
+// key, or every key of its range) above commit.
+func (ix keyIndex) uncommittedWrites(c kvs.Command, commit kvs.Slot, out []kvs.Slot) []kvs.Slot {
+	add := func(_ kvs.Key, w []kvs.Slot) bool {
+		for i := len(w) - 1; i >= 0 && w[i] > commit; i-- {
+			out = append(out, w[i])
+		}
+		return true
+	}
+	if c.Op == kvs.OpScan {
+		ix.rangeWrites(c.Key, c.End, add)
 		return out
 	}
-	w := st.live()
-	for i := len(w) - 1; i >= 0 && w[i] > commit; i-- {
-		out = append(out, w[i])
-	}
+	add(c.Key, ix.liveWrites(c.Key))
 	return out
 }
 
-// touchedAbove reports whether an entry above commit reads or writes k.
+// touchedAbove reports whether an entry above commit reads or writes k: a
+// write or GET of k, or a SCAN whose range covers k.
 func (ix keyIndex) touchedAbove(k kvs.Key, commit kvs.Slot) bool {
-	st := ix.m[k]
+	for i := len(ix.scans) - 1; i >= 0 && ix.scans[i].slot > commit; i-- {
+		if ix.scans[i].cmd.Covers(k) {
+			return true
+		}
+	}
+	st, _ := ix.m.Get(k)
 	if st == nil {
 		return false
 	}

@@ -67,7 +67,7 @@ func (c *Core) appendStrong(from wire.ClientID, p *wire.Propose) {
 	c.wit.add(wire.Record{Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, Accepted: ok, Ballot: c.ballot, CausalDep: p.WeakDep}, c.o.Now())
 	c.ackStrong(from, p, dep, &wire.LeaderReply{
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd, Ok: ok,
-		Result: res.Value, Version: res.Version, Items: res.Items, Slot: s, ReadDep: dep,
+		Result: res, Slot: s, ReadDep: dep,
 	})
 	c.releaseBarred(p.Cmd)
 }
@@ -85,45 +85,90 @@ func (c *Core) ackStrong(from wire.ClientID, p *wire.Propose, dep wire.ReadDep, 
 
 // speculate computes a command's result over the log prefix and the
 // leader's Ok (PROTOCOL.md 3.5). It must run before the command is
-// appended.
+// appended: the command is evaluated as the entry at the next slot.
 func (c *Core) speculate(cmd kvs.Command) (kvs.Result, bool, wire.ReadDep) {
-	switch cmd.Op {
-	case kvs.OpPut:
-		return kvs.Result{}, !c.keys.touchedAbove(cmd.Key, c.commitIndex), wire.ReadDep{}
-	case kvs.OpGet, kvs.OpScan:
-		res := c.readOverLog(cmd)
-		pending := c.scratchEnts[:0]
-		for k := range cmd.Keys() {
-			c.scratchSlots = c.keys.uncommittedWrites(k, c.commitIndex, c.scratchSlots[:0])
-			for _, s := range c.scratchSlots {
-				pending = append(pending, c.entries.at(s))
-			}
-		}
-		ok, dep := c.policy.ReadRule(pending)
-		clear(pending)
-		c.scratchEnts = pending[:0]
-		return res, ok, dep
+	switch {
+	case cmd.Op == kvs.OpNoop:
+		return kvs.Result{}, true, wire.ReadDep{}
+	case cmd.IsWrite():
+		// A write's Ok needs no entry above the commit point on its key:
+		// the command then commutes with everything unordered before it.
+		// Its result (a DELETE's existed, a CAS's or an INCR's outcome)
+		// comes from the key's state after the log prefix.
+		res, _, _ := c.store.Eval(c.entries.last()+1, cmd, c.logOverlay())
+		return res, !c.keys.touchedAbove(cmd.Key, c.commitIndex), wire.ReadDep{}
 	}
-	return kvs.Result{}, true, wire.ReadDep{}
+	res := c.readOverLog(cmd)
+	pending := c.scratchEnts[:0]
+	c.scratchSlots = c.keys.uncommittedWrites(cmd, c.commitIndex, c.scratchSlots[:0])
+	for _, s := range c.scratchSlots {
+		pending = append(pending, c.entries.at(s))
+	}
+	ok, dep := c.policy.ReadRule(pending)
+	clear(pending)
+	c.scratchEnts = pending[:0]
+	return res, ok, dep
 }
 
 // readOverLog evaluates a read against the store overlaid with the
-// latest unapplied write of each key.
+// unapplied writes of the log.
 func (c *Core) readOverLog(cmd kvs.Command) kvs.Result {
-	if c.o.Mutation.SpeculateFromStore {
-		return c.store.Read(cmd)
-	}
-	return c.store.ReadOver(cmd, c.unappliedWrite)
+	return c.store.ReadOver(cmd, c.logOverlay())
 }
 
-// unappliedWrite is the kvs.Overlay of the log suffix: the latest unapplied
-// write of k, if any (the spec's lastWrite, PROTOCOL.md 3.1).
-func (c *Core) unappliedWrite(k kvs.Key) (kvs.Value, kvs.Slot, bool) {
-	if s, ok := c.keys.lastWrite(k); ok {
-		return c.entries.at(s).Command.Value, s, true
+// logOverlay is the kvs.Overlay of the log suffix, or none under the
+// mutation that speculates from the applied store alone.
+func (c *Core) logOverlay() kvs.Overlay {
+	if c.o.Mutation.SpeculateFromStore {
+		return nil
 	}
-	return nil, 0, false
+	return logOverlay{c}
 }
+
+// logOverlay shadows the store with each key's state after the unapplied
+// writes of the log (the spec's lastWrite, PROTOCOL.md 3.1).
+type logOverlay struct{ c *Core }
+
+func (o logOverlay) Lookup(k kvs.Key) (kvs.Entry, bool) {
+	w := o.c.keys.liveWrites(k)
+	if len(w) == 0 {
+		return kvs.Entry{}, false
+	}
+	return o.c.stateAfter(k, w), true
+}
+
+func (o logOverlay) Range(start, end kvs.Key, yield func(kvs.Key, kvs.Entry) bool) {
+	o.c.keys.rangeWrites(start, end, func(k kvs.Key, w []kvs.Slot) bool { return yield(k, o.c.stateAfter(k, w)) })
+}
+
+// stateAfter is key k's state after its unapplied writes w (slots, in
+// order), evaluated from the applied store. A PUT or DELETE sets the key
+// whatever it held, so the walk starts at the last one; only the CASes and
+// INCRs after it are evaluated.
+func (c *Core) stateAfter(k kvs.Key, w []kvs.Slot) kvs.Entry {
+	from := 0
+	for i := len(w) - 1; i >= 0; i-- {
+		if op := c.entries.at(w[i]).Command.Op; op == kvs.OpPut || op == kvs.OpDelete {
+			from = i
+			break
+		}
+	}
+	one := &c.scratchKey
+	*one = oneKey{e: c.store.Get(k)}
+	for _, s := range w[from:] {
+		if _, wr, ok := c.store.Eval(s, c.entries.at(s).Command, one); ok {
+			one.e = wr.Entry
+		}
+	}
+	return one.e
+}
+
+// oneKey is the overlay of one key's state, for evaluating the writes of
+// that key in turn (stateAfter).
+type oneKey struct{ e kvs.Entry }
+
+func (o *oneKey) Lookup(kvs.Key) (kvs.Entry, bool)                 { return o.e, true }
+func (o *oneKey) Range(_, _ kvs.Key, _ func(kvs.Key, kvs.Entry) bool) {}
 
 // HasSlot reports whether id is in the log or was applied.
 func (c *Core) HasSlot(id wire.CmdID) bool {

@@ -3,6 +3,8 @@ package replica
 import (
 	"fmt"
 
+	"github.com/tidwall/btree"
+
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
@@ -20,14 +22,18 @@ type witnessRecord struct {
 }
 
 // witness is a replica's record store (PROTOCOL.md sections 1.6, 3.4, 5.3).
-// Records are keyed and removed by CmdID, never counted; each key has an
-// ordered list of the records that touch it. A SCAN record is listed under
-// every key of its range.
+// Records are keyed and removed by CmdID, never counted. A record of a
+// single-key command is listed under its key, in an ordered map, so that a
+// SCAN finds the records of its range by walking the range; a SCAN's
+// record is listed in scans, which a single-key command walks to find the
+// SCANs that cover its key (there are few: a SCAN's record lives until it
+// commits).
 // A protocol's own index over the records (index, nil if it keeps none)
 // is told of every record added and removed here.
 type witness struct {
 	byCmd map[wire.CmdID]*witnessRecord
-	byKey map[kvs.Key][]*witnessRecord
+	byKey *btree.Map[kvs.Key, []*witnessRecord]
+	scans []*witnessRecord
 	// lists are emptied key lists kept for the next key, so that a
 	// record on a key with no other record does not allocate one.
 	lists   [][]*witnessRecord
@@ -40,8 +46,44 @@ type witness struct {
 func newWitness(index RecordIndex) *witness {
 	return &witness{
 		byCmd: make(map[wire.CmdID]*witnessRecord),
-		byKey: make(map[kvs.Key][]*witnessRecord),
+		byKey: btree.NewMap[kvs.Key, []*witnessRecord](32),
 		index: index,
+	}
+}
+
+// each calls f for every kept record that c touches a key of, until f
+// returns false: the records of c's key (or, for a SCAN, of every key in
+// its range) and the SCAN records that cover c's key (or overlap its
+// range: two SCANs never conflict, so a SCAN is not shown other SCANs).
+func (w *witness) each(c kvs.Command, f func(r *witnessRecord) bool) {
+	switch c.Op {
+	case kvs.OpNoop:
+		return
+	case kvs.OpScan:
+		visit := func(k kvs.Key, l []*witnessRecord) bool {
+			if c.End != "" && k >= c.End {
+				return false
+			}
+			for _, r := range l {
+				if !f(r) {
+					return false
+				}
+			}
+			return true
+		}
+		w.byKey.Ascend(c.Key, visit)
+		return
+	}
+	l, _ := w.byKey.Get(c.Key)
+	for _, r := range l {
+		if !f(r) {
+			return
+		}
+	}
+	for _, r := range w.scans {
+		if r.Command.Covers(c.Key) && !f(r) {
+			return
+		}
 	}
 }
 
@@ -53,25 +95,22 @@ func (w *witness) get(id wire.CmdID) (*witnessRecord, bool) {
 // conflictsStrong reports whether a kept strong record conflicts with c.
 // Weak records never cause a conflict (PROTOCOL.md 3.4 rule 5).
 func (w *witness) conflictsStrong(c kvs.Command) bool {
-	for k := range c.Keys() {
-		for _, r := range w.byKey[k] {
-			if r.Level == wire.Strong && r.Command.Conflicts(c) {
-				return true
-			}
-		}
-	}
-	return false
+	found := false
+	w.each(c, func(r *witnessRecord) bool {
+		found = r.Level == wire.Strong && r.Command.Conflicts(c)
+		return !found
+	})
+	return found
 }
 
-// writesOn appends the kept write records overlapping the range of c.
+// writesOn appends the kept write records on c's key, or in its range.
 func (w *witness) writesOn(c kvs.Command, out []wire.Record) []wire.Record {
-	for k := range c.Keys() {
-		for _, r := range w.byKey[k] {
-			if r.Command.IsWrite() {
-				out = append(out, r.Record)
-			}
+	w.each(c, func(r *witnessRecord) bool {
+		if r.Command.IsWrite() {
+			out = append(out, r.Record)
 		}
-	}
+		return true
+	})
 	return out
 }
 
@@ -84,14 +123,16 @@ func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	rec.Arrival = w.arrival
 	r := &witnessRecord{Record: rec, lastFlushed: now, born: now}
 	w.byCmd[rec.Cmd] = r
-	if rec.Command.Op != kvs.OpNoop {
-		for k := range rec.Command.Keys() {
-			l, ok := w.byKey[k]
-			if n := len(w.lists); !ok && n > 0 {
-				l, w.lists = w.lists[n-1], w.lists[:n-1]
-			}
-			w.byKey[k] = append(l, r)
+	switch rec.Command.Op {
+	case kvs.OpNoop:
+	case kvs.OpScan:
+		w.scans = append(w.scans, r)
+	default:
+		l, ok := w.byKey.Get(rec.Command.Key)
+		if n := len(w.lists); !ok && n > 0 {
+			l, w.lists = w.lists[n-1], w.lists[:n-1]
 		}
+		w.byKey.Set(rec.Command.Key, append(l, r))
 	}
 	if w.index != nil {
 		w.index.RecordKept(r.Record)
@@ -120,16 +161,20 @@ func (w *witness) remove(id wire.CmdID) {
 		return
 	}
 	delete(w.byCmd, id)
-	if r.Command.Op != kvs.OpNoop {
-		for k := range r.Command.Keys() {
-			if l := removeRecord(w.byKey[k], r); len(l) == 0 {
-				delete(w.byKey, k)
-				if len(w.lists) < maxFreeLists && cap(l) <= maxFreeListCap {
-					w.lists = append(w.lists, l)
-				}
-			} else {
-				w.byKey[k] = l
+	switch r.Command.Op {
+	case kvs.OpNoop:
+	case kvs.OpScan:
+		w.scans = removeRecord(w.scans, r)
+	default:
+		k := r.Command.Key
+		l, _ := w.byKey.Get(k)
+		if l = removeRecord(l, r); len(l) == 0 {
+			w.byKey.Delete(k)
+			if len(w.lists) < maxFreeLists && cap(l) <= maxFreeListCap {
+				w.lists = append(w.lists, l)
 			}
+		} else {
+			w.byKey.Set(k, l)
 		}
 	}
 	if w.index != nil {
@@ -168,30 +213,41 @@ func removeRecord(l []*witnessRecord, r *witnessRecord) []*witnessRecord {
 	return l
 }
 
-// check verifies the indexes agree: every record listed under a key is
-// the one byCmd holds for its CmdID, and every record of byCmd is listed
-// exactly once under each key of its range. A record listed but not in
-// byCmd is a leak: nothing removes it any more.
+// check verifies the indexes agree: every record listed under a key or
+// among the SCANs is the one byCmd holds for its CmdID, and every record
+// of byCmd is listed exactly once. A record listed but not in byCmd is a
+// leak: nothing removes it any more.
 func (w *witness) check() error {
 	listed := make(map[*witnessRecord]int, len(w.byCmd))
-	for k, l := range w.byKey {
+	var err error
+	w.byKey.Scan(func(k kvs.Key, l []*witnessRecord) bool {
 		for _, r := range l {
-			if w.byCmd[r.Cmd] != r {
-				return fmt.Errorf("key %d lists a record of %v that is not the one kept for it", k, r.Cmd)
-			}
-			if lo, hi := r.Command.KeyRange(); k < lo || k > hi {
-				return fmt.Errorf("key %d lists a record of %v outside its range", k, r.Cmd)
+			switch {
+			case w.byCmd[r.Cmd] != r:
+				err = fmt.Errorf("key %q lists a record of %v that is not the one kept for it", k, r.Cmd)
+			case r.Command.Op == kvs.OpScan || r.Command.Key != k:
+				err = fmt.Errorf("key %q lists a record of %v on another key", k, r.Cmd)
 			}
 			listed[r]++
 		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range w.scans {
+		if w.byCmd[r.Cmd] != r || r.Command.Op != kvs.OpScan {
+			return fmt.Errorf("the SCANs list a record of %v that is not a SCAN kept for it", r.Cmd)
+		}
+		listed[r]++
 	}
 	for id, r := range w.byCmd {
+		want := 1
 		if r.Command.Op == kvs.OpNoop {
-			continue
+			want = 0
 		}
-		lo, hi := r.Command.KeyRange()
-		if want := uint64(hi-lo) + 1; uint64(listed[r]) != want {
-			return fmt.Errorf("the record of %v is listed under %d keys, not %d", id, listed[r], want)
+		if listed[r] != want {
+			return fmt.Errorf("the record of %v is listed %d times, not %d", id, listed[r], want)
 		}
 	}
 	return nil

@@ -134,11 +134,9 @@ func EntriesOf(slot kvs.Slot, session SessionID, seq wire.Seq, cmd kvs.Command, 
 		}
 		return nil
 	}
-	lo, hi := cmd.KeyRange()
-	out := make([]Entry, 0, uint64(hi)-uint64(lo)+1)
-	for k := range cmd.Keys() {
-		v, _ := kvs.ItemOf(res.Items, k)
-		out = append(out, Entry{Slot: slot, Session: session, Seq: seq, Kind: Get, Key: k, Value: string(v), Scan: true})
+	out := make([]Entry, 0, len(res.Items))
+	for _, it := range res.Items {
+		out = append(out, Entry{Slot: slot, Session: session, Seq: seq, Kind: Get, Key: it.Key, Value: string(it.Value), Scan: true})
 	}
 	return out
 }

@@ -26,7 +26,7 @@ func AppendLine(buf []byte, e Entry) []byte {
 	buf = append(buf, `,"op":"`...)
 	buf = append(buf, e.Kind.String()...)
 	buf = append(buf, `","key":`...)
-	buf = strconv.AppendInt(buf, int64(e.Key), 10)
+	buf = appendJSONString(buf, string(e.Key))
 	buf = append(buf, `,"value":`...)
 	buf = appendJSONString(buf, e.Value)
 	if e.Scan {
