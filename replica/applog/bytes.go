@@ -19,27 +19,22 @@ import (
 // IsText reports whether s is written as a plain JSON string: valid UTF-8
 // with no control character (below 0x20, or 0x7f).
 func IsText(s string) bool {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
-		if c < 0x20 || c == 0x7f {
-			return false
+		if c < 0x80 {
+			if c < 0x20 || c == 0x7f {
+				return false
+			}
+			i++
+			continue
 		}
-		if c >= 0x80 {
-			return utf8.ValidString(s[i:]) && !hasC1(s[i:])
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || r >= 0x80 && r <= 0x9f {
+			return false // invalid UTF-8, or a C1 control, which terminals do not show
 		}
+		i += n
 	}
 	return true
-}
-
-// hasC1 reports whether s holds a C1 control character (U+0080-U+009F),
-// which JSON allows raw but terminals do not show.
-func hasC1(s string) bool {
-	for _, r := range s {
-		if r >= 0x80 && r <= 0x9f {
-			return true
-		}
-	}
-	return false
 }
 
 // AppendBytes appends the member ,"name":"s" or ,"name_b64":"..." (see
