@@ -53,15 +53,6 @@ func splitLog(name string, entries []LogEntry) appliedLog {
 		}
 		seg.to = max(seg.to, e.Slot)
 	}
-	if n := len(seg.lines); n > 0 && seg.lines[n-1].Scan && seg.lines[n-1].Slot == seg.to {
-		i := n - 1
-		for i > 0 && sameScan(seg.lines[i-1], seg.lines[i]) {
-			i--
-		}
-		l.tail = seg.lines[i:]
-		seg.lines = seg.lines[:i:i]
-		seg.to--
-	}
 	if seg.to > seg.from || len(seg.lines) > 0 {
 		l.segs = append(l.segs, seg)
 	}
