@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"swiftpaxos/kvs"
 )
 
 // naiveCausal applies the definitions of PROTOCOL.md 2.2-2.4 to a small
@@ -213,7 +211,7 @@ func TestCausalRulesMatchNaiveClosure(t *testing.T) {
 				}
 			}
 			want := naiveCheck(h, pos)
-			r := Check(h, logs, Options{})
+			r := Check(asReads(h), logs, Options{})
 			got := map[Rule]map[OpID]bool{}
 			cyclic := false
 			for _, v := range r.Violations {

@@ -104,3 +104,34 @@ func requireOnly(t *testing.T, r Report, rules ...Rule) {
 		require.Contains(t, rules, v.Rule, "unexpected violation: %s", v)
 	}
 }
+
+// scanOp builds a completed SCAN of [start, end) with limit that returned
+// the items given as key, value pairs (more: false).
+func scanOp(session string, seq uint64, lvl Level, start, end kvs.Key, limit int64, inv, ret int64, kv ...string) Op {
+	o := Op{Session: SessionID(session), Seq: wire.Seq(seq), Level: lvl, Kind: Scan, Key: start, End: end, Limit: limit,
+		InvokeNS: inv, ReturnNS: ret, OK: true}
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.Items = append(o.Items, Item{Key: kvs.Key(kv[i]), Value: kv[i+1]})
+	}
+	return o
+}
+
+// asReads turns the gets of a history written with the value a get
+// returned in Value ("" for absent), as the random generators build them,
+// into records with Ret and Found.
+func asReads(h []Op) []Op {
+	out := make([]Op, len(h))
+	for i, o := range h {
+		if o.Kind == Get {
+			o.Ret, o.Found, o.Value = o.Value, o.OK && o.Value != "", ""
+			if !o.Found {
+				o.Ret = ""
+			}
+		}
+		out[i] = o
+	}
+	return out
+}
+
+// returns makes get o return v ("" for absent).
+func returns(o *Op, v string) { o.Ret, o.Found = v, v != "" }

@@ -218,7 +218,7 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 	out.Value = get("value", r.Value, r.ValueB64, out.Kind == Put || out.Kind == CAS && !out.Delete)
 	out.ExpectValue = get("expect_value", r.ExpectValue, r.ExpectValueB64, false)
 	out.Ret = get("ret", r.Ret, r.RetB64, false)
-	for _, it := range r.Items {
+	for _, it := range r.Items { // none is nil
 		k := get("key", it.Key, it.KeyB64, true)
 		v := get("value", it.Value, it.ValueB64, true)
 		out.Items = append(out.Items, Item{Key: kvs.Key(k), Value: v})

@@ -123,7 +123,7 @@ func TestSessionGuaranteesMatchNaiveModel(t *testing.T) {
 			}
 			wantRYW, wantMR := naiveSessionViolations(h, pos)
 			gotRYW, gotMR := map[OpID]bool{}, map[OpID]bool{}
-			r := Check(h, logs, Options{})
+			r := Check(asReads(h), logs, Options{})
 			for _, v := range r.Violations {
 				switch v.Rule {
 				case RuleReadYourWrites:
