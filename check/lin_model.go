@@ -39,6 +39,11 @@ type sop struct {
 	part      int32
 	call, ret int64
 	step      func(s linState) (bool, linState)
+	// twin is an earlier operation with the same window and effect (weak
+	// DELETEs), or -1: of two twins the search only tries the earlier
+	// first, since any order using the later one alone has a mirror
+	// using the earlier.
+	twin int32
 }
 
 // needsSearch reports whether key k has an operation beyond GET, PUT and
@@ -71,11 +76,57 @@ func version(pos []int64, w int32) (int64, bool) {
 //     a value no write wrote (read-never-written reports them).
 //   - Every pending strong write, with [inv, +inf): it may have taken
 //     effect, or not (ordered last).
-//   - Every weak write, with (-inf, +inf): HYB orders weak writes by no
-//     real time, and one that no strong operation observed can be ordered
-//     last; the windows lin.go gives weak puts are implied by these.
+//   - Every weak write that a strong operation may have observed, with
+//     [inv, +inf), but a weak put's window ends where its first strong
+//     reader's does: HYB orders weak writes by no real time but their
+//     invocation (a strong operation cannot observe a write not yet
+//     invoked: read-from-future), a weak write no strong operation
+//     observes may be left out of the order (strong inclusion), and the
+//     windows of lin.go are implied by these. A weak
+//     put may have been observed if a strong read returned its value or a
+//     strong CAS expected it (or it is an integer on a key with INCRs); a
+//     weak DELETE if a strong operation may have found the key absent.
 func (x *history) searchOps(k kvs.Key, pos []int64) ([]sop, string) {
+	observed, absent, counter, version := map[string]bool{}, false, false, false
+	present := false // a strong operation observed that the key held some value
+	firstRead := map[int32]int64{} // weak put -> least response of its strong readers
+	for _, i := range x.byKey[k] {
+		p, o := &x.ops[i], &x.cmds[x.ops[i].cmd]
+		if p.Level != Strong {
+			continue
+		}
+		switch {
+		case o.Kind == Incr:
+			counter, absent = true, true
+		case o.Kind == CAS:
+			observed[o.ExpectValue] = o.Expect == kvs.ExpectValue
+			absent = absent || o.Expect == kvs.ExpectAbsent
+			version = version || o.Expect == kvs.ExpectVersion
+		case o.Kind == Delete:
+			absent = true // a DELETE's existed may be false
+			present = present || !x.completed(i) || o.FoundUnknown || o.Found
+		}
+		if p.Kind == Get && x.completed(i) {
+			if p.Found {
+				observed[p.Value] = true
+			} else {
+				absent = true
+			}
+			if w := x.src[i]; w >= 0 {
+				if t, ok := firstRead[w]; !ok || x.end[i] < t {
+					firstRead[w] = x.end[i]
+				}
+			}
+		}
+	}
 	var out []sop
+	// Weak writes that no strong operation observes by value dominate one
+	// another by invocation: one invoked earlier can stand wherever one
+	// invoked later stands (both windows end at +inf, and nobody reads
+	// their values), so each is tried only once the earlier one is in.
+	// Their value is replaced by one no read returns, so that the memo
+	// sees the states they make as one.
+	var twins [2][]int32 // weak DELETEs, unobserved weak PUTs: indexes into out
 	for _, i := range x.byKey[k] {
 		p, o := &x.ops[i], &x.cmds[x.ops[i].cmd]
 		if o.Kind == CAS && o.Expect == kvs.ExpectVersion && pos == nil {
@@ -84,16 +135,40 @@ func (x *history) searchOps(k kvs.Key, pos []int64) ([]sop, string) {
 		strong, done := p.Level == Strong, x.completed(i)
 		switch {
 		case strong && done && p.Kind == Get && x.src[i] == srcNone:
-			continue
 		case strong && done:
-			out = append(out, sop{i, p.InvokeNS, x.end[i], x.effect(i, pos, true)})
+			out = append(out, sop{i, p.InvokeNS, x.end[i], x.effect(i, pos, true), -1})
 		case strong && p.Kind == Put:
-			out = append(out, sop{i, p.InvokeNS, inf, x.effect(i, pos, false)})
-		case !strong && p.Kind == Put:
-			out = append(out, sop{i, negInf, inf, x.effect(i, pos, false)})
+			out = append(out, sop{i, p.InvokeNS, inf, x.effect(i, pos, false), -1})
+		case p.Kind == Put && p.Found && (observed[p.Value] || counter && isInteger(p.Value)):
+			ret, ok := firstRead[i]
+			if !ok {
+				ret = inf
+			}
+			out = append(out, sop{i, p.InvokeNS, ret, x.effect(i, pos, false), -1})
+		case p.Kind == Put && p.Found && present:
+			twins[1] = append(twins[1], int32(len(out)))
+			out = append(out, sop{i, p.InvokeNS, inf, unobserved(i), -1})
+		case p.Kind == Put && !p.Found && absent:
+			twins[0] = append(twins[0], int32(len(out)))
+			out = append(out, sop{i, p.InvokeNS, inf, x.effect(i, pos, false), -1})
+		}
+	}
+	for _, g := range twins {
+		if version {
+			break // which write made the state matters to a CAS on a version
+		}
+		slices.SortStableFunc(g, func(a, b int32) int { return cmp.Compare(out[a].call, out[b].call) })
+		for j := 1; j < len(g); j++ {
+			out[g[j]].twin = g[j-1]
 		}
 	}
 	return out, ""
+}
+
+// unobserved is the step of a weak put whose value no strong operation
+// returns or expects: the key holds some value nobody reads.
+func unobserved(i int32) func(linState) (bool, linState) {
+	return func(linState) (bool, linState) { return true, linState{found: true, value: "\x00unobserved", last: i} }
 }
 
 // effect returns the model step of part i; done: its result is known and
@@ -174,7 +249,7 @@ type sevent struct {
 }
 
 // search decides whether ops have a legal order within their windows.
-func search(ops []sop) searchResult {
+func search(ops []sop, withLast bool) searchResult {
 	evs := make([]*sevent, 0, 2*len(ops))
 	for i := range ops {
 		c := &sevent{at: ops[i].call, op: int32(i)}
@@ -225,7 +300,9 @@ func search(ops []sop) searchResult {
 		for _, w := range bits {
 			b = append(b, byte(w), byte(w>>8), byte(w>>16), byte(w>>24), byte(w>>32), byte(w>>40), byte(w>>48), byte(w>>56))
 		}
-		b = strconv.AppendInt(b, int64(s.last), 10)
+		if withLast {
+			b = strconv.AppendInt(b, int64(s.last), 10)
+		}
 		if s.found {
 			b = append(b, '=')
 			b = append(b, s.value...)
@@ -244,7 +321,10 @@ func search(ops []sop) searchResult {
 		}
 		if !cur.ret {
 			op := cur.op
-			ok, next := ops[op].step(state)
+			ok, next := false, state
+			if t := ops[op].twin; t < 0 || bits[t/64]&(1<<(t%64)) != 0 {
+				ok, next = ops[op].step(state)
+			}
 			if ok {
 				bits[op/64] |= 1 << (op % 64)
 				k := key(next)
@@ -297,7 +377,11 @@ func (x *history) searchKey(k kvs.Key, pos []int64) (*Violation, *Unknown) {
 	if strong == 0 {
 		return nil, nil
 	}
-	r := search(ops)
+	withLast := false
+	for _, i := range x.byKey[k] {
+		withLast = withLast || x.cmds[x.ops[i].cmd].Expect == kvs.ExpectVersion
+	}
+	r := search(ops, withLast)
 	switch {
 	case r.legal:
 		return nil, nil
