@@ -88,7 +88,7 @@ func version(pos []int64, w int32) (int64, bool) {
 //     weak DELETE if a strong operation may have found the key absent.
 func (x *history) searchOps(k kvs.Key, pos []int64) ([]sop, string) {
 	observed, absent, counter, version := map[string]bool{}, false, false, false
-	present := false // a strong operation observed that the key held some value
+	present := false               // a strong operation observed that the key held some value
 	firstRead := map[int32]int64{} // weak put -> least response of its strong readers
 	for _, i := range x.byKey[k] {
 		p, o := &x.ops[i], &x.cmds[x.ops[i].cmd]
