@@ -206,7 +206,7 @@ func (s *sweep) invoke(u int32, o int32) {
 		if s.need[o] > 0 {
 			s.snap[o] = f.ref()
 		}
-	} else if s.x.completed(o) && s.x.src[o] != srcNone {
+	} else if s.x.completed(o) && s.x.knownSource(o) {
 		s.base[o] = f.ref()
 	}
 }
@@ -221,7 +221,7 @@ func (s *sweep) mutable(u int32) *clock {
 }
 
 func (s *sweep) complete(u int32, o int32) {
-	if s.x.isRead(o) && s.x.src[o] != srcNone {
+	if s.x.isRead(o) && s.x.knownSource(o) {
 		w := s.x.src[o]
 		var sw *clock // the source's causal past, when not in base already
 		counted := s.needsSnap(o)

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"swiftpaxos/kvs"
 )
 
 // naiveCausal applies the definitions of PROTOCOL.md 2.2-2.4 to a small
@@ -157,7 +155,7 @@ func randomCausalHistory(rng *rand.Rand) ([]Op, []LogEntry) {
 	for i := range 5 + rng.IntN(6) {
 		s := fmt.Sprintf("s%d", rng.IntN(3))
 		inv := nextInv[s] + rng.Int64N(4)
-		o := op(s, uint64(i+1), Weak, Put, kvs.Key(rng.IntN(2)), fmt.Sprintf("v%d", i), inv, inv+1+rng.Int64N(6))
+		o := op(s, uint64(i+1), Weak, Put, rng.IntN(2), fmt.Sprintf("v%d", i), inv, inv+1+rng.Int64N(6))
 		nextInv[s] = o.ReturnNS + 1
 		if rng.IntN(4) == 0 { // pipelined: the next one may overlap
 			nextInv[s] = inv + 1
@@ -213,7 +211,7 @@ func TestCausalRulesMatchNaiveClosure(t *testing.T) {
 				}
 			}
 			want := naiveCheck(h, pos)
-			r := Check(h, logs, Options{})
+			r := Check(asReads(h), logs, Options{})
 			got := map[Rule]map[OpID]bool{}
 			cyclic := false
 			for _, v := range r.Violations {

@@ -46,7 +46,7 @@ func TestCausalVisibility(t *testing.T) {
 		name: "cross-session, cross-key: NIL after the causal past wrote the key",
 		h:    []Op{ax, ay, by, wGet("b", 2, 1, "", 60, 70)},
 		rule: RuleCausalVisibility,
-		bad:  []string{"b#2", "returning NIL", "a#1", "causal chain a#1 -so-> a#2 -rf-> b#1 -so-> b#2", "NIL precedes every write"},
+		bad:  []string{"b#2", "returning absent", "a#1", "causal chain a#1 -so-> a#2 -rf-> b#1 -so-> b#2", "NIL precedes every write"},
 	}, {
 		name: "same, with logs",
 		h:    []Op{ax, ay, by, wGet("b", 2, 1, "", 60, 70)},

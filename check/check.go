@@ -15,7 +15,7 @@ func Check(h []Op, logs map[string][]LogEntry, opts Options) Report {
 		pos = l.positions(x)
 	}
 	checkReadSources(x, c)
-	checkLinearizability(x, opts, c)
+	checkLinearizability(x, pos, opts, c)
 	checkSessions(x, l, c) // before checkCausal, which skips the reads it flags
 	ss := newSessions(x)
 	checkCausal(x, ss, l, pos, c)

@@ -17,47 +17,98 @@
 // # Formats
 //
 // Both inputs are JSON Lines, one object per line; blank lines are skipped,
-// unknown or missing fields are errors, and every reader error is a
+// unknown or missing members are errors, and every reader error is a
 // *ParseError naming the file and line. The writers produce exactly what
-// the readers accept.
+// the readers accept, without reflection (AppendOp, applog.AppendLine).
 //
-// A history record ([Op]), one per invoked operation:
+// Keys and values are byte strings. Each is written as a JSON string,
+// "key":"text", when it is valid UTF-8 without control characters, and
+// otherwise as "key_b64":"..." (standard padded base64); a reader takes
+// either, never both, so any bytes round-trip (package applog, bytes.go).
+// This holds for key, end, value, expect_value, ret and the items' key
+// and value.
 //
-//	{"session":"S","seq":1,"level":"strong","op":"put","key":7,"value":"V",
+// # History records
+//
+// One record ([Op]) per invoked operation. Every record has session, seq
+// (the CmdId), level ("strong" or "weak"), op, key, invoke_ns, return_ns
+// and ok; path ("fast" or "slow") is optional and ignored. Instants come
+// from one clock shared by all clients and must lie strictly between the
+// least and the greatest int64 (which stand for -infinity and +infinity).
+// ok is true iff the operation completed and its result is known; a
+// record with ok false is pending (resp = +infinity) whatever its
+// return_ns, carries no result members, and a pending write may or may
+// not have taken effect. A client fills a record with [Record] from the
+// command it sent and the kvs.Result it got, after setting the members
+// above; then, per operation (result members only when ok):
+//
+//	op      command members              result members
+//	get     key                          found, ret (when found)
+//	put     key, value                   none
+//	delete  key                          found (the key existed), or
+//	                                     found_unknown:true (see below)
+//	cas     key, expect ("absent",       applied, found, ret (when found):
+//	        "value", "version"),         the key's state after the CAS,
+//	        expect_value or              the current one if it did not
+//	        expect_version, value or     apply
+//	        delete:true
+//	incr    key, delta                   found, ret: the new value; with
+//	                                     err ("not-integer", "overflow")
+//	                                     the state it found
+//	scan    key (start, may be ""),      items: [{"key":..,"value":..}]
+//	        end (omitted: no end),       in key order, more
+//	        limit
+//
+// Absent and empty differ: a get that found the empty value has
+// "found":true,"ret":"", one that found nothing "found":false. Values a
+// put or a CAS writes must be unique in the run (the empty value too: at
+// most one write of it), so that a read names the write it read; INCR
+// results are counters and need not be. CAS and INCR are strong only: a
+// weak one is history-invalid (the client refuses it before sending). At
+// the weak level every operation but CAS and INCR is recorded as at the
+// strong level, with one exception: where the reply could not know
+// whether a weak DELETE's key existed (CURP-HO answers it before it
+// executes), the client sets found_unknown:true instead of found. The
+// result's versions are not recorded: fast-path versions are tentative
+// (docs/DECISIONS.md 14), so the checker never relies on them; a CAS on a
+// version is decided against the slots of the applied logs.
+//
+//	{"session":"S","seq":1,"level":"strong","op":"put","key":"k7","value":"V",
 //	 "invoke_ns":100,"return_ns":250,"ok":true,"path":"fast"}
+//	{"session":"S","seq":2,"level":"weak","op":"scan","key":"k","end":"l","limit":10,
+//	 "items":[{"key":"k7","value":"V"}],"more":false,"invoke_ns":300,"return_ns":400,"ok":true}
 //
-// level is "strong" or "weak", op "put" or "get". value is the written value
-// of a put (never empty, unique in the run: reads-from is identified by
-// value) and the returned value of a get ("" = NIL). Instants come from one
-// clock shared by all clients. ok is true iff the operation completed; an
-// operation with ok false is pending (resp = +infinity) whatever its
-// return_ns says, because its outcome is unknown: a pending put may or may
-// not have taken effect, a pending get constrains nothing. path ("fast" or
-// "slow") is optional and ignored. Instants must lie strictly between the
-// least and the greatest int64, which stand for -infinity and +infinity.
+// The applied logs, one file per replica lifetime, hold [LogEntry]
+// records in the order the replica applied them, one line per executed
+// command (package replica/applog, whose doc.go defines the format; a
+// marker {"slot":S,"op":"snapshot"} stands for the slots installed from a
+// snapshot rather than executed):
 //
-// A SCAN of the key range [k, k+c] (kvs.Command.KeyRange) is recorded as
-// one record per key of the range, each a get with its own key and value
-// ("" for a key the SCAN found NIL, that is never written), sharing the
-// SCAN's session, seq, level, invoke_ns, return_ns, ok and path, and
-// marked "scan":true (omitted or false on every other record):
+//	{"slot":3,"session":"S","seq":1,"op":"put","key":"k7","value":"V"}
 //
-//	{"session":"S","seq":2,"level":"weak","op":"get","key":8,"value":"",
-//	 "invoke_ns":300,"return_ns":400,"ok":true,"scan":true}
+// # Operations as reads and writes
 //
-// [ScanRecords] builds them from the command and the store's per-key
-// result (kvs.Result.Items); a pending SCAN has NIL everywhere. The
-// records of one SCAN are a scan group: they must agree on everything but
-// key and value and cover each key of a range of consecutive keys once.
-// Records of different operations never share a (session, seq).
+// Every rule but linearizability works on the reads and writes of single
+// keys, as section 2 is written (parts.go): a GET reads its key; a PUT
+// writes its value; a DELETE writes "absent"; a CAS that applied writes
+// its value or absent, one that did not reads the state it returned; an
+// INCR without error writes its result, one with an error reads; a SCAN
+// reads every key of the range it covered that some operation of the
+// history writes, the items' values and absent for the others. A SCAN
+// covered [start, end) when it returned all (more false), and [start,
+// last item] when it says more exist: a key of that range missing from
+// its items was read as absent. Pending operations keep only their writes.
 //
-// The applied logs, one file per replica lifetime, hold [LogEntry] records
-// in the order the replica applied them. The record is the replica's own
-// (package replica/applog, whose doc.go defines the format: a SCAN is one
-// get line per key, and a marker {"slot":S,"op":"snapshot"} stands for
-// the slots installed from a snapshot rather than executed):
-//
-//	{"slot":3,"session":"S","seq":1,"op":"put","key":7,"value":"V"}
+// A read names its source, the write it read from: the one write of its
+// value to its key (values are unique), or w0 for absent on a key that
+// no DELETE or deleting CAS invoked before the read returned writes.
+// Where several writes may have made the state it read (absent on a
+// deleted key, a counter value two INCRs wrote or a pending INCR may
+// have), the source is ambiguous: the rules that follow reads-from
+// (read-from-future, the session rules, the causal rules, strong read
+// order, C1 and C3) skip that read, and linearizability decides it with
+// the key's full semantics. A DELETE's "existed" and what a CAS that
+// applied or an INCR read are likewise left to linearizability.
 //
 // # Logs of killed and restarted replicas
 //
@@ -68,15 +119,13 @@
 // applied: its writer loses what it had not flushed, and a crash may cut
 // its last line short. A last line without its newline whose JSON object
 // is incomplete is therefore ignored (any other bad line is an error),
-// and the lines of a SCAN that end a log may stop short of its range
-// (they must be a prefix of the SCAN's lines in the logs that list that
-// slot fully). A restarted replica that caught up from a snapshot starts
+// A restarted replica that caught up from a snapshot starts
 // its file with a snapshot marker; a lagging replica that installed one
 // in mid-life writes it between its lines.
 //
 // A log thus covers the slots of its segments: from slot 1 (or just above
 // a marker's S) to the last slot it lists before the next marker or the
-// end of the file (a noop line counts), without a SCAN cut at the end. In
+// end of the file (a noop line counts). In
 // a covered slot it lists exactly the commands executed there.
 //
 // # The merged log
@@ -98,19 +147,18 @@
 // a and b are of the same session, so pipelined operations of a session
 // that overlap in time are concurrent. The arbitration order <A is the
 // order of the merged log (above); pos(o) is the slot of o's first
-// occurrence there (for each part of a SCAN, the SCAN's slot), and the
-// initial NIL (w0) precedes every slot.
+// occurrence there (for each part of an operation, the operation's slot), and the
+// initial absent state (w0) precedes every slot.
 //
 // # Rules
 //
-//   - history-invalid: a record is malformed, reuses a (session, seq)
-//     outside one scan group, breaks a scan group (records that differ in
-//     more than key and value, a key twice, a key of the range missing),
-//     or writes a value already written (values must be unique).
+//   - history-invalid: a record is malformed (a weak CAS or INCR, SCAN
+//     items out of order or outside the range or over the limit, ...),
+//     reuses a (session, seq), or a put or CAS writes a value already
+//     written (values must be unique).
 //   - log-invalid: slots of one replica's log do not strictly increase,
-//     except between the lines of one SCAN, which share a slot and list
-//     their keys in increasing order, and a snapshot marker, whose slot
-//     may equal the line's before it.
+//     except for a snapshot marker, whose slot may equal the line's
+//     before it.
 //   - read-never-written: a completed get returned a value no put wrote to
 //     its key.
 //   - read-from-future: a completed get returned the value of a put that
@@ -146,16 +194,15 @@
 //     sides, once per log.
 //   - log-mismatch (logs only): the merged log applied, under some
 //     (session, seq), a command other than the one the client recorded, or
-//     one no client recorded. SCAN lines are matched by (session, seq,
-//     key): a line for a key outside the client's range, a key of the
-//     range with no line (once per SCAN), and a SCAN applied for a get or
-//     the reverse are all mismatches.
+//     one no client recorded: another kind, key, written value, delete,
+//     delta, end or limit, or, for a completed CAS or INCR, another
+//     outcome (applied, or an error) than the client received.
 //   - at-most-once (logs only): a (session, seq) occurs twice in one
 //     replica's applied log, or at two slots of the merged log taken from
 //     different logs (say, once below the snapshot a restarted replica
-//     installed and once above it; sections 2.6 item 7, 6.7); the lines of
-//     one SCAN are one command.
-//   - durability (logs only): a completed put, strong or weak, is missing
+//     installed and once above it; sections 2.6 item 7, 6.7).
+//   - durability (logs only): a completed write (a put, a DELETE, a CAS
+//     that applied, an INCR without error), strong or weak, is missing
 //     from the merged log (sections 2.6 item 2, 6.8). Weak puts of
 //     sessions listed in Options.Crashed are exempt.
 //   - cc-acyclic: hb has a cycle; the cycle is spelled out. A cycle needs a
@@ -178,11 +225,10 @@
 //
 // A part of a SCAN is a get of its key in every rule: a read with its own
 // source, in its session's order and the causal order, a strong read for
-// linearizability, strong-read-order, C1 and C3 when the SCAN is strong
-// (section 2.6 item 8). So a strong SCAN after a session's weak put w is,
-// through its part of key(w), a C1 pair, and through its other parts C2
-// pairs. SCANs are checked key by key, not as one atomic read of their
-// range: section 2.6 item 8 records them as one read per key.
+// strong-read-order, C1 and C3 when the SCAN is strong (section 2.6 item
+// 8). So a strong SCAN after a session's weak put w is, through its part
+// of key(w), a C1 pair, and through its other parts C2 pairs. SCANs are
+// checked key by key, not as one atomic read of their range (decision 17).
 //
 // A protocol fault often breaks several rules at once; each rule reports
 // it in its own terms, at most once per operation. C1 and C2
@@ -199,15 +245,41 @@
 // (monotonic reads). They are checked for gets of both levels. With logs,
 // "older in <A" compares positions, and sources absent from the reference
 // log are skipped. Without logs only orders every correct run must have
-// are used: NIL precedes every write, and a put precedes a later (so) put
+// are used: absent (w0) precedes every write, and a put precedes a later (so) put
 // of the same session (CC-ARB, assuming both durable); other cases are
 // skipped. Without logs, an anomaly among strong operations only is left
 // to the linearizability rule, which catches exactly those.
 //
 // # Linearizability
 //
-// Each key is decided on its own (a register history is linearizable iff
-// each key's is), keys in parallel. Taking part, with a window [call, ret]
+// Each key is decided on its own (a history of single-key operations is
+// linearizable iff each key's is; a SCAN takes part in each key of its
+// covered range as a read), keys in parallel. A key whose operations are
+// all GETs, PUTs and SCANs is decided exactly by the cluster
+// characterisation below. Any other key (a DELETE, a CAS or an INCR
+// touched it) is decided by a search (lin_model.go): Wing and Gong's
+// search with Lowe's memo of (operations taken, state), the algorithm of
+// porcupine, over a model of the key, absent or a value, that knows every
+// operation: a DELETE checks its "existed" (unless unknown) and makes the
+// key absent; a CAS that applied must find its expectation met, one that
+// did not must not and must return the state; an INCR must find absent
+// (0) or a decimal integer and return the sum, or its error must match
+// the state; a pending write may take effect (computed by the model) or
+// not. A CAS on a version compares with the slot, in the applied logs, of
+// the write that made the state; without the logs its key is undecided.
+// The search takes part with every completed strong operation ([inv,
+// resp]), every pending strong write ([inv, +inf)), and the weak writes a
+// strong operation may have observed ([inv, +inf), or up to the first
+// strong reader's response for a weak put read by value); weak writes no
+// strong operation observes by value are tried in invocation order, one
+// standing for another. The search is exact; it is bounded by a count of
+// model steps (4,000,000 per key), not by time, so the verdict is the same
+// on every machine, and a key that needs more is reported in
+// Report.Unknown ("cannot decide"), never as a pass. Counter keys that
+// only INCRs and reads touch are decided quickly: an INCR's result fixes
+// the sum before it, so few orders survive. docs/DECISIONS.md 39.
+//
+// For GET, PUT and SCAN keys, taking part, with a window [call, ret]
 // (a is before b iff ret(a) < call(b), strictly, as in section 2.2):
 //
 //   - every completed strong put and get, with [inv, resp];
@@ -251,8 +323,8 @@
 // Comput. 26(4), 1997; restated by Golab, Li and Shah, PODC 2011), which
 // needs unique written values (history-invalid reports duplicates; a
 // get's source is the first put of its value). A cluster is a put with
-// the gets returning its value; the initial NIL is a put at -infinity
-// whose cluster holds the gets of NIL. With f the least ret and s the
+// the gets returning its value; the initial absent state is a put at -infinity
+// whose cluster holds the reads of absent. With f the least ret and s the
 // greatest call of a cluster, its zone is forward, [f, s], if f < s, and
 // backward, [s, f], otherwise. The key is linearizable iff
 //
@@ -267,7 +339,7 @@
 // lin_prop_test.go checks it against porcupine's search over the same
 // windows and against an exhaustive search from the definition on
 // thousands of small random histories (pending puts, weak puts read by
-// strong gets, NIL reads, equal instants, overlapping windows);
+// strong gets, reads of absent, equal instants, overlapping windows);
 // scale_test.go decides 160,000 operations of 60 sessions on one key in
 // under a second.
 //
@@ -292,11 +364,12 @@
 // # Verdict
 //
 // Report.OK is true only with no violation, none omitted beyond
-// Options.MaxPerRule, and nothing in Report.Unknown. No rule of this
-// version leaves a check undecided, so nothing lands in Report.Unknown:
-// linearizability is decided exactly, and an operation the checker cannot
+// Options.MaxPerRule, and nothing in Report.Unknown. Report.Unknown holds
+// the keys whose linearizability search ran past its step bound or that a
+// CAS on a version makes undecidable without logs. Otherwise every check
+// is decided: an operation the checker cannot
 // place is a violation of its own (history-invalid for a malformed record,
-// read-never-written for a get of a value never written to its key,
+// read-never-written for a read of a value never written to its key,
 // log-mismatch for an applied command no client issued). Report.Unknown
 // remains so that a check that cannot decide makes a report fail rather
 // than pass. Report.Skipped lists rules not checked for lack of input (the
@@ -311,7 +384,7 @@
 // why it is exact.
 //
 // Without logs, cc-vis uses only orders <A must have, assuming every put
-// that completed or was read is durable (so in <A): NIL precedes every
+// that completed or was read is durable (so in <A): w0 precedes every
 // put; w so w' implies w hb w', so w <A w' (CC-ARB); and strong puts w rt
 // w' give w <T w' (LIN-RT), so w <A w' (HC). It reports a get exactly when
 // its causal past holds such a w' for its source; this covers the

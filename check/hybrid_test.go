@@ -118,7 +118,7 @@ func TestIssueScenarios(t *testing.T) {
 		name: "stale strong read after a completed strong write",
 		h:    []Op{sPut("a", 1, 1, "x1", 0, 10), sGet("b", 1, 1, "", 20, 30)},
 		rule: RuleLinearizability,
-		bad:  []string{"key 1", "b#1", "a#1"},
+		bad:  []string{`key "1"`, "b#1", "a#1"},
 	}, {
 		name: "weak read missing the session's own earlier write",
 		h:    []Op{wPut("a", 1, 1, "x1", 0, 10), wGet("a", 2, 1, "", 20, 30)},

@@ -10,12 +10,18 @@ import (
 )
 
 const (
-	// srcNil marks a read of NIL: it reads from the virtual initial write
-	// w0 (PROTOCOL.md section 2.1).
+	// srcNil marks a read of absent from the virtual initial write w0
+	// (PROTOCOL.md section 2.1).
 	srcNil int32 = -1
-	// srcNone marks a get without a known source: not completed, or no put
-	// to its key wrote the value it returned.
+	// srcNone marks a read without a known source: not completed, or no
+	// write to its key wrote the value it returned.
 	srcNone int32 = -2
+	// srcAmbiguous marks a read whose state more than one write may have
+	// written: absent on a key that DELETEs or CASes delete, a counter
+	// value that several INCRs wrote or that a pending INCR may have
+	// written. Rules that follow reads-from skip it (doc.go, "Operations
+	// as reads and writes"); linearizability decides it.
+	srcAmbiguous int32 = -3
 
 	inf    = math.MaxInt64
 	negInf = math.MinInt64
@@ -27,21 +33,25 @@ type sessKey struct {
 }
 
 // history is the indexed, read-only view of a history that every rule
-// works from. Operations are referred to by their int32 index in ops.
+// works from. Parts (parts.go) are referred to by their int32 index in
+// ops, operations by their index in cmds.
 type history struct {
-	ops []Op
-	// end is the response instant, +inf when the operation is pending
+	cmds []Op
+	ops  []part
+	// cmdByID maps a CmdId to its operation.
+	cmdByID map[OpID]int32
+	// end is the response instant of a part, +inf when it is pending
 	// (PROTOCOL.md section 2.1: resp = infinity).
 	end []int64
-	// src is, for a completed get, the put it read from (by value), srcNil
-	// or srcNone; srcNone for everything else.
+	// src is, for a completed read, the write it read from, srcNil,
+	// srcNone or srcAmbiguous; srcNone for everything else.
 	src []int32
-	// byID maps a CmdId to its record, the first one for a scan.
+	// byID maps a CmdId to its first part.
 	byID map[OpID]int32
-	// scans and scanPart index the records of scans (scan.go).
-	scans    map[OpID]*scanGroup
+	// scanPart indexes the parts of scans by CmdId and key.
 	scanPart map[partID]int32
-	// writer maps a written value to the first put that wrote it.
+	// writer maps a value a PUT or a CAS writes to the first part that
+	// writes it.
 	writer    map[string]int32
 	byKey     map[kvs.Key][]int32
 	keys      []kvs.Key // sorted
@@ -56,16 +66,23 @@ func (x *history) isPut(i int32) bool { return x.ops[i].Kind == Put }
 
 func (x *history) strong(i int32) bool { return x.ops[i].Level == Strong }
 
-// newHistory indexes h, reporting malformed records to c
-// (RuleHistoryInvalid). Bad records are still indexed as well as possible.
+// partID names one part of a scan: its CmdId and key.
+type partID struct {
+	id  OpID
+	key kvs.Key
+}
+
+// knownSource reports whether read i has a known source: a write, or w0.
+func (x *history) knownSource(i int32) bool { return x.src[i] >= 0 || x.src[i] == srcNil }
+
+// newHistory lowers h to parts and indexes them, reporting malformed
+// records to c (RuleHistoryInvalid). Bad records are still indexed as
+// well as possible.
 func newHistory(h []Op, c *collector) *history {
-	n := len(h)
 	x := &history{
-		ops:       h,
-		end:       make([]int64, n),
-		src:       make([]int32, n),
-		byID:      make(map[OpID]int32, n),
-		scans:     map[OpID]*scanGroup{},
+		cmds:      h,
+		cmdByID:   make(map[OpID]int32, len(h)),
+		byID:      make(map[OpID]int32, len(h)),
 		scanPart:  map[partID]int32{},
 		writer:    map[string]int32{},
 		byKey:     map[kvs.Key][]int32{},
@@ -75,33 +92,55 @@ func newHistory(h []Op, c *collector) *history {
 		c.add(Violation{
 			Rule:    RuleHistoryInvalid,
 			Ops:     []OpID{h[i].ID()},
-			Message: fmt.Sprintf("record %d, %s: ", i+1, x.describe(i)) + fmt.Sprintf(format, args...),
+			Message: fmt.Sprintf("record %d, %s: ", i+1, x.describeCmd(i)) + fmt.Sprintf(format, args...),
 		})
 	}
+	keys := writtenKeys(h)
+	for i := int32(0); int(i) < len(h); i++ {
+		if err := validateOp(h[i]); err != nil {
+			invalid(i, "%v", err)
+		}
+		if j, dup := x.cmdByID[h[i].ID()]; dup {
+			invalid(i, "reuses the (session, seq) of record %d; every operation needs its own seq", j+1)
+			continue
+		}
+		x.cmdByID[h[i].ID()] = i
+		x.ops = lower(x.ops, h, i, keys)
+	}
+	n := len(x.ops)
+	x.end, x.src = make([]int64, n), make([]int32, n)
+	written := map[sessKey][]int32{} // (key, value) -> the parts writing it; session holds the value
+	tombs := map[kvs.Key][]int32{}
+	unknown := map[kvs.Key]bool{}
 	for i := int32(0); int(i) < n; i++ {
-		o := &h[i]
+		o := &x.ops[i]
 		x.end[i] = inf
 		if o.OK && o.ReturnNS >= o.InvokeNS {
 			x.end[i] = o.ReturnNS
 		}
 		x.src[i] = srcNone
-		if err := validateOp(*o); err != nil {
-			invalid(i, "%v", err)
+		id := o.ID()
+		if _, seen := x.byID[id]; !seen {
+			x.byID[id] = i
 		}
-		if j, dup := x.byID[o.ID()]; dup {
-			if why := x.joinScan(j, i); why != "" {
-				invalid(i, "%s", why)
-			}
-		} else {
-			x.byID[o.ID()] = i
-			if o.Scan {
-				x.startScan(i)
-			}
+		if o.Scan {
+			x.scanPart[partID{id, o.Key}] = i
 		}
-		if o.Kind == Put && o.Value != "" {
+		switch {
+		case o.Kind != Put:
+		case o.unknown:
+			unknown[o.Key] = true
+		case !o.Found:
+			tombs[o.Key] = append(tombs[o.Key], i)
+		default:
+			vk := sessKey{SessionID(o.Value), o.Key}
+			written[vk] = append(written[vk], i)
+			if o.counter {
+				break
+			}
 			if j, dup := x.writer[o.Value]; dup {
-				invalid(i, "writes the value %q already written by %v; written values must be unique (PROTOCOL.md 2.6)",
-					o.Value, h[j].ID())
+				invalid(o.cmd, "writes the value %s already written by %v; written values must be unique (PROTOCOL.md 2.6)",
+					shortValue(o.Value), x.ops[j].ID())
 			} else {
 				x.writer[o.Value] = i
 			}
@@ -113,54 +152,41 @@ func newHistory(h []Op, c *collector) *history {
 		sk := sessKey{o.Session, o.Key}
 		x.bySessKey[sk] = append(x.bySessKey[sk], i)
 	}
-	x.checkScanRanges(invalid)
 	slices.Sort(x.keys)
 	for i := int32(0); int(i) < n; i++ {
-		o := &h[i]
+		o := &x.ops[i]
 		if o.Kind != Get || !x.completed(i) {
 			continue
 		}
-		if o.Value == "" {
-			x.src[i] = srcNil
-			continue
-		}
-		if w, ok := x.writer[o.Value]; ok && h[w].Key == o.Key {
-			x.src[i] = w
-		}
+		x.src[i] = x.sourceOf(i, written[sessKey{SessionID(o.Value), o.Key}], tombs[o.Key], unknown[o.Key])
 	}
 	return x
 }
 
-// describe names operation i for a message: id, level, kind, key, value and
-// instants.
-func (x *history) describe(i int32) string {
+// sourceOf resolves the write read i read from, given the writes of its
+// value to its key (or the key's DELETEs, for a read of absent) and
+// whether a pending INCR wrote the key an unknown value. A write invoked
+// after the read returned cannot be its source unless it is the only
+// candidate (read-from-future reports it).
+func (x *history) sourceOf(i int32, same, tombs []int32, unknown bool) int32 {
 	o := &x.ops[i]
-	var what string
-	switch {
-	case o.Scan:
-		what = x.describeScanPart(i)
-	case o.Kind == Put:
-		what = fmt.Sprintf("%v put of %s to key %d", o.Level, shortValue(o.Value), o.Key)
-	case x.completed(i) && o.Value == "":
-		what = fmt.Sprintf("%v get of key %d returning NIL", o.Level, o.Key)
-	case x.completed(i):
-		what = fmt.Sprintf("%v get of key %d returning %s", o.Level, o.Key, shortValue(o.Value))
-	default:
-		what = fmt.Sprintf("%v get of key %d", o.Level, o.Key)
+	if !o.Found {
+		for _, d := range tombs {
+			if x.ops[d].InvokeNS <= x.end[i] {
+				return srcAmbiguous
+			}
+		}
+		return srcNil
 	}
-	var when string
 	switch {
-	case x.completed(i):
-		when = fmt.Sprintf("invoked at %d, returned at %d", o.InvokeNS, o.ReturnNS)
-	case o.ReturnNS != 0:
-		when = fmt.Sprintf("invoked at %d, failed at %d with unknown outcome", o.InvokeNS, o.ReturnNS)
-	default:
-		when = fmt.Sprintf("invoked at %d, never returned", o.InvokeNS)
+	case len(same) == 1 && !(unknown && isInteger(o.Value)):
+		return same[0]
+	case len(same) > 1, unknown && isInteger(o.Value):
+		return srcAmbiguous
 	}
-	return fmt.Sprintf("%v (%s, %s)", o.ID(), what, when)
+	return srcNone
 }
 
-// describeSrc names the write a read read from: a put or the initial NIL.
 // shortValue quotes v for a message: benchmark values are padded to
 // commandSize, so only the unique part and the length are shown.
 func shortValue(v string) string {

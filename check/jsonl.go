@@ -10,12 +10,13 @@ import (
 	"os"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/replica/applog"
 )
 
-// maxLineBytes bounds one JSON Lines record. Values are shorter than
-// kvs.MaxValueLen bytes; JSON escaping can grow them six-fold.
-const maxLineBytes = 8*kvs.MaxValueLen + 4096
+// maxLineBytes bounds one JSON Lines record: a value of up to
+// kvs.MaxValueLimit bytes, which base64 or JSON escaping can grow
+// six-fold, or a SCAN's items (kvs.MaxScanBytes).
+const maxLineBytes = 6*kvs.MaxValueLimit + 4096
 
 // ParseError reports a bad record in a JSON Lines file.
 type ParseError struct {
@@ -28,127 +29,66 @@ func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// opRecord mirrors Op with pointers so that missing fields are detected.
-type opRecord struct {
-	Session  *SessionID `json:"session"`
-	Seq      *wire.Seq  `json:"seq"`
-	Level    *Level     `json:"level"`
-	Kind     *OpKind    `json:"op"`
-	Key      *kvs.Key   `json:"key"`
-	Value    *string    `json:"value"`
-	InvokeNS *int64     `json:"invoke_ns"`
-	ReturnNS *int64     `json:"return_ns"`
-	OK       *bool      `json:"ok"`
-	Path     *string    `json:"path"`
-	Scan     *bool      `json:"scan"`
-}
-
-func (r *opRecord) op() (Op, error) {
-	var missing []string
-	need := func(present bool, name string) {
-		if !present {
-			missing = append(missing, name)
-		}
-	}
-	need(r.Session != nil, "session")
-	need(r.Seq != nil, "seq")
-	need(r.Level != nil, "level")
-	need(r.Kind != nil, "op")
-	need(r.Key != nil, "key")
-	need(r.Value != nil, "value")
-	need(r.InvokeNS != nil, "invoke_ns")
-	need(r.ReturnNS != nil, "return_ns")
-	need(r.OK != nil, "ok")
-	if len(missing) > 0 {
-		return Op{}, fmt.Errorf("missing field(s) %q", missing)
-	}
-	o := Op{
-		Session: *r.Session, Seq: *r.Seq, Level: *r.Level, Kind: *r.Kind, Key: *r.Key,
-		Value: *r.Value, InvokeNS: *r.InvokeNS, ReturnNS: *r.ReturnNS, OK: *r.OK,
-	}
-	if r.Path != nil {
-		o.Path = *r.Path
-	}
-	if r.Scan != nil {
-		o.Scan = *r.Scan
-	}
-	if err := validateOp(o); err != nil {
-		return Op{}, err
-	}
-	return o, nil
-}
-
-// validateOp checks one history record on its own. Checks that need the
-// whole history (unique ids and values) are done by Check.
+// validateOp checks one history record on its own (doc.go, "History
+// records"). Checks that need the whole history (unique ids and values)
+// are done by Check.
 func validateOp(o Op) error {
 	switch {
 	case o.Session == "":
 		return errors.New("empty session")
 	case o.Level != Strong && o.Level != Weak:
 		return fmt.Errorf("invalid level %v", o.Level)
-	case o.Kind != Put && o.Kind != Get:
-		return fmt.Errorf("op must be \"put\" or \"get\", not %v", o.Kind)
-	case o.Kind == Put && o.Value == "":
-		return errors.New("a put must write a non-empty value (\"\" means NIL)")
+	case !o.Kind.Command():
+		return fmt.Errorf("op %v is not an operation a client invokes", o.Kind)
+	case o.Key == "" && o.Kind != Scan:
+		return fmt.Errorf("a %v needs a key", o.Kind)
 	case o.OK && o.ReturnNS < o.InvokeNS:
 		return fmt.Errorf("return_ns %d is before invoke_ns %d", o.ReturnNS, o.InvokeNS)
 	case o.Path != "" && o.Path != "fast" && o.Path != "slow":
 		return fmt.Errorf("path %q is neither \"fast\" nor \"slow\"", o.Path)
-	case o.Scan && o.Kind != Get:
-		return errors.New("a scan record must be a get (one per key of the scanned range)")
 	case o.InvokeNS == negInf || o.InvokeNS == inf || o.ReturnNS == negInf || o.ReturnNS == inf:
 		return errors.New("instants must lie strictly between the least and the greatest int64, which stand for -infinity and +infinity")
+	case (o.Kind == CAS || o.Kind == Incr) && o.Level != Strong:
+		return fmt.Errorf("a weak %v: CAS and INCR are strong only, the client refuses them (PROTOCOL.md 1.2)", o.Kind)
+	case o.FoundUnknown && (o.Kind != Delete || o.Level != Weak):
+		return errors.New("only a weak delete may leave found unknown")
+	case o.Kind == CAS && (o.Expect < kvs.ExpectAbsent || o.Expect > kvs.ExpectVersion):
+		return fmt.Errorf("a cas needs expect \"absent\", \"value\" or \"version\"")
+	case o.Kind == CAS && o.Delete && o.Value != "":
+		return errors.New("a cas with both a value and delete")
+	case o.Kind == Incr && o.Err != "" && o.Err != ErrNotInteger && o.Err != ErrOverflow:
+		return fmt.Errorf("err %q is neither %q nor %q", o.Err, ErrNotInteger, ErrOverflow)
+	case o.Kind == Scan:
+		return validateScan(o)
 	}
 	return nil
 }
 
-// logRecord mirrors LogEntry with pointers so that missing fields are
-// detected.
-type logRecord struct {
-	Slot    *kvs.Slot  `json:"slot"`
-	Session *SessionID `json:"session"`
-	Seq     *wire.Seq  `json:"seq"`
-	Kind    *OpKind    `json:"op"`
-	Key     *kvs.Key   `json:"key"`
-	Value   *string    `json:"value"`
-	Scan    *bool      `json:"scan"`
-}
-
-func (r *logRecord) entry() (LogEntry, error) {
-	if r.Slot == nil || r.Kind == nil {
-		return LogEntry{}, errors.New("missing field \"slot\" or \"op\"")
-	}
-	e := LogEntry{Slot: *r.Slot, Kind: *r.Kind}
-	if r.Session != nil {
-		e.Session = *r.Session
-	}
-	if r.Seq != nil {
-		e.Seq = *r.Seq
-	}
-	if r.Key != nil {
-		e.Key = *r.Key
-	}
-	if r.Value != nil {
-		e.Value = *r.Value
-	}
-	if r.Scan != nil {
-		e.Scan = *r.Scan
-	}
-	if e.Scan && e.Kind != Get {
-		return LogEntry{}, errors.New("a scan entry must be a get (one per key of the scanned range)")
-	}
-	if e.Kind == Noop || e.Kind == Snapshot {
-		return e, nil
-	}
+// validateScan checks a SCAN's range and, once it completed, its items:
+// in the range, in increasing key order, at most Limit, at least one when
+// More.
+func validateScan(o Op) error {
 	switch {
-	case r.Session == nil || r.Seq == nil || r.Key == nil:
-		return LogEntry{}, fmt.Errorf("a %v entry needs \"session\", \"seq\" and \"key\"", e.Kind)
-	case e.Session == "":
-		return LogEntry{}, errors.New("empty session")
-	case e.Kind == Put && e.Value == "":
-		return LogEntry{}, errors.New("a put entry needs a non-empty \"value\"")
+	case o.End != "" && o.End <= o.Key:
+		return fmt.Errorf("a scan whose end %q is not after its start %q", o.End, o.Key)
+	case o.Limit < 1:
+		return fmt.Errorf("a scan with limit %d", o.Limit)
+	case !o.OK:
+		return nil
+	case int64(len(o.Items)) > o.Limit:
+		return fmt.Errorf("a scan returned %d items, over its limit %d", len(o.Items), o.Limit)
+	case o.More && len(o.Items) == 0:
+		return errors.New("a scan returned no item but more")
 	}
-	return e, nil
+	for i, it := range o.Items {
+		if it.Key < o.Key || o.End != "" && it.Key >= o.End {
+			return fmt.Errorf("a scan returned key %q outside its range", it.Key)
+		}
+		if i > 0 && it.Key <= o.Items[i-1].Key {
+			return fmt.Errorf("a scan returned key %q after %q: items must be in increasing key order", it.Key, o.Items[i-1].Key)
+		}
+	}
+	return nil
 }
 
 // readLines calls decode for every non-blank line of r, wrapping errors in
@@ -201,12 +141,8 @@ func readLines(r io.Reader, name string, tornTail bool, decode func(dec *json.De
 func ReadHistory(r io.Reader, name string) ([]Op, error) {
 	var ops []Op
 	err := readLines(r, name, false, func(dec *json.Decoder) error {
-		var rec opRecord
-		if err := dec.Decode(&rec); err != nil {
-			return err
-		}
-		o, err := rec.op()
-		if err != nil {
+		var o Op
+		if err := dec.Decode(&o); err != nil {
 			return err
 		}
 		ops = append(ops, o)
@@ -223,12 +159,8 @@ func ReadHistory(r io.Reader, name string) ([]Op, error) {
 func ReadLog(r io.Reader, name string) ([]LogEntry, error) {
 	var entries []LogEntry
 	err := readLines(r, name, true, func(dec *json.Decoder) error {
-		var rec logRecord
-		if err := dec.Decode(&rec); err != nil {
-			return err
-		}
-		e, err := rec.entry()
-		if err != nil {
+		var e LogEntry
+		if err := dec.Decode(&e); err != nil {
 			return err
 		}
 		entries = append(entries, e)
@@ -257,12 +189,12 @@ func ReadLogFile(path string) ([]LogEntry, error) {
 	return ReadLog(f, path)
 }
 
-func writeLines[T any](w io.Writer, recs []T) error {
+func writeLines[T any](w io.Writer, recs []T, line func([]byte, T) []byte) error {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
+	var buf []byte
 	for i := range recs {
-		if err := enc.Encode(&recs[i]); err != nil {
+		buf = line(buf[:0], recs[i])
+		if _, err := bw.Write(buf); err != nil {
 			return fmt.Errorf("record %d: %w", i, err)
 		}
 	}
@@ -270,10 +202,12 @@ func writeLines[T any](w io.Writer, recs []T) error {
 }
 
 // WriteHistory writes ops as JSON Lines in the format ReadHistory reads.
-func WriteHistory(w io.Writer, ops []Op) error { return writeLines(w, ops) }
+func WriteHistory(w io.Writer, ops []Op) error { return writeLines(w, ops, AppendOp) }
 
 // WriteLog writes entries as JSON Lines in the format ReadLog reads.
-func WriteLog(w io.Writer, entries []LogEntry) error { return writeLines(w, entries) }
+func WriteLog(w io.Writer, entries []LogEntry) error {
+	return writeLines(w, entries, applog.AppendLine)
+}
 
 // WriteHistoryFile writes the histories of several sessions (or threads)
 // to one file.

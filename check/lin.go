@@ -123,9 +123,10 @@ func (x *history) linOps(k kvs.Key) []linOp {
 
 // checkLinearizability decides every key with a strong read,
 // opts.Parallelism keys at a time, and reports in key order.
-func checkLinearizability(x *history, opts Options, c *collector) {
+func checkLinearizability(x *history, pos []int64, opts Options, c *collector) {
 	model := registerModel(x)
 	results := make([]*Violation, len(x.keys))
+	unknown := make([]*Unknown, len(x.keys))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range opts.Parallelism {
@@ -137,14 +138,21 @@ func checkLinearizability(x *history, opts Options, c *collector) {
 				if n >= len(x.keys) {
 					return
 				}
-				results[n] = x.checkKey(model, x.keys[n], opts)
+				if k := x.keys[n]; x.needsSearch(k) {
+					results[n], unknown[n] = x.searchKey(k, pos)
+				} else {
+					results[n] = x.checkKey(model, k, opts)
+				}
 			}
 		}()
 	}
 	wg.Wait()
-	for _, v := range results {
+	for n, v := range results {
 		if v != nil {
 			c.add(*v)
+		}
+		if u := unknown[n]; u != nil {
+			c.unknown = append(c.unknown, *u)
 		}
 	}
 }
@@ -162,7 +170,7 @@ func (x *history) checkKey(model porcupine.Model, k kvs.Key, opts Options) *Viol
 		return nil
 	}
 	why, ops := x.explainConflict(lops, conflicts[0])
-	msg := fmt.Sprintf("the strong operations on key %d are not linearizable: %s", k, why)
+	msg := fmt.Sprintf("the strong operations on key %s are not linearizable: %s", qk(k), why)
 	if more := len(conflicts) - 1; more > 0 {
 		msg += fmt.Sprintf(" (and %d more conflict(s) on this key)", more)
 	}

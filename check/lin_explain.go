@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -155,7 +156,7 @@ func (x *history) visualize(model porcupine.Model, lops []linOp, k linConflict, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, fmt.Sprintf("linearizability-key-%d.html", key))
+	path := filepath.Join(dir, "linearizability-key-"+fileSafe(key)+".html")
 	if err := porcupine.VisualizePath(model, info, path); err != nil {
 		return "", err
 	}
@@ -184,4 +185,20 @@ func (x *history) porcupineOps(lops []linOp) []porcupine.Operation {
 		}
 	}
 	return ops
+}
+
+// fileSafe spells a key for a file name: letters, digits, '.', '_' and '-'
+// as they are, any other byte as %XX, so that distinct keys get distinct
+// names and no byte can leave the directory.
+func fileSafe(k kvs.Key) string {
+	var b strings.Builder
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' && i > 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }

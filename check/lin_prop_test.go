@@ -115,8 +115,8 @@ func randomKeyHistory(rng *rand.Rand) []Op {
 // porcupineLinearizable is porcupine's verdict on the operations and
 // windows linOps selects, without a time limit.
 func porcupineLinearizable(h []Op) bool {
-	x := newHistory(h, newCollector(0))
-	lops := x.linOps(1)
+	x := newHistory(asReads(h), newCollector(0))
+	lops := x.linOps("1")
 	return lops == nil || porcupine.CheckOperations(registerModel(x), x.porcupineOps(lops))
 }
 
@@ -132,7 +132,7 @@ func TestLinearizabilityMatchesPorcupineAndNaiveModel(t *testing.T) {
 		h := randomKeyHistory(rng)
 		want := naiveLinearizable(h)
 		require.Equal(t, want, porcupineLinearizable(h), "porcupine, history %+v", h)
-		r := Check(h, nil, Options{})
+		r := Check(asReads(h), nil, Options{})
 		got := true
 		for _, v := range r.Violations {
 			if v.Rule == RuleLinearizability {

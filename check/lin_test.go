@@ -21,7 +21,7 @@ func TestStaleStrongReadAfterCompletedWrite(t *testing.T) {
 	}
 	dir := t.TempDir()
 	r := Check(h, nil, Options{VisualizeDir: dir})
-	v := requireViolation(t, r, RuleLinearizability, "key 7", "c#1", `"a1"`, "b#1", "invoked at 40")
+	v := requireViolation(t, r, RuleLinearizability, `key "7"`, "c#1", `"a1"`, "b#1", "invoked at 40")
 	requireOnly(t, r, RuleLinearizability)
 	require.Equal(t, []OpID{opID("c", 1), opID("b", 1), opID("a", 1)}, v.Ops)
 	require.NotEmpty(t, v.Visualization)
@@ -45,7 +45,7 @@ func TestVisualizationOfALargeConflict(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(html), "c#1 (strong get")
 	require.NotContains(t, string(html), "r50#1", "a reader the message does not name")
-	require.Greater(t, len(newHistory(h, newCollector(0)).linOps(7)), maxVisualOps)
+	require.Greater(t, len(newHistory(h, newCollector(0)).linOps("7")), maxVisualOps)
 }
 
 func TestStaleNilStrongRead(t *testing.T) {
@@ -53,7 +53,7 @@ func TestStaleNilStrongRead(t *testing.T) {
 		sPut("a", 1, 7, "a1", 0, 10),
 		sGet("c", 1, 7, "", 40, 50),
 	}
-	requireViolation(t, Check(h, nil, Options{}), RuleLinearizability, "returning NIL", "a#1")
+	requireViolation(t, Check(h, nil, Options{}), RuleLinearizability, "returning absent", "a#1")
 }
 
 func TestConcurrentStrongWriteAndReadEitherValue(t *testing.T) {
@@ -90,10 +90,11 @@ func TestPendingStrongPutObservedLater(t *testing.T) {
 	}
 	requireOK(t, Check(h, nil, Options{}))
 	// A pending put may also never take effect.
-	h[2].Value, h[3].Value = "a1", "a1"
+	returns(&h[2], "a1")
+	returns(&h[3], "a1")
 	requireOK(t, Check(h, nil, Options{}))
 	// But once observed it cannot be undone.
-	h[2].Value = "b1"
+	returns(&h[2], "b1")
 	requireViolation(t, Check(h, nil, Options{}), RuleLinearizability, "c#2")
 }
 
@@ -182,11 +183,11 @@ func TestLinearizabilityConflictBetweenPuts(t *testing.T) {
 		sPut("b", 1, 7, "b1", 20, 30),
 	}
 	x := newHistory(h, newCollector(0))
-	lops := x.linOps(7)
+	lops := x.linOps("7")
 	conflicts := x.decideLin(lops)
 	require.Len(t, conflicts, 2)
 	msg, ops := x.explainConflict(lops, conflicts[0])
-	require.Contains(t, msg, "a#2 (strong get of key 7 returning \"a1\", invoked at 0, returned at 10) read from a#1")
+	require.Contains(t, msg, "a#2 (strong get of key \"7\" returning \"a1\", invoked at 0, returned at 10) read from a#1")
 	require.Contains(t, msg, "invoked only after the get returned")
 	require.Equal(t, []OpID{opID("a", 2), opID("a", 1)}, ops)
 	msg, ops = x.explainConflict(lops, conflicts[1])
@@ -216,7 +217,7 @@ func TestWeakPutsTakingEffectAfterTheirAck(t *testing.T) {
 		for seq := 1; seq <= 300; seq++ {
 			inv := t0 + rng.Int64N(100)
 			ret := inv + 1 + rng.Int64N(100)
-			key := kvs.Key(rng.IntN(3))
+			key := rng.IntN(3)
 			var o Op
 			var at int64
 			if writer {
@@ -240,7 +241,7 @@ func TestWeakPutsTakingEffectAfterTheirAck(t *testing.T) {
 		if o.Kind == Put {
 			store[o.Key] = o.Value
 		} else {
-			o.Value = store[o.Key]
+			returns(o, store[o.Key])
 		}
 		order = append(order, *o)
 	}

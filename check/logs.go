@@ -16,7 +16,6 @@ type logIndex struct {
 	union   *merged
 	entries []LogEntry
 	pos     map[OpID]int64
-	scans   map[OpID]bool // the CmdIds the reference log applied as scans
 }
 
 // posOf returns the arbitration position of write w (srcNil for w0, which
@@ -27,21 +26,6 @@ func (l *logIndex) posOf(x *history, w int32) (int64, bool) {
 	}
 	p, ok := l.pos[x.ops[w].ID()]
 	return p, ok
-}
-
-func describeEntry(e LogEntry) string {
-	switch e.Kind {
-	case Noop:
-		return fmt.Sprintf("slot %d: noop", e.Slot)
-	case Snapshot:
-		return fmt.Sprintf("slot %d: snapshot marker", e.Slot)
-	case Put:
-		return fmt.Sprintf("slot %d: %v put of %q to key %d", e.Slot, e.ID(), e.Value, e.Key)
-	}
-	if e.Scan {
-		return fmt.Sprintf("slot %d: %v scan part for key %d returning %q", e.Slot, e.ID(), e.Key, e.Value)
-	}
-	return fmt.Sprintf("slot %d: %v %v of key %d returning %q", e.Slot, e.ID(), e.Kind, e.Key, e.Value)
 }
 
 // positions returns the reference log position of every operation,
@@ -75,29 +59,16 @@ func checkLogs(x *history, logs map[string][]LogEntry, c *collector) *logIndex {
 	for _, l := range split {
 		u.checkAgreement(l, c)
 	}
-	l := &logIndex{ref: u.describe(), union: u, entries: u.lines, pos: map[OpID]int64{}, scans: map[OpID]bool{}}
-	seen := map[partID]bool{} // the scan parts of the union
-	twice := map[OpID]bool{}  // reported by checkUnionOnce
+	l := &logIndex{ref: u.describe(), union: u, entries: u.lines, pos: map[OpID]int64{}}
+	twice := map[OpID]bool{} // reported by checkUnionOnce
 	for i, e := range l.entries {
-		if i > 0 && sameScan(l.entries[i-1], e) {
-			if l.pos[e.ID()] == int64(e.Slot) { // not a repeat of the scan
-				seen[partID{e.ID(), e.Key}] = true
-				checkEntryMatchesHistory(x, u.src[i], e, c)
-			}
-			continue
-		}
 		if first, dup := l.pos[e.ID()]; dup {
 			checkUnionOnce(l, first, i, twice, c)
 			continue
 		}
 		l.pos[e.ID()] = int64(e.Slot)
-		if e.Scan {
-			l.scans[e.ID()] = true
-			seen[partID{e.ID(), e.Key}] = true
-		}
 		checkEntryMatchesHistory(x, u.src[i], e, c)
 	}
-	checkScansComplete(x, l, seen, c)
 	return l
 }
 
@@ -123,16 +94,8 @@ func checkUnionOnce(l *logIndex, first int64, i int, reported map[OpID]bool, c *
 	})
 }
 
-// sameScan reports whether log line e continues the scan of line prev:
-// the lines of one scan share slot and CmdId (scan.go).
-func sameScan(prev, e LogEntry) bool {
-	return e.Scan && prev.Scan && e.ID() == prev.ID() && e.Slot == prev.Slot
-}
-
-// checkOneLog checks that slots increase (the lines of one scan share
-// theirs, listing its keys in increasing order) and that no command is
-// applied twice (PROTOCOL.md sections 2.6 item 7 and 6.7); a scan counts
-// once.
+// checkOneLog checks that slots increase and that no command is applied
+// twice (PROTOCOL.md sections 2.6 item 7 and 6.7).
 func checkOneLog(name string, entries []LogEntry, c *collector) {
 	first := make(map[OpID]LogEntry, len(entries))
 	badOrder := false
@@ -146,17 +109,14 @@ func checkOneLog(name string, entries []LogEntry, c *collector) {
 		})
 	}
 	for i, e := range entries {
-		cont := i > 0 && sameScan(entries[i-1], e)
 		switch {
 		case badOrder || i == 0:
 		case e.Kind == Snapshot && e.Slot < entries[i-1].Slot:
 			invalid(i, "a snapshot marker cannot go back to an earlier slot")
-		case cont && e.Key <= entries[i-1].Key:
-			invalid(i, "the lines of a scan list its keys once each, in increasing order")
-		case e.Kind != Snapshot && !cont && e.Slot <= entries[i-1].Slot:
-			invalid(i, "slots must strictly increase, and only the lines of one scan share a slot")
+		case e.Kind != Snapshot && e.Slot <= entries[i-1].Slot:
+			invalid(i, "slots must strictly increase")
 		}
-		if e.Kind == Noop || e.Kind == Snapshot || cont {
+		if e.Kind == Noop || e.Kind == Snapshot {
 			continue
 		}
 		if prev, dup := first[e.ID()]; dup {
@@ -174,9 +134,10 @@ func checkOneLog(name string, entries []LogEntry, c *collector) {
 }
 
 // checkEntryMatchesHistory reports an applied command that differs from
-// the recorded operation with the same CmdId, or that nobody invoked.
+// the recorded operation with the same CmdId, or that nobody invoked: in
+// its command, or, for a completed CAS or INCR, in whether it wrote.
 func checkEntryMatchesHistory(x *history, replica string, e LogEntry, c *collector) {
-	i, ok := x.byID[e.ID()]
+	i, ok := x.cmdByID[e.ID()]
 	if !ok {
 		c.add(Violation{
 			Rule:    RuleLogMismatch,
@@ -187,51 +148,29 @@ func checkEntryMatchesHistory(x *history, replica string, e LogEntry, c *collect
 		})
 		return
 	}
-	if e.Scan {
-		if p, ok := x.scanPartOf(e.ID(), e.Key); ok {
-			i = p
-		}
+	o := &x.cmds[i]
+	same := o.Kind == e.Kind && o.Key == e.Key
+	switch {
+	case !same:
+	case o.Kind == Put:
+		same = o.Value == e.Value
+	case o.Kind == CAS:
+		same = o.Delete == e.Delete && (o.Delete || o.Value == e.Value) && (!o.OK || o.Applied == e.Applied)
+	case o.Kind == Incr:
+		same = o.Delta == e.Delta && (!o.OK || (o.Err == "") == e.Applied)
+	case o.Kind == Scan:
+		same = o.End == e.End && o.Limit == e.Limit
 	}
-	o := &x.ops[i]
-	if o.Kind == e.Kind && o.Key == e.Key && o.Scan == e.Scan && (o.Kind != Put || o.Value == e.Value) {
+	if same {
 		return
 	}
 	c.add(Violation{
 		Rule:    RuleLogMismatch,
 		Ops:     []OpID{e.ID()},
 		Replica: replica,
-		Message: fmt.Sprintf("replica %s applied %s, but the client issued %s under that CmdId; the log must apply the command the client sent",
-			replica, describeEntry(e), x.describe(i)),
+		Message: fmt.Sprintf("replica %s applied %s, but the client issued %s under that CmdId; the log must apply the command the client sent, with the outcome the client received",
+			replica, describeEntry(e), x.describeCmd(i)),
 	})
-}
-
-// checkScansComplete reports, once per scan, a scan of the history that
-// the reference log applied (as a scan) without one of the keys of the
-// client's range. seen holds the scan parts of the log.
-func checkScansComplete(x *history, l *logIndex, seen map[partID]bool, c *collector) {
-	reported := map[OpID]bool{}
-	for i := int32(0); int(i) < len(x.ops); i++ {
-		o := &x.ops[i]
-		id := o.ID()
-		if !o.Scan || reported[id] || seen[partID{id, o.Key}] {
-			continue
-		}
-		if p, ok := x.scanPartOf(id, o.Key); !ok || p != i {
-			continue // an invalid record
-		}
-		if _, applied := l.pos[id]; !applied || !l.scans[id] {
-			continue
-		}
-		reported[id] = true
-		src := l.union.src[l.union.search(kvs.Slot(l.pos[id]))]
-		c.add(Violation{
-			Rule:    RuleLogMismatch,
-			Ops:     []OpID{id},
-			Replica: src,
-			Message: fmt.Sprintf("replica %s applied the scan %v at slot %d without key %d, but the client issued %s; the log must apply the command the client sent",
-				src, id, l.pos[id], o.Key, x.describe(i)),
-		})
-	}
 }
 
 // checkDurability reports acknowledged puts missing from the union of the

@@ -15,7 +15,7 @@ func logHistory() ([]Op, []LogEntry) {
 		wPut("a", 2, 1, "a2", 40, 50),
 	}
 	full := logOf(h...)
-	full = append(full[:3:3], LogEntry{Slot: 4, Kind: Noop}, LogEntry{Slot: 5, Session: "a", Seq: 2, Kind: Put, Key: 1, Value: "a2"})
+	full = append(full[:3:3], LogEntry{Slot: 4, Kind: Noop}, LogEntry{Slot: 5, Session: "a", Seq: 2, Kind: Put, Key: "1", Value: "a2"})
 	return h, full
 }
 
@@ -47,7 +47,7 @@ func TestLogAgreement(t *testing.T) {
 func TestAtMostOnce(t *testing.T) {
 	h, full := logHistory()
 	requireOK(t, Check(h, map[string][]LogEntry{"r0": full}, Options{}))
-	twice := append(append([]LogEntry{}, full...), LogEntry{Slot: 6, Session: "b", Seq: 1, Kind: Put, Key: 2, Value: "b1"})
+	twice := append(append([]LogEntry{}, full...), LogEntry{Slot: 6, Session: "b", Seq: 1, Kind: Put, Key: "2", Value: "b1"})
 	r := Check(h, map[string][]LogEntry{"r0": twice}, Options{})
 	requireViolation(t, r, RuleAtMostOnce, "replica r0", "b#1", "slot 2", "slot 6")
 	requireOnly(t, r, RuleAtMostOnce)
@@ -73,7 +73,7 @@ func TestLogMismatch(t *testing.T) {
 	requireViolation(t, r, RuleLogMismatch, "b#1", `"zzz"`, `"b1"`)
 
 	bad = append(bad[:0:0], full...)
-	bad = append(bad, LogEntry{Slot: 9, Session: "q", Seq: 1, Kind: Get, Key: 1})
+	bad = append(bad, LogEntry{Slot: 9, Session: "q", Seq: 1, Kind: Get, Key: "1"})
 	requireViolation(t, Check(h, map[string][]LogEntry{"r0": bad}, Options{}), RuleLogMismatch, "q#1", "no operation")
 }
 
@@ -100,8 +100,8 @@ func TestMaxPerRule(t *testing.T) {
 // may be lost (PROTOCOL.md 6.8); its strong puts may not.
 func TestDurabilityExemptsCrashedSessionsWeakPuts(t *testing.T) {
 	h := []Op{
-		{Session: "a", Seq: 1, Level: Weak, Kind: Put, Key: 1, Value: "a1", InvokeNS: 1, ReturnNS: 2, OK: true},
-		{Session: "b", Seq: 1, Level: Strong, Kind: Put, Key: 2, Value: "b1", InvokeNS: 3, ReturnNS: 4, OK: true},
+		{Session: "a", Seq: 1, Level: Weak, Kind: Put, Key: "1", Value: "a1", InvokeNS: 1, ReturnNS: 2, OK: true},
+		{Session: "b", Seq: 1, Level: Strong, Kind: Put, Key: "2", Value: "b1", InvokeNS: 3, ReturnNS: 4, OK: true},
 	}
 	logs := map[string][]LogEntry{"r0": {}}
 	crashed := map[SessionID]bool{"a": true, "b": true}

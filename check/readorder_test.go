@@ -23,7 +23,7 @@ func TestStrongReadOrderOverwritten(t *testing.T) {
 	requireOK(t, Check(h, logs1(logOf(a, b, r)), Options{}))
 
 	rep := Check(h, logs1(logOf(b, a, r)), Options{})
-	v := requireViolation(t, rep, RuleStrongReadOrder, "c#1 (strong get of key 7 returning \"b1\"", "read from b#1",
+	v := requireViolation(t, rep, RuleStrongReadOrder, "c#1 (strong get of key \"7\" returning \"b1\"", "read from b#1",
 		"a#1 (strong put", "completed before the get was invoked", "b#1 at slot 1, then slot 2", "PROTOCOL.md 2.6 item 4")
 	require.Equal(t, []OpID{opID("c", 1), opID("a", 1), opID("b", 1)}, v.Ops)
 	requireOnly(t, rep, RuleStrongReadOrder)
@@ -47,10 +47,11 @@ func TestStrongReadOrderGoingBack(t *testing.T) {
 	h := []Op{a, b, r1, r2}
 	requireOK(t, Check(h, logs1(logOf(a, b, r1, r2)), Options{}))
 
-	r1.Value, r2.Value = "b1", "a1" // linearizable as b1, r1, a1, r2
+	returns(&r1, "b1")
+	returns(&r2, "a1") // linearizable as b1, r1, a1, r2
 	h = []Op{a, b, r1, r2}
 	rep := Check(h, logs1(logOf(a, b, r1, r2)), Options{})
-	v := requireViolation(t, rep, RuleStrongReadOrder, "d#1 (strong get of key 7 returning \"a1\"", "read from a#1",
+	v := requireViolation(t, rep, RuleStrongReadOrder, "d#1 (strong get of key \"7\" returning \"a1\"", "read from a#1",
 		"c#1 (strong get", "which completed before the get was invoked, had read b#1", "a#1 at slot 1, then slot 2")
 	require.Equal(t, []OpID{opID("d", 1), opID("c", 1), opID("a", 1), opID("b", 1)}, v.Ops)
 	requireOnly(t, rep, RuleStrongReadOrder)
@@ -66,7 +67,7 @@ func TestStrongReadOrderPrecededByLaterPut(t *testing.T) {
 		requireOK(t, Check(h, logs1(logOf(b, r, s)), Options{}))
 
 		rep := Check(h, logs1(logOf(s, b, r)), Options{})
-		v := requireViolation(t, rep, RuleStrongReadOrder, "c#1 (strong get of key 7 returning \"b1\"", "read from b#1",
+		v := requireViolation(t, rep, RuleStrongReadOrder, "c#1 (strong get of key \"7\" returning \"b1\"", "read from b#1",
 			"a#1 (strong put", "invoked after the get returned, precedes that write", "slot 1, then b#1 at slot 2")
 		require.Equal(t, []OpID{opID("c", 1), opID("a", 1), opID("b", 1)}, v.Ops)
 		requireOnly(t, rep, RuleStrongReadOrder)
@@ -147,7 +148,7 @@ func TestStrongReadOrderMatchesNaiveModel(t *testing.T) {
 		for _, e := range log {
 			pos[e.ID()] = int64(e.Slot)
 		}
-		r := Check(h, logs1(log), Options{})
+		r := Check(asReads(h), logs1(log), Options{})
 		skip, got := map[OpID]bool{}, map[OpID]bool{}
 		for _, v := range r.Violations {
 			switch v.Rule {

@@ -13,13 +13,13 @@ func checkReadSources(x *history, c *collector) {
 		}
 		o := &x.ops[i]
 		switch w := x.src[i]; {
-		case w == srcNil:
+		case w == srcNil, w == srcAmbiguous:
 		case w == srcNone:
-			msg := fmt.Sprintf("%s returned %q, which no put in the history wrote", x.describe(i), o.Value)
+			msg := fmt.Sprintf("%s returned %s, which no write in the history wrote", x.describe(i), shortValue(o.Value))
 			ops := x.ids(i)
 			if w, ok := x.writer[o.Value]; ok {
-				msg = fmt.Sprintf("%s returned %q, which was written to key %d by %v, not to key %d",
-					x.describe(i), o.Value, x.ops[w].Key, x.ops[w].ID(), o.Key)
+				msg = fmt.Sprintf("%s returned %s, which was written to key %s by %v, not to key %s",
+					x.describe(i), shortValue(o.Value), qk(x.ops[w].Key), x.ops[w].ID(), qk(o.Key))
 				ops = x.ids(i, w)
 			}
 			c.add(Violation{

@@ -21,17 +21,20 @@ import (
 type genParams struct {
 	ops, sessions, keys, hotKeys int
 	hotShare                     float64 // share of operations on the hot keys
-	scanShare                    float64 // share of reads that are SCANs of up to 4 keys
+	scanShare                    float64 // share of reads that are SCANs (limit 1 to 4, to the next key or unbounded)
+	deleteShare                  float64 // share of writes to cold keys that are DELETEs
+	rmwShare                     float64 // share of strong operations that are a CAS or an INCR of a counter key
+	counters                     int     // counter keys, apart from the others ("c0", "c1", ...)
 }
 
-// genHistory simulates a correct store: every operation takes effect at
-// one instant inside its [invoke, return] window, operations are applied in
-// the order of those instants, and the applied log lists them in that order.
-// Sessions issue operations one after another, some pipelined (the next
-// invoked before the previous returned). A few operations never complete;
-// half of those still take effect. A SCAN reads its whole range at its
-// instant and is recorded as ScanRecords and applog.EntriesOf do. The result
-// is linearizable as a whole, so every rule must pass.
+// genHistory simulates a correct store (kvs.Store): every operation takes
+// effect at one instant inside its [invoke, return] window, operations
+// are applied in the order of those instants, and the applied log lists
+// them in that order (writes of both levels, and strong reads). Sessions
+// issue operations one after another, some pipelined (the next invoked
+// before the previous returned). A few operations never complete; half of
+// those still take effect. Records are filled by Record, as a client
+// fills them. The result is correct as a whole, so every rule must pass.
 func genHistory(seed uint64, p genParams) ([]Op, map[string][]LogEntry) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	type event struct {
@@ -40,30 +43,42 @@ func genHistory(seed uint64, p genParams) ([]Op, map[string][]LogEntry) {
 		applied bool
 	}
 	h := make([]Op, 0, p.ops)
+	cmds := make([]kvs.Command, 0, p.ops)
 	events := make([]event, 0, p.ops)
-	scans := map[int]kvs.Command{}    // op -> its SCAN command
-	scanItems := map[int][]kvs.Item{} // op -> what the SCAN read
 	perSession := p.ops / p.sessions
 	for s := range p.sessions {
 		session := SessionID(fmt.Sprintf("s%03d", s))
 		pipelined := s%4 == 0
 		t := rng.Int64N(1000)
 		for seq := 1; seq <= perSession; seq++ {
-			var key kvs.Key
-			if rng.Float64() < p.hotShare {
-				key = kvs.Key(rng.IntN(p.hotKeys))
-			} else {
-				key = kvs.Key(p.hotKeys + rng.IntN(p.keys))
+			hot := rng.Float64() < p.hotShare
+			k := key(p.hotKeys + rng.IntN(max(p.keys, 1)))
+			if hot {
+				k = key(rng.IntN(p.hotKeys))
 			}
-			o := Op{Session: session, Seq: wire.Seq(seq), Level: Weak, Kind: Get, Key: key, OK: true}
+			o := Op{Session: session, Seq: wire.Seq(seq), Level: Weak, OK: true}
 			if rng.IntN(2) == 0 {
 				o.Level = Strong
 			}
-			if rng.IntN(2) == 0 {
-				o.Kind = Put
-				o.Value = fmt.Sprintf("%s.%d", session, seq)
-			} else if p.scanShare > 0 && rng.Float64() < p.scanShare {
-				scans[len(h)] = kvs.Command{Op: kvs.OpScan, Key: key, Count: rng.Int64N(4)}
+			cmd := kvs.Command{Op: kvs.OpGet, Key: k}
+			switch {
+			case o.Level == Strong && p.counters > 0 && rng.Float64() < p.rmwShare:
+				cmd = kvs.Command{Op: kvs.OpIncr, Key: kvs.Key(fmt.Sprintf("c%d", rng.IntN(p.counters))), Delta: 1 + rng.Int64N(2)}
+				if rng.IntN(3) == 0 {
+					cmd = kvs.Command{Op: kvs.OpCAS, Key: cmd.Key, Expect: kvs.ExpectAbsent, Value: kvs.Value(fmt.Sprintf("%s.%d", session, seq))}
+					if rng.IntN(2) == 0 {
+						cmd = kvs.Command{Op: kvs.OpCAS, Key: cmd.Key, Expect: kvs.ExpectValue, ExpectValue: kvs.Value(fmt.Sprint(rng.IntN(8))), Delete: true}
+					}
+				}
+			case rng.IntN(2) == 0 && !hot && rng.Float64() < p.deleteShare:
+				cmd = kvs.Command{Op: kvs.OpDelete, Key: k}
+			case rng.IntN(2) == 0:
+				cmd = kvs.Command{Op: kvs.OpPut, Key: k, Value: kvs.Value(fmt.Sprintf("%s.%d", session, seq))}
+			case p.scanShare > 0 && rng.Float64() < p.scanShare:
+				cmd = kvs.Command{Op: kvs.OpScan, Key: k, Limit: 1 + rng.Int64N(4)}
+				if rng.IntN(2) == 0 {
+					cmd.End = k + "~"
+				}
 			}
 			o.InvokeNS = t + rng.Int64N(2000)
 			at := o.InvokeNS + 1 + rng.Int64N(5000)
@@ -80,57 +95,29 @@ func genHistory(seed uint64, p genParams) ([]Op, map[string][]LogEntry) {
 			}
 			events = append(events, event{at: at, op: len(h), applied: applied})
 			h = append(h, o)
+			cmds = append(cmds, cmd)
 		}
 	}
 	slices.SortStableFunc(events, func(a, b event) int { return cmp.Compare(a.at, b.at) })
-	store := map[kvs.Key]string{}
+	store := kvs.NewStore()
 	var log []LogEntry
 	for _, e := range events {
-		o := &h[e.op]
+		o, cmd := &h[e.op], cmds[e.op]
 		if !e.applied {
+			*o = Record(*o, cmd, kvs.Result{})
 			continue
 		}
-		cmd, isScan := scans[e.op]
-		switch {
-		case o.Kind == Put:
-			store[o.Key] = o.Value
-		case isScan:
-			lo, hi := cmd.KeyRange()
-			for k := lo; k <= hi; k++ {
-				if v := store[k]; v != "" {
-					scanItems[e.op] = append(scanItems[e.op], kvs.Item{Key: k, Value: kvs.Value(v), Version: 1})
-				}
-			}
-		case o.OK:
-			o.Value = store[o.Key]
+		if rng.IntN(1000) == 0 {
+			log = append(log, LogEntry{Slot: kvs.Slot(len(log) + 1), Kind: Noop})
 		}
-		if o.Kind == Put || o.Level == Strong {
-			if rng.IntN(1000) == 0 {
-				log = append(log, LogEntry{Slot: kvs.Slot(len(log) + 1), Kind: Noop})
-			}
-			slot := kvs.Slot(len(log) + 1)
-			if isScan {
-				log = append(log, applog.EntriesOf(slot, o.Session, o.Seq, cmd, kvs.Result{Items: scanItems[e.op]})...)
-			} else {
-				log = append(log, LogEntry{Slot: slot, Session: o.Session, Seq: o.Seq, Kind: o.Kind, Key: o.Key, Value: o.Value})
-			}
+		if !cmd.IsWrite() && o.Level == Weak { // weak reads are not in the log
+			*o = Record(*o, cmd, store.Read(cmd))
+			continue
 		}
-	}
-	for i := range h { // pending gets have no result
-		if h[i].Kind == Get && !h[i].OK {
-			h[i].Value = ""
-		}
-	}
-	if len(scans) > 0 {
-		var all []Op
-		for i, o := range h {
-			if cmd, ok := scans[i]; ok {
-				all = append(all, ScanRecords(o, cmd, scanItems[i])...)
-			} else {
-				all = append(all, o)
-			}
-		}
-		h = all
+		slot := kvs.Slot(len(log) + 1)
+		res := store.Apply(slot, cmd)
+		*o = Record(*o, cmd, res)
+		log = append(log, applog.EntriesOf(slot, o.Session, o.Seq, cmd, res)...)
 	}
 	logs := map[string][]LogEntry{"r0": log, "r1": log, "r2": log[:len(log)*9/10]}
 	return h, logs
@@ -183,8 +170,8 @@ func TestCheckLargeHistoryCatchesCorruption(t *testing.T) {
 	p.ops /= 20
 	h, logs := genHistory(2, p)
 	for i := range h {
-		if h[i].Kind == Get && h[i].Level == Strong && h[i].OK && h[i].Value != "" && h[i].Key < 4 {
-			h[i].Value = "" // read NIL from a hot key that was written long ago
+		if h[i].Kind == Get && h[i].Level == Strong && h[i].OK && h[i].Found && len(h[i].Key) == 1 {
+			h[i].Found, h[i].Ret = false, "" // read absent from a hot key that was written long ago
 			break
 		}
 	}
@@ -219,8 +206,8 @@ func TestCheckLargeHistoryCatchesCausalAnomaly(t *testing.T) {
 	bx := -1
 	for i := 0; i < len(h) && bx < 0; i++ {
 		b1 := h[i]
-		wy, ok := writer[b1.Value]
-		if b1.Kind != Get || !b1.OK || !ok || h[wy].Session == b1.Session {
+		wy, ok := writer[b1.Ret]
+		if b1.Kind != Get || !b1.OK || !b1.Found || !ok || h[wy].Session == b1.Session {
 			continue
 		}
 		for _, ax := range h { // A's earlier put of another key
@@ -239,7 +226,7 @@ func TestCheckLargeHistoryCatchesCausalAnomaly(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, bx, 0, "no candidate in the generated history")
-	h[bx].Value = ""
+	h[bx].Found, h[bx].Ret = false, ""
 	r := Check(h, logs, Options{})
 	requireViolation(t, r, RuleCausalVisibility, h[bx].ID().String(), "causal chain")
 	requireOnly(t, r, RuleCausalVisibility, RuleReadYourWrites, RuleMonotonicReads)
@@ -272,9 +259,9 @@ func TestHotKeyDecidedExactly(t *testing.T) {
 			stale = i
 		}
 	}
-	h[stale].Value = h[first].Value
+	h[stale].Found, h[stale].Ret = true, h[first].Value
 	start = time.Now()
 	r = Check(h, logs, Options{MaxPerRule: 5})
 	t.Logf("Check with one stale read: %v", time.Since(start))
-	requireViolation(t, r, RuleLinearizability, h[stale].ID().String()+" (strong get of key 0", "read from "+h[first].ID().String())
+	requireViolation(t, r, RuleLinearizability, h[stale].ID().String()+" (strong get of key \"0\"", "read from "+h[first].ID().String())
 }

@@ -95,7 +95,7 @@ func checkSessionKey(x *history, l *logIndex, group []int32, c *collector) {
 		case !x.completed(i):
 		case x.isPut(i):
 			puts = append(puts, i)
-		case x.src[i] != srcNone:
+		case x.knownSource(i):
 			reads = append(reads, i)
 		}
 	}

@@ -74,7 +74,7 @@ func randomSessionHistory(rng *rand.Rand) ([]Op, []LogEntry) {
 	for i := range 4 + rng.IntN(6) {
 		s := fmt.Sprintf("s%d", rng.IntN(2))
 		inv := rng.Int64N(30)
-		o := op(s, uint64(i+1), Weak, Put, kvs.Key(rng.IntN(2)), fmt.Sprintf("v%d", i), inv, inv+1+rng.Int64N(8))
+		o := op(s, uint64(i+1), Weak, Put, rng.IntN(2), fmt.Sprintf("v%d", i), inv, inv+1+rng.Int64N(8))
 		if rng.IntN(3) == 0 {
 			o.Level = Strong
 		}
@@ -123,7 +123,7 @@ func TestSessionGuaranteesMatchNaiveModel(t *testing.T) {
 			}
 			wantRYW, wantMR := naiveSessionViolations(h, pos)
 			gotRYW, gotMR := map[OpID]bool{}, map[OpID]bool{}
-			r := Check(h, logs, Options{})
+			r := Check(asReads(h), logs, Options{})
 			for _, v := range r.Violations {
 				switch v.Rule {
 				case RuleReadYourWrites:

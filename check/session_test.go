@@ -24,7 +24,7 @@ func TestReadYourWrites(t *testing.T) {
 			wPut("s", 1, 3, "x1", 0, 10),
 			wGet("s", 2, 3, "", 20, 30),
 		},
-		bad: []string{"s#2", "returning NIL", "s#1"},
+		bad: []string{"s#2", "returning absent", "s#1"},
 	}, {
 		name: "pipelined write still in flight",
 		h: []Op{
@@ -91,7 +91,7 @@ func TestMonotonicReads(t *testing.T) {
 	}, {
 		name:  "value then NIL",
 		reads: []Op{wGet("r", 1, 4, "v1", 40, 50), wGet("r", 2, 4, "", 60, 70)},
-		bad:   []string{"r#2", "returning NIL", "r#1"},
+		bad:   []string{"r#2", "returning absent", "r#1"},
 	}, {
 		name:  "older then newer",
 		reads: []Op{wGet("r", 1, 4, "v1", 40, 50), wGet("r", 2, 4, "v2", 60, 70)},
@@ -124,14 +124,14 @@ func TestReadNeverWritten(t *testing.T) {
 		wGet("r", 1, 4, "v1", 20, 30),
 		wGet("r", 2, 4, "ghost", 40, 50),
 	}, nil, Options{})
-	requireViolation(t, r, RuleReadNeverWritten, "r#2", `"ghost"`, "no put")
+	requireViolation(t, r, RuleReadNeverWritten, "r#2", `"ghost"`, "no write")
 	requireOnly(t, r, RuleReadNeverWritten)
 
 	r = Check([]Op{
 		wPut("w", 1, 5, "v1", 0, 10),
 		sGet("r", 1, 4, "v1", 20, 30),
 	}, nil, Options{})
-	requireViolation(t, r, RuleReadNeverWritten, "r#1", "written to key 5 by w#1, not to key 4")
+	requireViolation(t, r, RuleReadNeverWritten, "r#1", "written to key \"5\" by w#1, not to key \"4\"")
 	requireOnly(t, r, RuleReadNeverWritten)
 }
 
@@ -154,8 +154,11 @@ func TestHistoryInvalid(t *testing.T) {
 		wPut("w", 1, 4, "v2", 20, 30),
 		wPut("x", 1, 4, "v1", 20, 30),
 		wPut("x", 2, 4, "", 40, 50),
+		wPut("x", 3, 5, "", 60, 70), // the empty value is a value, and unique too
+		{Session: "y", Seq: 1, Level: Weak, Kind: Incr, Key: "c", Delta: 1, InvokeNS: 1},
 	}, nil, Options{})
 	requireViolation(t, r, RuleHistoryInvalid, "record 2", "reuses")
 	requireViolation(t, r, RuleHistoryInvalid, "record 3", "unique")
-	requireViolation(t, r, RuleHistoryInvalid, "record 4", "non-empty")
+	requireViolation(t, r, RuleHistoryInvalid, "record 5", "unique")
+	requireViolation(t, r, RuleHistoryInvalid, "record 6", "strong only")
 }

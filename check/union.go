@@ -18,11 +18,7 @@ import (
 // snapshot marker that opens the segment, to the last slot the segment
 // lists (noops included). A log vouches only for the slots its segments
 // cover: there it lists every command executed, at its slot.
-//
-// A crash can also cut the lines of the last command in the middle, when
-// it is a SCAN (one line per key). The lines of a SCAN at the very end of
-// a log are therefore its tail: a slot the log does not cover, whose lines
-// must be a prefix of what the logs that cover it list there.
+
 type segment struct {
 	from, to kvs.Slot
 	lines    []LogEntry // without noops and markers: what executed
@@ -32,8 +28,7 @@ type segment struct {
 type appliedLog struct {
 	name  string
 	segs  []segment
-	tail  []LogEntry // the lines of a SCAN that ends the log, maybe cut short
-	lines int        // executed lines, for the order of preference
+	lines int // executed lines, for the order of preference
 }
 
 func splitLog(name string, entries []LogEntry) appliedLog {
@@ -52,15 +47,6 @@ func splitLog(name string, entries []LogEntry) appliedLog {
 			l.lines++
 		}
 		seg.to = max(seg.to, e.Slot)
-	}
-	if n := len(seg.lines); n > 0 && seg.lines[n-1].Scan && seg.lines[n-1].Slot == seg.to {
-		i := n - 1
-		for i > 0 && sameScan(seg.lines[i-1], seg.lines[i]) {
-			i--
-		}
-		l.tail = seg.lines[i:]
-		seg.lines = seg.lines[:i:i]
-		seg.to--
 	}
 	if seg.to > seg.from || len(seg.lines) > 0 {
 		l.segs = append(l.segs, seg)
@@ -117,31 +103,10 @@ func unionLogs(logs []appliedLog) *merged {
 			m.used = append(m.used, l.name)
 		}
 	}
-	// A slot that only tails list: the longest tail stands for it.
-	tails := map[kvs.Slot]int{}
-	for i, l := range m.pref {
-		if len(l.tail) == 0 || m.sourceAmong(len(m.pref), l.tail[0].Slot) >= 0 {
-			continue
-		}
-		if j, ok := tails[l.tail[0].Slot]; !ok || len(l.tail) > len(m.pref[j].tail) {
-			tails[l.tail[0].Slot] = i
-		}
-	}
-	for _, i := range tails {
-		l := m.pref[i]
-		for _, e := range l.tail {
-			lines = append(lines, e)
-			src = append(src, l.name)
-		}
-		if !slices.Contains(m.used, l.name) {
-			m.used = append(m.used, l.name)
-		}
-	}
 	idx := make([]int, len(lines))
 	for i := range idx {
 		idx[i] = i
 	}
-	// Stable: the lines of one scan share a slot and keep their key order.
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(lines[a].Slot, lines[b].Slot) })
 	m.lines, m.src = make([]LogEntry, len(idx)), make([]string, len(idx))
 	for i, j := range idx {
@@ -221,27 +186,6 @@ func (m *merged) checkAgreement(l appliedLog, c *collector) {
 		}
 		m.disagree(l.name, at, mine, other, theirs, ops, c)
 		return
-	}
-	if len(l.tail) > 0 {
-		at := l.tail[0].Slot
-		lo, hi := m.search(at), m.search(at+1)
-		u := m.lines[lo:hi]
-		i := 0
-		for i < len(l.tail) && i < len(u) && l.tail[i] == u[i] {
-			i++
-		}
-		if i == len(l.tail) {
-			return // a prefix of the slot's lines
-		}
-		theirs, other := "nothing", ""
-		ops := []OpID{l.tail[i].ID()}
-		if i < len(u) {
-			theirs, other = describeEntry(u[i]), m.src[lo+i]
-			ops = append(ops, u[i].ID())
-		} else {
-			other = m.pref[m.sourceAmong(len(m.pref), at)].name
-		}
-		m.disagree(l.name, at, describeEntry(l.tail[i]), other, theirs, ops, c)
 	}
 }
 

@@ -7,24 +7,41 @@
 //
 // # Format
 //
-// An applied log is JSON Lines, one [Entry] per line, in the order the
-// replica applied them, one file per process lifetime:
+// An applied log is JSON Lines, one [Entry] per line, one line per
+// executed command, in the order the replica applied them, one file per
+// process lifetime. Every command line has slot, session (the client id
+// in hex, [SessionOf], as histories name it), seq, op and key; then, by
+// op:
 //
-//	{"slot":3,"session":"S","seq":1,"op":"put","key":7,"value":"V"}
+//	get     found, ret (when found): the state it read
+//	put     value
+//	delete  found: whether the key held a value
+//	cas     value or delete:true, applied, found, ret (when found): the
+//	        key's state after it
+//	incr    delta, applied (false: an error result, nothing written),
+//	        found, ret: the state after it
+//	scan    key (start), end (omitted: no end), limit, items (how many
+//	        keys it returned), more
+//	noop    slot and op only
 //
-// op is "put", "get" or "noop" (a no-op needs only slot and op). session
-// names a client session as its history does ([SessionOf]: the client id
-// in hex). The log must list what was applied: an entry the apply step
+//	{"slot":3,"session":"a1","seq":1,"op":"put","key":"k7","value":"V"}
+//	{"slot":4,"session":"a1","seq":2,"op":"cas","key":"k7","value":"W","applied":true,"found":true,"ret":"W"}
+//
+// Keys and values are byte strings: a member is a JSON string when the
+// bytes are valid UTF-8 without control characters, else the member
+// name with "_b64" and the bytes in standard base64 (bytes.go). The lines
+// carry what log agreement (the same command and outcome at a slot),
+// at-most-once (the CmdId) and durability (whether a write took effect)
+// need; a SCAN's items are counted, not listed, since the client's
+// history holds them and the log's order is all the checker takes from
+// it. The log must list what was applied: an entry the apply step
 // skipped as a duplicate (section 6.7) is left out or recorded as a noop.
-// A SCAN applied at slot s is one line per key of its range, in
-// increasing key order, each a get with its key and returned value, all
-// with slot s, the SCAN's session and seq, and "scan":true:
 //
-//	{"slot":4,"session":"S","seq":2,"op":"get","key":8,"value":"","scan":true}
-//
-// [EntriesOf] returns the lines of any executed command; [EntryOf] the
-// single line of a command other than a SCAN. [AppendLine] encodes one
-// line exactly as encoding/json does, without reflection.
+// [EntriesOf] returns the line of any executed command (a slice, so that
+// a caller need not change if a command ever takes several); [EntryOf]
+// the single line. [AppendLine] encodes a line without reflection; the
+// strict reader is [Entry.UnmarshalJSON], and [Entry.MarshalJSON] writes
+// what AppendLine writes.
 //
 // # Snapshot markers
 //

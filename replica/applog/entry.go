@@ -27,116 +27,87 @@ type CmdID struct {
 
 func (id CmdID) String() string { return fmt.Sprintf("%s#%d", id.Session, uint64(id.Seq)) }
 
-// Kind is the kind of an applied-log entry; the checker's history records
-// use the same kinds (only Put and Get).
-type Kind uint8
-
-const (
-	// Put writes a key.
-	Put Kind = 1
-	// Get reads a key.
-	Get Kind = 2
-	// Noop changes nothing; it only appears in applied logs (PROTOCOL.md
-	// section 6.3).
-	Noop Kind = 3
-	// Snapshot is an applied-log marker, never an operation: the log goes
-	// on after slot Slot, and the slots up to it that the log does not
-	// list were installed from a snapshot of the same prefix (doc.go,
-	// "Snapshot markers").
-	Snapshot Kind = 4
-)
-
-func (k Kind) String() string {
-	switch k {
-	case Put:
-		return "put"
-	case Get:
-		return "get"
-	case Noop:
-		return "noop"
-	case Snapshot:
-		return "snapshot"
-	}
-	return fmt.Sprintf("OpKind(%d)", uint8(k))
-}
-
-// MarshalText encodes k as "put", "get", "noop" or "snapshot".
-func (k Kind) MarshalText() ([]byte, error) {
-	if k < Put || k > Snapshot {
-		return nil, fmt.Errorf("invalid op kind %d", uint8(k))
-	}
-	return []byte(k.String()), nil
-}
-
-// UnmarshalText accepts exactly "put", "get", "noop" or "snapshot" (the
-// checker's history records accept only the first two).
-func (k *Kind) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "put":
-		*k = Put
-	case "get":
-		*k = Get
-	case "noop":
-		*k = Noop
-	case "snapshot":
-		*k = Snapshot
-	default:
-		return fmt.Errorf("op %q is not one of \"put\", \"get\", \"noop\", \"snapshot\"", b)
-	}
-	return nil
-}
-
-// Entry is one line of a replica's applied log, in slot order. The JSON
-// field names are the on-disk format. No-op entries and snapshot markers
-// carry only Slot and Kind. A command is one line, except a SCAN: one Get
-// line per key of its range, in key order, with the same Slot, Session
-// and Seq and Scan set (EntriesOf builds them).
+// Entry is one line of a replica's applied log: one executed command, in
+// slot order (doc.go lists the members each kind writes). No-op entries and
+// snapshot markers carry only Slot and Kind.
 type Entry struct {
-	Slot    kvs.Slot  `json:"slot"`
-	Session SessionID `json:"session"`
-	Seq     wire.Seq  `json:"seq"`
-	Kind    Kind      `json:"op"`
-	Key     kvs.Key   `json:"key"`
-	Value   string    `json:"value"`
-	Scan    bool      `json:"scan,omitempty"`
+	Slot    kvs.Slot
+	Session SessionID
+	Seq     wire.Seq
+	Kind    Kind
+	// Key is the command's key; a SCAN's start.
+	Key kvs.Key
+	// End and Limit are a SCAN's (End "": past the last key).
+	End   kvs.Key
+	Limit int64
+	// Value is the value a PUT or a CAS writes.
+	Value string
+	// Delete: the CAS deletes the key rather than writing Value.
+	Delete bool
+	// Delta is an INCR's.
+	Delta int64
+	// Ret and Found are the key's state the result reports: a GET's value,
+	// a CAS's or an INCR's state after it; for a DELETE, Found is whether
+	// the key held a value before.
+	Ret   string
+	Found bool
+	// Applied: a CAS applied, an INCR wrote (no error result).
+	Applied bool
+	// Items and More are a SCAN's: how many keys it returned, and whether
+	// more exist.
+	Items int
+	More  bool
 }
 
 // ID returns the CmdId of the applied command.
 func (e Entry) ID() CmdID { return CmdID{e.Session, e.Seq} }
 
-// EntryOf is the applied-log line of an executed command: a put with its
-// value, a get with the value it returned, a no-op. It reports false for a
-// SCAN, which takes one line per key (EntriesOf).
-func EntryOf(slot kvs.Slot, session SessionID, seq wire.Seq, cmd kvs.Command, result kvs.Value) (Entry, bool) {
-	le := Entry{Slot: slot, Session: session, Seq: seq, Key: cmd.Key}
-	switch cmd.Op {
-	case kvs.OpPut:
-		le.Kind, le.Value = Put, string(cmd.Value)
-	case kvs.OpGet:
-		le.Kind, le.Value = Get, string(result)
-	case kvs.OpNoop:
-		le.Kind = Noop
-	default:
-		return Entry{}, false
-	}
-	return le, true
+// Writes reports whether the command wrote the store: a PUT, a DELETE, an
+// applied CAS, an INCR without error.
+func (e Entry) Writes() bool {
+	return e.Kind == Put || e.Kind == Delete || (e.Kind == CAS || e.Kind == Incr) && e.Applied
 }
 
-// EntriesOf returns the applied-log lines of a command executed at
-// slot: one line for a put (with its value), a get (with the value it
-// returned, res.Value) or a no-op, and for a SCAN one get line per key of
-// its range, in key order, with the value res.Items gives it (NIL for a
-// key not listed). It returns nil for an unknown operation.
+// kindOf maps the store's operations to entry kinds.
+var kindOf = [...]Kind{kvs.OpGet: Get, kvs.OpPut: Put, kvs.OpScan: Scan, kvs.OpNoop: Noop,
+	kvs.OpDelete: Delete, kvs.OpCAS: CAS, kvs.OpIncr: Incr}
+
+// EntryOf is the applied-log line of a command executed at slot with
+// result res. It reports false for an unknown operation.
+func EntryOf(slot kvs.Slot, session SessionID, seq wire.Seq, cmd kvs.Command, res kvs.Result) (Entry, bool) {
+	if !cmd.Op.Valid() {
+		return Entry{}, false
+	}
+	e := Entry{Slot: slot, Kind: kindOf[cmd.Op]}
+	if e.Kind == Noop {
+		return e, true
+	}
+	e.Session, e.Seq, e.Key = session, seq, cmd.Key
+	switch e.Kind {
+	case Get:
+		e.Ret, e.Found = string(res.Value), res.Found
+	case Put:
+		e.Value = string(cmd.Value)
+	case Delete:
+		e.Found = res.Found
+	case CAS:
+		e.Value, e.Delete = string(cmd.Value), cmd.Delete
+		e.Ret, e.Found, e.Applied = string(res.Value), res.Found, res.Applied
+	case Incr:
+		e.Delta = cmd.Delta
+		e.Ret, e.Found, e.Applied = string(res.Value), res.Found, res.Err == kvs.ErrNone
+	case Scan:
+		e.End, e.Limit, e.Items, e.More = cmd.End, cmd.Limit, len(res.Items), res.More
+	}
+	return e, true
+}
+
+// EntriesOf returns the applied-log lines of a command executed at slot:
+// one line (EntryOf), none for an unknown operation. The replica calls it
+// for every command it executes.
 func EntriesOf(slot kvs.Slot, session SessionID, seq wire.Seq, cmd kvs.Command, res kvs.Result) []Entry {
-	if cmd.Op != kvs.OpScan {
-		if le, ok := EntryOf(slot, session, seq, cmd, res.Value); ok {
-			return []Entry{le}
-		}
-		return nil
+	if e, ok := EntryOf(slot, session, seq, cmd, res); ok {
+		return []Entry{e}
 	}
-	out := make([]Entry, 0, len(res.Items))
-	for _, it := range res.Items {
-		out = append(out, Entry{Slot: slot, Session: session, Seq: seq, Kind: Get, Key: it.Key, Value: string(it.Value), Scan: true})
-	}
-	return out
+	return nil
 }
