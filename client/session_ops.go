@@ -58,4 +58,3 @@ func (s *Session) Do(ctx context.Context, op Op) (Result, error) {
 		return Result{}, ErrClosed
 	}
 }
-
