@@ -7,7 +7,6 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
 
