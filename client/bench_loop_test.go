@@ -230,7 +230,9 @@ type constOps struct{}
 func (constOps) WarmUp() Op {
 	return Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: KeyOf(1)}}
 }
-func (constOps) Next() Op { return Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: KeyOf(2)}} }
+func (constOps) Next() Op {
+	return Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: KeyOf(2)}}
+}
 
 // TestLoopRunFor: with RunFor the thread issues operations until its clock
 // reaches RunFor (Reqs is ignored), then drains the ones in flight. The

@@ -28,7 +28,7 @@ func newGen(t *testing.T, p WorkloadParams, thread int, seed uint64) *Generator 
 // mix counts what a generator draws.
 type mix struct {
 	n, weak, weakWrites, weakScans, weakReads, strong, strongWrites, hot int
-	deletes, cas, incr                                                  int
+	deletes, cas, incr                                                   int
 }
 
 func drawMix(g *Generator, n int, hot int64) mix {
