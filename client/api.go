@@ -81,7 +81,8 @@ func ExpectValue(v []byte) Expect { return Expect{kind: kvs.ExpectValue, value: 
 func ExpectVersion(n kvs.Slot) Expect { return Expect{kind: kvs.ExpectVersion, version: n} }
 
 // Update is what a CompareAndSwap does when its expectation holds: write
-// a value (SetValue) or delete the key (DeleteKey).
+// a value (SetValue) or delete the key (DeleteKey). The zero Update
+// writes the empty value, which is a value.
 type Update struct {
 	value  []byte
 	delete bool
