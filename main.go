@@ -59,11 +59,14 @@ file's protocol. -cluster new starts a replica of a new cluster: a
 majority of such replicas found it without the others; restart a replica
 without it (docs/DECISIONS.md 37). A flag that the mode does not use (see Flags) is a
 usage error. -run kv runs one COMMAND against the cluster of FILE, or
-with none, one command per line of standard input: put KEY VALUE, get KEY,
-scan FROM COUNT (the COUNT keys from FROM), each optionally after strong or
-weak; -v adds the path, the replica that answered and the latency; it
-exits 0 when done and found, 1 when not found or failed, 2 on a usage
-error. -run status asks every replica for its role, ballot, commit and
+with none, one command per line of standard input: get KEY, put KEY VALUE,
+del KEY, scan START END LIMIT (the keys of [START, END) that hold a value,
+at most LIMIT), incr KEY [DELTA], cas KEY absent|value OLD|version N
+set NEW|delete, each optionally after strong or weak (incr and cas are
+strong only); a word in double quotes is a Go string literal (\x00 for
+any byte); -v adds the path, the replica that answered and the latency;
+it exits 0 when done and found, 1 when not found, not applied or failed,
+2 on a usage error. -run status asks every replica for its role, ballot, commit and
 applied index, log length, snapshot point, sessions, witness records and
 uptime, prints one table (and a no leader line when none of those that
 answered leads), and exits 1 unless a majority answered.

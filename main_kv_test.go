@@ -128,17 +128,21 @@ func TestKVCommand(t *testing.T) {
 			assert.Equal(t, "one\none\n", out)
 			assert.Regexp(t, `\nweak get 1: answered by replica\d \(127\.0\.0\.1:\d+\) in [0-9.]+ ms`, errs)
 
-			code, out, errs = kv("scan", "0", "5")
+			code, out, errs = kv("scan", "0", "5", "10")
 			require.Equal(t, 0, code, errs)
 			assert.Equal(t, "1\tone\n2\ttwo words\n", out)
+			code, out, errs = kv("scan", "", "", "1")
+			require.Equal(t, 0, code, errs)
+			assert.Equal(t, "1\tone\n", out)
+			assert.Contains(t, errs, "more keys follow; go on with scan \"1\\x00\" \"\" 1")
 
 			code, out, errs = kv("get", "3")
 			assert.Equal(t, 1, code)
 			assert.Empty(t, out)
 			assert.Equal(t, "swiftpaxos: get 3: not found\n", errs)
-			code, _, errs = kv("weak", "scan", "100", "10")
+			code, _, errs = kv("weak", "scan", "100", "101", "10")
 			assert.Equal(t, 1, code)
-			assert.Contains(t, errs, "scan 100 10: no key holds a value")
+			assert.Contains(t, errs, "scan 100 101 10: no key holds a value")
 
 			// One session for a script: its own weak write is visible to
 			// its weak read at once (read your writes). Other sessions'
@@ -149,20 +153,24 @@ func TestKVCommand(t *testing.T) {
 			// answer, PROTOCOL.md 4.6).
 			// Errors name their line; a line too long to be a command
 			// costs only that line.
-			script := "weak put 5 five\nweak get 5\nget 2\n\n# a comment\nweak scan 1 5\nget 6\nfrob 1\n" +
-				"put 8 " + strings.Repeat("v", 200_000) + "\nput 7 seven\n"
+			long := "put 8 " + strings.Repeat("v", 9_000_000)
+			script := "weak put 5 five\nweak get 5\nget 2\n\n# a comment\nweak scan 1 6 10\nget 6\nfrob 1\n" +
+				long + "\nput 7 seven\n"
 			code, out, errs = runKV(script, "-config", conf)
 			assert.Equal(t, 2, code, "the worst status of the script: a usage error")
 			assert.Equal(t, "OK\nfive\ntwo words\n1\tone\n2\ttwo words\n5\tfive\nOK\n", out)
 			assert.Equal(t, "swiftpaxos: line 7: get 6: not found\n"+
-				`swiftpaxos: line 8: unknown command "frob": put KEY VALUE, get KEY or scan FROM COUNT, each optionally after strong or weak`+"\n"+
-				"swiftpaxos: line 9: a line of 200006 bytes, over the limit of 131072: a value is shorter than 65536 bytes\n", errs)
+				"swiftpaxos: line 8: frob: unknown command; "+kvUsage+"\n"+
+				fmt.Sprintf("swiftpaxos: line 9: a line of %d bytes, over the limit of 8393728: no command needs that much\n", len(long)), errs)
 			code, out, _ = runKV("get 7\nweak get 5\n", "-config", conf)
 			assert.Equal(t, 0, code)
 			assert.Equal(t, "seven\nfive\n", out)
 		})
 	}
 }
+
+// kvUsage is the kv command's list of commands (client/kvcli).
+const kvUsage = `get KEY | put KEY VALUE | del KEY | scan START END LIMIT | incr KEY [DELTA] | cas KEY absent|value OLD|version N set NEW|delete; each optionally after strong or weak; "..." takes Go escapes such as \x00; quit`
 
 // Mistakes are told in one line and exit 2 before connecting; an
 // unreachable cluster names every replica it tried and exits 1.
@@ -173,13 +181,17 @@ func TestKVErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"get"}, "usage: get KEY"},
-		{[]string{"get", "x"}, `get: key "x": keys are 64-bit decimal integers`},
+		{[]string{"get", ""}, "get: kvs: invalid command: GET: an empty key"},
 		{[]string{"put", "1"}, "usage: put KEY VALUE"},
-		{[]string{"scan", "1", "0"}, `scan: COUNT "0": a number of keys from 1 to 1001`},
-		{[]string{"drop", "1"}, `unknown command "drop"`},
+		{[]string{"scan", "1", "2", "0"}, `scan: LIMIT "0": a number of keys from 1 to 10000`},
+		{[]string{"scan", "2", "1", "5"}, `the end "1" is before the start "2"`},
+		{[]string{"incr", "n", "99999999999999999999"}, `DELTA "99999999999999999999" is not a decimal 64-bit integer`},
+		{[]string{"weak", "cas", "l", "absent", "set", "me"}, "strong level"},
+		{[]string{"drop", "1"}, "drop: unknown command"},
 		{[]string{"-level", "medium", "get", "1"}, `-level must be strong or weak, not "medium"`},
 		{[]string{"-alias", "client9", "get", "1"}, `-alias "client9" is not a client of ` + conf},
-		{[]string{"put", "1", strings.Repeat("v", 1<<16)}, "put: a value of 65536 bytes: values are shorter than 65536 bytes"},
+		{[]string{"put", "1", strings.Repeat("v", 1<<20+1)}, "put: kvs: invalid command: PUT: a value of 1048577 bytes, over maxValueBytes 1048576"},
+		{[]string{"get", strings.Repeat("k", 1025)}, "a key of 1025 bytes, over maxKeyBytes 1024"},
 	} {
 		code, out, errs := runKV("", append([]string{"-config", conf}, c.args...)...)
 		assert.Equal(t, 2, code, "%v", c.args)

@@ -275,11 +275,13 @@ func (l *loop) observe(op Op, path int, lat time.Duration) {
 	if op.Level == wire.Weak {
 		level = metrics.LevelWeak
 	}
+	// The metrics know three kinds: a DELETE, a CAS and an INCR count as
+	// writes ("put").
 	kind := metrics.KindGet
-	switch op.Command.Op {
-	case kvs.OpPut:
+	switch {
+	case op.Command.IsWrite():
 		kind = metrics.KindPut
-	case kvs.OpScan:
+	case op.Command.Op == kvs.OpScan:
 		kind = metrics.KindScan
 	}
 	l.o.Metrics.Observe(level, kind, path, lat)

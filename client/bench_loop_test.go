@@ -26,7 +26,7 @@ func TestLoopWindowAndWarmUp(t *testing.T) {
 			assert.Equal(t, window, r.st.maxInFlight)
 
 			require.Len(t, r.fake.ops, reqs+1, "reqs operations plus one warm-up")
-			assert.Equal(t, Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet}}, r.fake.ops[0])
+			assert.Equal(t, Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: KeyOf(0)}}, r.fake.ops[0])
 
 			// The warm-up is in no statistic: reqs samples, and its
 			// (fast) path is not counted.
@@ -228,9 +228,11 @@ func TestHistoryInvocationPrecedesHandover(t *testing.T) {
 type constOps struct{}
 
 func (constOps) WarmUp() Op {
-	return Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: 1}}
+	return Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: KeyOf(1)}}
 }
-func (constOps) Next() Op { return Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: 2}} }
+func (constOps) Next() Op {
+	return Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: KeyOf(2)}}
+}
 
 // TestLoopRunFor: with RunFor the thread issues operations until its clock
 // reaches RunFor (Reqs is ignored), then drains the ones in flight. The

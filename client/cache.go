@@ -19,11 +19,14 @@ import (
 // creates and settles them (SetPendingCache, SettleCache): CURP-HO for its
 // weak writes, as CURP-HT's early acknowledgement (4.8) would.
 
-// cacheEntry is a value the session wrote or read, with the slot of its
-// source write (PROTOCOL.md 4.4). Pending entries are the session's own
-// writes whose slot is not known yet.
+// cacheEntry is a key's state the session wrote or read, with the slot of
+// its source write (PROTOCOL.md 4.4): a value, or absent (found false: a
+// DELETE's, or a read that found nothing, which is as much a state to
+// keep as a value, docs/DECISIONS.md 38). Pending entries are the
+// session's own writes whose slot is not known yet.
 type cacheEntry struct {
 	value   kvs.Value
+	found   bool
 	version kvs.Slot
 	pending bool
 	src     wire.Seq // own write that created a pending entry
@@ -34,6 +37,7 @@ type cacheEntry struct {
 	// the key wait (PROTOCOL.md 2.2: concurrent operations of a session
 	// may be ordered either way across a failover).
 	alt        kvs.Value
+	altFound   bool
 	altVersion kvs.Slot
 	// tentative: the version is a slot a leader assigned but had not
 	// committed when its fast-path reply came; recovery may move it.
@@ -59,7 +63,7 @@ func (s *Core) setCache(k kvs.Key, e cacheEntry) {
 	old, ok := s.cache[k]
 	switch {
 	case ok && old.pending:
-		s.keepAlt(k, old, e.value, e.version)
+		s.keepAlt(k, old, e.value, e.found, e.version)
 	case ok && old.version >= e.version:
 	default:
 		s.put(k, e)
@@ -67,9 +71,9 @@ func (s *Core) setCache(k kvs.Key, e cacheEntry) {
 }
 
 // keepAlt remembers a settled value under a pending entry.
-func (s *Core) keepAlt(k kvs.Key, e cacheEntry, v kvs.Value, version kvs.Slot) {
+func (s *Core) keepAlt(k kvs.Key, e cacheEntry, v kvs.Value, found bool, version kvs.Slot) {
 	if version > e.altVersion {
-		e.alt, e.altVersion = v, version
+		e.alt, e.altFound, e.altVersion = v, found, version
 		s.cache[k] = e
 	}
 }
@@ -78,14 +82,14 @@ func (s *Core) keepAlt(k kvs.Key, e cacheEntry, v kvs.Value, version kvs.Slot) {
 // replaces an older settled entry or a pending own write issued before
 // seq. Pipelined writes complete out of order, so an earlier write's
 // acknowledgement must not hide a later one (PROTOCOL.md 10.5).
-func (s *Core) setOwn(k kvs.Key, v kvs.Value, slot kvs.Slot, seq wire.Seq) {
+func (s *Core) setOwn(k kvs.Key, v kvs.Value, found bool, slot kvs.Slot, seq wire.Seq) {
 	old, ok := s.cache[k]
 	switch {
 	case ok && old.pending && old.src > seq:
-		s.keepAlt(k, old, v, slot)
+		s.keepAlt(k, old, v, found, slot)
 	case ok && !old.pending && old.version >= slot:
 	default:
-		s.put(k, cacheEntry{value: v, version: slot})
+		s.put(k, cacheEntry{value: v, found: found, version: slot})
 	}
 }
 
@@ -122,10 +126,21 @@ func (s *Core) releaseParked(k kvs.Key) {
 	}
 }
 
-// SetPendingCache records the session's own weak write whose slot is not
-// known yet; it is the session's newest write to k.
-func (s *Core) SetPendingCache(k kvs.Key, v kvs.Value, src wire.Seq) {
-	s.put(k, cacheEntry{value: v, pending: true, src: src})
+// SetPendingCache records the session's own weak write cmd (a PUT or a
+// DELETE) whose slot is not known yet; it is the session's newest write
+// to its key.
+func (s *Core) SetPendingCache(cmd kvs.Command, src wire.Seq) {
+	v, found := written(cmd)
+	s.put(cmd.Key, cacheEntry{value: v, found: found, pending: true, src: src})
+}
+
+// written is the state a PUT or a DELETE leaves its key in. A weak write
+// is one of the two (CAS and INCR are strong only).
+func written(cmd kvs.Command) (kvs.Value, bool) {
+	if cmd.Op == kvs.OpPut {
+		return cmd.Value, true
+	}
+	return nil, false
 }
 
 // AwaitsSlot reports whether the cache still holds the own write src of k
@@ -146,9 +161,9 @@ func (s *Core) SettleCache(k kvs.Key, src wire.Seq, slot kvs.Slot) {
 	switch {
 	case e.altVersion > slot:
 		// An alternative may come from a fast path: keep it tentative.
-		s.cache[k] = cacheEntry{value: e.alt, version: e.altVersion, tentative: true}
+		s.cache[k] = cacheEntry{value: e.alt, found: e.altFound, version: e.altVersion, tentative: true}
 	case slot > 0:
-		s.cache[k] = cacheEntry{value: e.value, version: slot}
+		s.cache[k] = cacheEntry{value: e.value, found: e.found, version: slot}
 	default:
 		delete(s.cache, k)
 		s.raiseFrontier(e.altVersion, true)
@@ -156,10 +171,11 @@ func (s *Core) SettleCache(k kvs.Key, src wire.Seq, slot kvs.Slot) {
 	s.releaseParked(k)
 }
 
-// SetCache records the settled own write seq (a weak write acknowledged
-// with its slot, as CURP-HT's are).
-func (s *Core) SetCache(k kvs.Key, v kvs.Value, slot kvs.Slot, seq wire.Seq) {
-	s.setOwn(k, v, slot, seq)
+// SetCache records the settled own weak write cmd (a PUT or a DELETE)
+// of seq, acknowledged with its slot, as CURP-HT's are.
+func (s *Core) SetCache(cmd kvs.Command, slot kvs.Slot, seq wire.Seq) {
+	v, found := written(cmd)
+	s.setOwn(cmd.Key, v, found, slot, seq)
 }
 
 // markTentative flags the entry of k if it still holds version slot.
@@ -184,7 +200,7 @@ func (s *Core) dropSettled() {
 		case !e.pending && e.tentative:
 			delete(s.cache, k)
 		case e.altVersion > 0:
-			e.alt, e.altVersion = nil, 0
+			e.alt, e.altFound, e.altVersion = nil, false, 0
 			s.cache[k] = e
 			released = append(released, k)
 		}
@@ -223,4 +239,19 @@ func (s *Core) evict() {
 			delete(s.cache, k)
 		}
 	}
+}
+
+// cachedIn lists the keys of the cache in [lo, hi), where hi "" means no
+// upper bound, in key order: a weak SCAN merges them with the replica's
+// answer. It walks the whole cache (at most maxCache entries); SCANs are
+// rarer than point reads, which look up one key.
+func (s *Core) cachedIn(lo, hi kvs.Key) []kvs.Key {
+	var ks []kvs.Key
+	for k := range s.cache {
+		if k >= lo && (hi == "" || k < hi) {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	return ks
 }

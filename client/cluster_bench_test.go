@@ -45,7 +45,7 @@ func BenchmarkCluster(b *testing.B) {
 			b.Run("strong-put", func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; b.Loop(); i++ {
-					if err := s.Put(b.Context(), kvs.Key(i%1000), value, wire.Strong); err != nil {
+					if _, err := s.Put(b.Context(), []byte(client.KeyOf(int64(i%1000))), value, wire.Strong); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -53,7 +53,7 @@ func BenchmarkCluster(b *testing.B) {
 			b.Run("weak-get", func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; b.Loop(); i++ {
-					if _, err := s.Get(b.Context(), kvs.Key(i%1000), wire.Weak); err != nil {
+					if _, err := s.Get(b.Context(), []byte(client.KeyOf(int64(i%1000))), wire.Weak); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -73,7 +73,7 @@ func mixOp(i int, value kvs.Value) client.Op {
 	if i%2 == 1 {
 		level = wire.Weak
 	}
-	key := kvs.Key((i * 7919) % 1000)
+	key := client.KeyOf(int64((i * 7919) % 1000))
 	if (i/2)%10 == 0 {
 		return client.Op{Level: level, Command: kvs.Command{Op: kvs.OpPut, Key: key, Value: value}}
 	}
@@ -141,7 +141,7 @@ func benchSession(b *testing.B, p func() replica.Policy, cp client.Policy) *clie
 	}
 	b.Cleanup(func() { s.Close() })
 	// The first operation waits for the new cluster to form.
-	if _, err := s.Get(ctx, 0, wire.Strong); err != nil {
+	if _, err := s.Get(ctx, []byte(client.KeyOf(0)), wire.Strong); err != nil {
 		b.Fatal(err)
 	}
 	return s

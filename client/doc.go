@@ -1,6 +1,7 @@
 // Package client is the Go client of a swiftpaxos cluster: sessions that
-// put, get and scan keys, each operation at the consistency level the
-// caller chooses (strong: linearizable; weak: causal). It also holds the
+// get, put, delete and scan keys, each operation at the consistency level
+// the caller chooses (strong: linearizable; weak: causal), and
+// compare-and-swap and increment them (strong only). It also holds the
 // session protocol core shared by both protocols and the benchmark driver.
 //
 // # Getting started
@@ -18,13 +19,18 @@
 //	if err != nil { ... } // errors.Is(err, client.ErrUnreachable): no replica answered
 //	defer s.Close()
 //
-//	err = s.Put(ctx, 42, kvs.Value("hello"), client.Strong)
-//	v, err := s.Get(ctx, 42, client.Weak)          // "hello": the session's own write
-//	items, err := s.Scan(ctx, 40, 10, client.Weak) // keys 40..49 that hold a value
+//	_, err = s.Put(ctx, []byte("k42"), []byte("hello"), client.Strong)
+//	g, err := s.Get(ctx, []byte("k42"), client.Weak)           // g.Value "hello": the session's own write
+//	sc, err := s.Scan(ctx, []byte("k"), nil, 10, client.Weak)  // up to 10 keys from "k" on; sc.More
+//	d, err := s.Delete(ctx, []byte("k42"), client.Strong)      // d.Existed
+//	n, err := s.Incr(ctx, []byte("hits"), 1)                    // the new count
+//	c, err := s.CompareAndSwap(ctx, []byte("lock"), client.ExpectAbsent(), client.SetValue([]byte("me")))
 //
-// Keys are 64-bit integers (kvs.Key) and values byte strings shorter than
-// 64 KiB (kvs.Value); the empty value means absent, so Put with an empty
-// value deletes and Get of an absent key returns an empty value.
+// Keys are byte strings of 1 to maxKeyBytes bytes, ordered bytewise, and
+// values byte strings of 0 to maxValueBytes (the configuration's limits,
+// kvs.Limits; checked before anything is sent). Absent and empty differ:
+// Put of an empty value stores it, and Get says Found. See
+// docs/DECISIONS.md 38 and 39.
 //
 // SessionOptions.Alias is optional. Without it the session is an ad-hoc
 // client, which the replicas accept like any other (with TLS on, it
@@ -34,10 +40,38 @@
 //
 // # Operations
 //
-// Put, Get and Scan wait for their result. Do runs any Op (a level and a
-// kvs.Command) and returns the whole Result: the value or SCAN items, the
-// version (the log slot of the write read), the path (fast or slow for a
-// strong operation) and the replica that answered. Submit starts an Op
+// Get, Put, Delete, Scan, CompareAndSwap and Incr wait for their result and
+// return it typed; their arguments are copied and their results are the
+// caller's. What each promises:
+//
+//   - Get: the value and whether the key holds one, and its version (the
+//     slot of its last write, a DELETE's when absent; 0: never written).
+//   - Put: its slot; 0 for a CURP-HO weak PUT, acknowledged before it is
+//     ordered.
+//   - Delete: whether the key existed, but only when Known: a weak DELETE
+//     is acknowledged before it executes, so Known is false and Existed
+//     means nothing; nothing is made up.
+//   - Scan(start, end, limit): the keys of [start, end) that hold a value,
+//     in key order, at most limit (1..kvs.MaxScanLimit); an empty start is
+//     the first key, an empty end past the last. More says keys after the
+//     last item hold values too: the limit, or the replica's bound on a
+//     reply's bytes (kvs.MaxScanBytes), stopped it, so a reply always fits
+//     in a frame; go on from the last key followed by a zero byte.
+//   - CompareAndSwap(key, expect, update): expect is ExpectAbsent,
+//     ExpectValue(v) or ExpectVersion(n); update is SetValue(v) or
+//     DeleteKey() (the zero Update writes the empty value). Applied, and
+//     the key's state after it either way.
+//   - Incr(key, delta): the new value of the decimal 64-bit integer the
+//     key holds (absent counts as 0); kvs.ErrValueNotInteger and
+//     kvs.ErrIncrOverflow when nothing changed.
+//
+// CompareAndSwap and Incr are strong only: an Op of either at the weak
+// level is refused with ErrStrongOnly before it is sent.
+//
+// Do runs any Op (a level and a kvs.Command) and returns the whole
+// Result: the kvs outcome (value, found, version, SCAN items and More,
+// Applied, an INCR's Code), Known, the path (fast or slow for a strong
+// operation) and the replica that answered. Submit starts an Op
 // without waiting; its Result arrives on Completions, in completion order,
 // and the caller keeps at most SessionOptions.Window operations in flight.
 // A Session's methods are safe for concurrent use; operations issued
@@ -113,8 +147,10 @@
 //     the leader ended it after sessionIdleMs of silence, 23); every later
 //     operation fails the same way. Open a new session.
 //   - kvs.ErrInvalidCommand: the operation was refused before it was sent
-//     (a value of 64 KiB or more, a SCAN range out of bounds, a level other
-//     than Strong and Weak).
+//     (an empty key, a key or value over maxKeyBytes or maxValueBytes, a
+//     SCAN whose end is before its start or whose limit is out of range, a
+//     level other than Strong and Weak, a weak CAS or INCR, which is also
+//     ErrStrongOnly).
 //
 // # Inside
 //

@@ -15,7 +15,6 @@ import (
 
 	"swiftpaxos/client"
 	curpht "swiftpaxos/curp-ht"
-	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/wire"
 )
@@ -61,16 +60,17 @@ func TestDurableClusterComesBackFromDisk(t *testing.T) {
 	s := session()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	for k := range kvs.Key(20) {
+	for k := range int64(20) {
 		level := wire.Strong
 		if k%2 == 1 {
 			level = wire.Weak
 		}
-		require.NoError(t, s.Put(ctx, k, kvs.Value(fmt.Sprint("v", k)), level))
+		_, err := s.Put(ctx, []byte(client.KeyOf(k)), []byte(fmt.Sprint("v", k)), level)
+		require.NoError(t, err)
 	}
 	// A strong read after the weak writes: the session's weak writes
 	// were committed before they completed (CURP-HT).
-	_, err := s.Get(ctx, 0, wire.Strong)
+	_, err := s.Get(ctx, []byte(client.KeyOf(0)), wire.Strong)
 	require.NoError(t, err)
 	s.Close()
 	stop()
@@ -83,9 +83,9 @@ func TestDurableClusterComesBackFromDisk(t *testing.T) {
 	defer stop()
 	s = session()
 	defer s.Close()
-	for k := range kvs.Key(20) {
-		v, err := s.Get(ctx, k, wire.Strong)
+	for k := range int64(20) {
+		v, err := s.Get(ctx, []byte(client.KeyOf(k)), wire.Strong)
 		require.NoError(t, err)
-		require.Equal(t, fmt.Sprint("v", k), string(v), "key %d after the restart", k)
+		require.Equal(t, fmt.Sprint("v", k), string(v.Value), "key %d after the restart", k)
 	}
 }

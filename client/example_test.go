@@ -37,48 +37,59 @@ func Example() {
 	}
 	defer s.Close()
 
-	for i, fruit := range []string{"apple", "banana", "cherry"} {
-		if err := s.Put(ctx, kvs.Key(10+i), kvs.Value(fruit), client.Strong); err != nil {
+	for _, kv := range [][2]string{{"fruit:a", "apple"}, {"fruit:b", "banana"}, {"fruit:c", "cherry"}} {
+		if _, err := s.Put(ctx, []byte(kv[0]), []byte(kv[1]), client.Strong); err != nil {
 			fmt.Println(err)
 			return
 		}
 	}
 	// A weak read sees the session's own earlier writes.
-	v, err := s.Get(ctx, 11, client.Weak)
+	g, err := s.Get(ctx, []byte("fruit:b"), client.Weak)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("weak get 11: %s\n", v)
+	fmt.Printf("weak get fruit:b: %s\n", g.Value)
 
-	// Keys 9..13: only those that hold a value come back.
-	items, err := s.Scan(ctx, 9, 5, client.Strong)
+	// The keys of [fruit:, fruit;) that hold a value, two at a time.
+	sc, err := s.Scan(ctx, []byte("fruit:"), []byte("fruit;"), 2, client.Strong)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, it := range items {
-		fmt.Printf("scan: %d=%s\n", it.Key, it.Value)
+	for _, it := range sc.Items {
+		fmt.Printf("scan: %s=%s\n", it.Key, it.Value)
 	}
+	fmt.Printf("more: %v\n", sc.More)
 
 	// Do returns the whole result: which path a strong operation took
 	// and which replica answered are in it too.
-	r, err := s.Do(ctx, client.Op{Level: client.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: 12}})
+	r, err := s.Do(ctx, client.Op{Level: client.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: "fruit:c"}})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("strong get 12: %s (the path and the replica are known: %v)\n", r.Value, r.Path != client.PathNone && r.Replica != client.NoReplica)
+	fmt.Printf("strong get fruit:c: %s (the path and the replica are known: %v)\n", r.Value, r.Path != client.PathNone && r.Replica != client.NoReplica)
 
-	v, _ = s.Get(ctx, 99, client.Strong)
-	fmt.Printf("absent key: %q\n", v)
+	d, _ := s.Delete(ctx, []byte("fruit:a"), client.Strong)
+	fmt.Printf("deleted fruit:a, which existed: %v\n", d.Existed)
+	g, _ = s.Get(ctx, []byte("fruit:a"), client.Strong)
+	fmt.Printf("absent key: found %v\n", g.Found)
+
+	n, _ := s.Incr(ctx, []byte("visits"), 5)
+	fmt.Printf("incr visits: %d\n", n)
+	c, _ := s.CompareAndSwap(ctx, []byte("lock"), client.ExpectAbsent(), client.SetValue([]byte("me")))
+	fmt.Printf("cas lock: applied %v\n", c.Applied)
 	// Output:
-	// weak get 11: banana
-	// scan: 10=apple
-	// scan: 11=banana
-	// scan: 12=cherry
-	// strong get 12: cherry (the path and the replica are known: true)
-	// absent key: ""
+	// weak get fruit:b: banana
+	// scan: fruit:a=apple
+	// scan: fruit:b=banana
+	// more: true
+	// strong get fruit:c: cherry (the path and the replica are known: true)
+	// deleted fruit:a, which existed: true
+	// absent key: found false
+	// incr visits: 5
+	// cas lock: applied true
 }
 
 // startLocalCluster runs three CURP-HT replicas in this process, on free

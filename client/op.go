@@ -27,19 +27,25 @@ type Op struct {
 	Command kvs.Command
 }
 
-// Validate checks op before it is sent: a strong or weak GET, PUT or SCAN
-// that kvs.Command.Validate accepts. A replica closes the connection of
-// a client that sends an invalid command, so a session never sends one.
-func (o Op) Validate() error {
+// Validate checks op before it is sent, against the configuration's
+// limits l: a strong or weak GET, PUT, DELETE or SCAN, or a strong CAS or
+// INCR, that kvs.Command.Validate accepts. A weak CAS or INCR is refused
+// with ErrStrongOnly: a weak write may be acknowledged before it is
+// ordered, so its state-dependent result would be made up. A replica
+// refuses an invalid command too, so a session never sends one.
+func (o Op) Validate(l kvs.Limits) error {
 	if o.Level != Strong && o.Level != Weak {
 		return fmt.Errorf("%w: level %v: strong or weak", kvs.ErrInvalidCommand, o.Level)
 	}
 	switch o.Command.Op {
-	case kvs.OpGet, kvs.OpPut, kvs.OpScan:
+	case kvs.OpGet, kvs.OpPut, kvs.OpDelete, kvs.OpScan, kvs.OpCAS, kvs.OpIncr:
 	default:
-		return fmt.Errorf("%w: %v: a session runs GET, PUT and SCAN", kvs.ErrInvalidCommand, o.Command.Op)
+		return fmt.Errorf("%w: %v: a session runs GET, PUT, DELETE, SCAN, CAS and INCR", kvs.ErrInvalidCommand, o.Command.Op)
 	}
-	return o.Command.Validate()
+	if o.Level == Weak && o.Command.StrongOnly() {
+		return fmt.Errorf("%w: weak %v: %w", kvs.ErrInvalidCommand, o.Command.Op, ErrStrongOnly)
+	}
+	return o.Command.Validate(l)
 }
 
 // Path says how an operation completed.
@@ -68,15 +74,42 @@ func (p Path) String() string {
 	return "none"
 }
 
-// Result is the outcome of a completed operation.
+// Result is the outcome of a completed operation: kvs.Result's fields, as
+// the replica computed them and, for a weak read, merged with the
+// session's cache (PROTOCOL.md 4.6), and how the operation completed.
+//
+// Known says whether the outcome fields are known. They are for every
+// strong operation and every weak read; a weak write (PUT, DELETE) is
+// acknowledged before it executes (CURP-HT at commit, CURP-HO by the
+// bound replica, before it is even ordered), so what it found (a
+// DELETE's Found) is not known and never made up: Known is false, and
+// only Version and Slot may be set (CURP-HT: its slot).
 type Result struct {
-	Seq     wire.Seq
-	Op      Op
-	Value   kvs.Value  // the value read (GET); nil for a PUT or a SCAN
-	Items   []kvs.Item // a SCAN's result, per key (keys not listed are NIL)
-	Version kvs.Slot   // the slot of the write the value came from (a SCAN: the newest)
-	Slot    kvs.Slot   // the operation's own slot, when known
-	Path    Path
+	Seq   wire.Seq
+	Op    Op
+	Known bool
+	// Value and Found: a GET's value and whether the key holds one; a
+	// CAS's or an INCR's key after it (the new value when it applied).
+	Value kvs.Value
+	Found bool
+	// Version is the slot of the key's last write as the operation saw
+	// it or left it (a PUT, a DELETE, an applied CAS or INCR: its own
+	// slot; a SCAN: the newest of its items); 0: never written.
+	Version kvs.Slot
+	// Items are a SCAN's keys that hold a value, in key order, at most
+	// its limit; More says keys after the last item hold values too (the
+	// replica stopped at the limit or at its byte bound).
+	Items []kvs.Item
+	More  bool
+	// Applied: a CAS's expectation held and it wrote; an INCR changed
+	// the key (Code is ErrNone).
+	Applied bool
+	// Code is why an INCR changed nothing (not an integer, overflow): an
+	// outcome of the command, the same at every replica, not a failure
+	// of the session, so it is not in Err.
+	Code kvs.ErrCode
+	Slot kvs.Slot // the operation's own slot, when known
+	Path Path
 	// Replica is the replica whose reply completed the operation: the
 	// leader after a fast path (its result, with the witnesses' acks),
 	// the replica that sent the SyncReply after a slow path, the one that
@@ -88,6 +121,9 @@ type Result struct {
 
 // Sentinel errors.
 var (
+	// ErrStrongOnly: a CAS or an INCR was asked for at the weak level;
+	// nothing was sent.
+	ErrStrongOnly = errors.New("CAS and INCR run only at the strong level: a weak write is acknowledged before it executes, so its result would be unknown")
 	// ErrTimeout: no reply within the deadline.
 	ErrTimeout = errors.New("operation timed out")
 	// ErrClosed: the session was closed.

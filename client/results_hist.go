@@ -7,14 +7,14 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
 
 // Class is one of the four latency classes of PROTOCOL.md 8.3.
 type Class uint8
 
-// The latency classes. A SCAN is a weak read.
+// The latency classes. A SCAN is a read; DELETE, CAS and INCR are writes
+// (they may change the store, whatever their outcome).
 const (
 	StrongWrite Class = iota
 	StrongRead
@@ -34,7 +34,7 @@ func (c Class) String() string {
 
 // ClassOf is the latency class of op.
 func ClassOf(op Op) Class {
-	w := op.Command.Op == kvs.OpPut
+	w := op.Command.IsWrite()
 	switch {
 	case op.Level == wire.Strong && w:
 		return StrongWrite

@@ -13,6 +13,7 @@ import (
 
 	"swiftpaxos/config"
 	"swiftpaxos/cost"
+	"swiftpaxos/kvs"
 	"swiftpaxos/replica/applog"
 	"swiftpaxos/replica/wire"
 )
@@ -79,6 +80,8 @@ type Session struct {
 	wg     sync.WaitGroup
 
 	lost atomic.Int64 // acknowledged writes refused afterwards (Core.Lost)
+	// limits are the configuration's bounds on keys and values (Op.Validate).
+	limits kvs.Limits
 
 	t    *Transport
 	ownT bool // t is the session's own: Close closes it
@@ -146,7 +149,7 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	id := wire.ClientID(uuid.New().ID())<<32 | wire.ClientID(uuid.New().ID())
 	sctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
-		o: o, log: o.Log.With(zap.String("session", string(applog.SessionOf(id)))),
+		o: o, log: o.Log.With(zap.String("session", string(applog.SessionOf(id)))), limits: limitsOf(cfg),
 		start: time.Now(), invoke: make(chan invocation, o.Window), inbox: make(chan reply, 1024),
 		done: make(chan Result, o.Window), end: make(chan chan struct{}), where: make(chan where), ctx: sctx, cancel: cancel,
 		conns: make([]*port, cfg.N()), waiters: make(map[wire.Seq]chan Result),
@@ -342,4 +345,13 @@ func (s *Session) CloseContext(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// limitsOf is cfg's bounds on keys and values; a configuration built by
+// hand rather than parsed, which has none, gets the defaults.
+func limitsOf(cfg *config.Config) kvs.Limits {
+	if l := cfg.Limits(); l.MaxKey > 0 {
+		return l
+	}
+	return kvs.DefaultLimits
 }

@@ -65,7 +65,7 @@ func TestTimeoutSaysWhatTheSessionWaitedFor(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
-	err = s.Put(ctx, 1, kvs.Value("x"), client.Strong)
+	_, err = s.Put(ctx, []byte("k1"), []byte("x"), client.Strong)
 	var te *client.TimeoutError
 	require.ErrorAs(t, err, &te)
 	assert.ErrorIs(t, err, client.ErrTimeout)
@@ -77,7 +77,7 @@ func TestTimeoutSaysWhatTheSessionWaitedFor(t *testing.T) {
 
 	ctx, cancel = context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
-	_, err = s.Get(ctx, 1, client.Weak)
+	_, err = s.Get(ctx, []byte("k1"), client.Weak)
 	require.ErrorAs(t, err, &te)
 	assert.Equal(t, wire.ReplicaID(0), te.Target, "the only replica it reached")
 	assert.Contains(t, err.Error(), "asked replica 0")
@@ -118,7 +118,7 @@ func TestTimeoutNamesTheReplicasThatRefusedTheClient(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
 	defer cancel()
-	err = s.Put(ctx, 1, kvs.Value("x"), client.Strong)
+	_, err = s.Put(ctx, []byte("k1"), []byte("x"), client.Strong)
 	var te *client.TimeoutError
 	require.ErrorAs(t, err, &te)
 	assert.Equal(t, []wire.ReplicaID{0}, te.Refused)
@@ -136,13 +136,19 @@ func TestInvalidOperationsAreRefusedAtOnce(t *testing.T) {
 	defer s.Close()
 	ctx := t.Context()
 
-	err = s.Put(ctx, 1, kvs.Value(strings.Repeat("x", kvs.MaxValueLen)), client.Strong)
+	_, err = s.Put(ctx, []byte("k"), []byte(strings.Repeat("x", kvs.DefaultLimits.MaxValue+1)), client.Strong)
 	assert.ErrorIs(t, err, kvs.ErrInvalidCommand)
-	for _, n := range []int{0, -1, kvs.MaxScanCount + 2} {
-		_, err = s.Scan(ctx, 1, n, client.Weak)
-		assert.ErrorIs(t, err, kvs.ErrInvalidCommand, "count %d", n)
+	_, err = s.Get(ctx, nil, client.Strong)
+	assert.ErrorIs(t, err, kvs.ErrInvalidCommand, "an empty key")
+	for _, n := range []int{0, -1, kvs.MaxScanLimit + 1} {
+		_, err = s.Scan(ctx, []byte("a"), nil, n, client.Weak)
+		assert.ErrorIs(t, err, kvs.ErrInvalidCommand, "limit %d", n)
 	}
-	_, err = s.Get(ctx, 1, client.Level(7))
+	_, err = s.Scan(ctx, []byte("b"), []byte("a"), 1, client.Weak)
+	assert.ErrorIs(t, err, kvs.ErrInvalidCommand, "end before start")
+	err = s.Submit(client.Op{Level: client.Weak, Command: kvs.Command{Op: kvs.OpIncr, Key: "n", Delta: 1}})
+	assert.ErrorIs(t, err, client.ErrStrongOnly)
+	_, err = s.Get(ctx, []byte("k"), client.Level(7))
 	assert.ErrorIs(t, err, kvs.ErrInvalidCommand)
 	err = s.Submit(client.Op{Level: client.Strong, Command: kvs.Command{Op: kvs.OpNoop}})
 	assert.ErrorIs(t, err, kvs.ErrInvalidCommand)

@@ -60,13 +60,14 @@ func putGet(t *testing.T, s *client.Session, key kvs.Key, value string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	require.NoError(t, s.Put(ctx, key, kvs.Value(value), wire.Strong))
-	got, err := s.Get(ctx, key, wire.Strong)
+	_, err := s.Put(ctx, []byte(key), []byte(value), wire.Strong)
 	require.NoError(t, err)
-	assert.Equal(t, value, string(got))
-	got, err = s.Get(ctx, key, wire.Weak)
+	got, err := s.Get(ctx, []byte(key), wire.Strong)
 	require.NoError(t, err)
-	assert.Equal(t, value, string(got))
+	assert.Equal(t, value, string(got.Value))
+	got, err = s.Get(ctx, []byte(key), wire.Weak)
+	require.NoError(t, err)
+	assert.Equal(t, value, string(got.Value))
 }
 
 // A cluster with TLS on serves its configured clients and the generic
@@ -181,7 +182,8 @@ func TestHungReplicaDoesNotStallTheSession(t *testing.T) {
 	for ; time.Since(start) < 400*time.Millisecond; n++ {
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 		t0 := time.Now()
-		require.NoError(t, s.Put(ctx, kvs.Key(n), kvs.Value("v"), wire.Strong))
+		_, err := s.Put(ctx, []byte(client.KeyOf(int64(n))), []byte("v"), wire.Strong)
+		require.NoError(t, err)
 		slowest = max(slowest, time.Since(t0))
 		cancel()
 	}
@@ -218,12 +220,13 @@ retryMs: 5000
 	defer s.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	require.NoError(t, s.Put(ctx, 1, kvs.Value("x"), wire.Strong))
+	_, err = s.Put(ctx, []byte("1"), []byte("x"), wire.Strong)
+	require.NoError(t, err)
 	for range 3 {
 		t0 := time.Now()
-		v, err := s.Get(ctx, 1, wire.Weak)
+		v, err := s.Get(ctx, []byte("1"), wire.Weak)
 		require.NoError(t, err)
-		assert.Equal(t, "x", string(v))
+		assert.Equal(t, "x", string(v.Value))
 		assert.Less(t, time.Since(t0), 2500*time.Millisecond, "the weak read waited for a retry")
 	}
 }
@@ -268,7 +271,8 @@ func TestSessionsEndAndExpire(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	require.ErrorIs(t, b.Put(ctx, 2, kvs.Value("late"), wire.Strong), client.ErrExpired)
+	_, err = b.Put(ctx, []byte("2"), []byte("late"), wire.Strong)
+	require.ErrorIs(t, err, client.ErrExpired)
 }
 
 // The sessions of a process share one connection per replica through a

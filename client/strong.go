@@ -52,7 +52,9 @@ func (s *Core) tryFast(p *Pending) {
 		}
 	}
 	if n >= s.q-1 {
-		s.completeStrong(p, Result{Value: lr.Result, Items: lr.Items, Version: lr.Version, Slot: lr.Slot, Path: PathFast, Replica: lr.Replica})
+		r := outcome(lr.Result)
+		r.Slot, r.Path, r.Replica = lr.Slot, PathFast, lr.Replica
+		s.completeStrong(p, r)
 	}
 }
 
@@ -72,40 +74,72 @@ func (s *Core) onSyncReply(m *wire.SyncReply) {
 		s.Expire()
 		return
 	}
-	s.completeStrong(p, Result{Value: m.Result, Items: m.Items, Version: m.Version, Slot: m.Slot, Path: PathSlow, Replica: m.Replica})
+	r := outcome(m.Result)
+	r.Slot, r.Path, r.Replica = m.Slot, PathSlow, m.Replica
+	s.completeStrong(p, r)
 	s.o.Policy.Handle(s, m.Replica, m)
 }
 
+// outcome is a Result carrying what a replica computed.
+func outcome(kr kvs.Result) Result {
+	return Result{Known: true, Value: kr.Value, Found: kr.Found, Version: kr.Version,
+		Items: kr.Items, More: kr.More, Applied: kr.Applied, Code: kr.Err}
+}
+
 // completeStrong completes p with r, whose Replica names the replica
-// that answered.
+// that answered, and keeps in the cache the key's state the operation
+// wrote or saw.
 func (s *Core) completeStrong(p *Pending, r Result) {
 	cmd := p.Op.Command
-	switch {
-	case cmd.Op == kvs.OpPut:
-		s.setOwn(cmd.Key, cmd.Value, r.Slot, p.Seq)
+	// A CURP-HO fast path on a ONE(w) ReadDep read the foreign weak write
+	// w, which may still move: what it read is tentative.
+	readDepOne := r.Path == PathFast && p.leaderReply != nil && p.leaderReply.ReadDep.Kind == wire.DepOne
+	switch cmd.Op {
+	case kvs.OpPut, kvs.OpDelete:
+		v, found := written(cmd)
+		s.setOwn(cmd.Key, v, found, r.Slot, p.Seq)
 		if r.Path == PathFast {
 			s.markTentative(cmd.Key, r.Slot)
 		}
-		r.Value = nil
-	case cmd.Op == kvs.OpGet:
-		// A fast-path read's source is committed, except a CURP-HO ONE(w)
-		// read, whose source w may still move.
-		e := cacheEntry{value: r.Value, version: r.Version}
-		e.tentative = r.Path == PathFast && p.leaderReply != nil && p.leaderReply.ReadDep.Kind == wire.DepOne
-		// The leader ordered the read after the session's earlier weak
-		// writes (the CURP-HO barrier), so its value is at least as new
-		// as any own pending write issued before it.
-		if old, ok := s.cache[cmd.Key]; ok && old.pending && old.src < p.Seq {
-			s.put(cmd.Key, e)
-		} else {
-			s.setCache(cmd.Key, e)
+		if cmd.Op == kvs.OpPut {
+			r.Value = nil
 		}
-		s.raiseFrontier(r.Version, e.tentative)
+	case kvs.OpCAS, kvs.OpIncr:
+		if cmd.Op == kvs.OpIncr {
+			r.Applied = r.Code == kvs.ErrNone
+		}
+		if r.Applied {
+			// Its own write: the key's state after it, at its slot, which
+			// a fast path's leader has not committed yet.
+			s.setOwn(cmd.Key, r.Value, r.Found, r.Slot, p.Seq)
+			if r.Path == PathFast {
+				s.markTentative(cmd.Key, r.Slot)
+			}
+			break
+		}
+		// A CAS that did not apply, or an INCR that failed, read the key.
+		s.strongRead(p, cmd.Key, cacheEntry{value: r.Value, found: r.Found, version: r.Version, tentative: readDepOne})
+	case kvs.OpGet:
+		s.strongRead(p, cmd.Key, cacheEntry{value: r.Value, found: r.Found, version: r.Version, tentative: readDepOne})
 	default:
-		s.raiseFrontier(r.Version, r.Path == PathFast && p.leaderReply != nil && p.leaderReply.ReadDep.Kind == wire.DepOne)
+		s.raiseFrontier(r.Version, readDepOne)
 	}
 	s.o.Policy.StrongCompleted(s, p, r)
 	// A fast path completes on whichever reply came last, often a
 	// witness's ack: the result, and so Replica, is the leader's.
 	s.complete(p, r, r.Replica)
+}
+
+// strongRead keeps the state a strong operation read of key k. A
+// fast-path read's source is committed, except a CURP-HO ONE(w) read
+// (e.tentative). The leader ordered the read after the session's earlier
+// weak writes (the CURP-HO barrier), so it is at least as new as any own
+// pending write issued before it.
+func (s *Core) strongRead(p *Pending, k kvs.Key, e cacheEntry) {
+	if old, ok := s.cache[k]; ok && old.pending && old.src < p.Seq {
+		s.put(k, e)
+	} else {
+		s.setCache(k, e)
+	}
+	s.raiseFrontier(e.version, e.tentative)
 }

@@ -32,7 +32,7 @@ func (r *recorder) proposed(seq wire.Seq) bool {
 func TestTaintedSessionFreedByCommittedView(t *testing.T) {
 	r := newRecorderWith(t, curpho.NewClientPolicy())
 	core := r.core
-	read := core.Invoke(client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: 1}})
+	read := core.Invoke(client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: "1"}})
 	id := core.CmdID(read)
 	dep := wire.ReadDep{Kind: wire.DepOne, Cmd: wire.CmdID{Client: 9, Seq: 4}}
 	core.Step(0, &wire.LeaderReply{Replica: 0, Cmd: id, Ok: true, Result: kvs.Value("w"), Version: 3, ReadDep: dep})
@@ -42,7 +42,7 @@ func TestTaintedSessionFreedByCommittedView(t *testing.T) {
 	require.Len(t, r.completed(), 1, "the read completes on the fast path")
 	require.Equal(t, client.PathFast, r.done[0].Path)
 
-	write := core.Invoke(client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpPut, Key: 2, Value: kvs.Value("x")}})
+	write := core.Invoke(client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpPut, Key: "2", Value: kvs.Value("x")}})
 	require.False(t, r.proposed(write), "the tainted session defers its write")
 	core.Step(1, &wire.NewView{Ballot: 1, Leader: 1, ViewStart: 10})
 	require.False(t, r.proposed(write), "a view whose start is not committed yet does not free it")

@@ -40,35 +40,100 @@ func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
 		p.retried = retried
 		return
 	}
-	cmd := p.Op.Command
-	for k := range cmd.Keys() {
+	ans := answerOf(p.Op.Command, m)
+	for _, k := range s.readKeys(ans) {
 		if e, ok := s.cache[k]; ok && e.pending && e.src <= m.WeakApplied {
 			// The replica applied the pending own write: its state is at
 			// least as new, and may hold newer writes the session already
 			// saw through other keys (CC-VIS, docs/DECISIONS.md 10).
-			s.settleFromReplica(k, e, cmd, m)
+			s.settleFromReplica(k, e, ans)
 		}
 	}
 	s.finishWeakRead(p, m)
 }
 
-// replicaValue is the replica's answer for key k of a read.
-func replicaValue(cmd kvs.Command, m *wire.WeakReadReply, k kvs.Key) (kvs.Value, kvs.Slot) {
-	if cmd.Op == kvs.OpScan {
-		return kvs.ItemOf(m.Items, k)
-	}
-	return m.Result, m.Version
+// answer is a replica's answer to a weak read, with the part of the key
+// space it speaks for. A GET's covers its key. A SCAN's covers its range
+// [start, end) when the replica walked it to the end; when the replica
+// stopped (More, at the limit or the byte bound), only up to its last
+// item, since it says nothing of the keys after. Within the covered part
+// a key the answer does not list holds no value at the replica's applied
+// index (kvs lists only keys that hold one).
+type answer struct {
+	cmd     kvs.Command
+	res     kvs.Result
+	applied kvs.Slot
+	// lo, hi: the covered keys are [lo, hi), hi "" meaning no end.
+	lo, hi kvs.Key
+	empty  bool // covers no key
 }
 
-// settleFromReplica replaces a pending own entry by the replica's value,
+func answerOf(cmd kvs.Command, m *wire.WeakReadReply) answer {
+	a := answer{cmd: cmd, res: m.Result, applied: m.AppliedIndex, lo: cmd.Key}
+	if cmd.Op != kvs.OpScan {
+		return a
+	}
+	a.hi = cmd.End
+	if m.Result.More {
+		if len(m.Result.Items) == 0 {
+			a.empty = true // a replica that stopped before any item: nothing known
+			return a
+		}
+		// The successor of the last item's key: the covered part ends
+		// right after it.
+		a.hi = m.Result.Items[len(m.Result.Items)-1].Key + "\x00"
+	}
+	return a
+}
+
+// covers reports whether the answer speaks for key k.
+func (a answer) covers(k kvs.Key) bool {
+	if a.cmd.Op != kvs.OpScan {
+		return k == a.cmd.Key
+	}
+	return !a.empty && k >= a.lo && (a.hi == "" || k < a.hi)
+}
+
+// at is the replica's state of key k, which the answer covers: its value,
+// whether it holds one, and the version to compare with the cache's. A
+// SCAN does not list keys without a value, nor their versions, so such a
+// key is absent as of the replica's applied index: the version it may
+// have (a DELETE's slot) is at most that.
+func (a answer) at(k kvs.Key) (kvs.Value, bool, kvs.Slot) {
+	if a.cmd.Op != kvs.OpScan {
+		return a.res.Value, a.res.Found, a.res.Version
+	}
+	if v, found, ver := kvs.ItemOf(a.res.Items, k); found {
+		return v, true, ver
+	}
+	return nil, false, a.applied
+}
+
+// readKeys lists, in key order, the keys of the session's cache that the
+// answer covers: those whose cache entry may change the answer or be
+// settled by it.
+func (s *Core) readKeys(a answer) []kvs.Key {
+	if a.cmd.Op != kvs.OpScan {
+		if _, ok := s.cache[a.cmd.Key]; ok {
+			return []kvs.Key{a.cmd.Key}
+		}
+		return nil
+	}
+	if a.empty {
+		return nil
+	}
+	return s.cachedIn(a.lo, a.hi)
+}
+
+// settleFromReplica replaces a pending own entry by the replica's state,
 // which is at least as new as the pending write, or by the entry's
 // alternative if that is newer still.
-func (s *Core) settleFromReplica(k kvs.Key, e cacheEntry, cmd kvs.Command, m *wire.WeakReadReply) {
-	v, ver := replicaValue(cmd, m, k)
+func (s *Core) settleFromReplica(k kvs.Key, e cacheEntry, a answer) {
+	v, found, ver := a.at(k)
 	if e.altVersion > ver {
-		s.put(k, cacheEntry{value: e.alt, version: e.altVersion})
+		s.put(k, cacheEntry{value: e.alt, found: e.altFound, version: e.altVersion})
 	} else {
-		s.put(k, cacheEntry{value: v, version: ver})
+		s.put(k, cacheEntry{value: v, found: found, version: ver})
 	}
 }
 
@@ -80,42 +145,89 @@ func (s *Core) finishWeakRead(p *Pending, m *wire.WeakReadReply) {
 	if s.Lookup(m.Cmd) != p {
 		return // completed meanwhile, through an answer parked earlier
 	}
-	cmd := p.Op.Command
+	a := answerOf(p.Op.Command, m)
+	cached := s.readKeys(a)
 	if !s.o.Mutation.IgnoreCache {
-		for k := range cmd.Keys() {
-			if e, ok := s.cache[k]; ok && e.ambiguous() {
+		for _, k := range cached {
+			if s.cache[k].ambiguous() {
 				s.parked[k] = append(s.parked[k], parkedRead{p, m})
 				return
 			}
 		}
 	}
-	r := Result{Path: PathWeak}
-	for k := range cmd.Keys() {
-		v, ver, tentative := s.mergeRead(k, cmd, m)
-		if cmd.Op == kvs.OpScan {
-			if ver > 0 || len(v) > 0 {
-				r.Items = append(r.Items, kvs.Item{Key: k, Value: v, Version: ver})
-			}
-		} else {
-			r.Value = v
-		}
-		r.Version = max(r.Version, ver)
-		s.raiseFrontier(ver, tentative)
+	var r Result
+	if a.cmd.Op == kvs.OpScan {
+		r = s.mergeScan(a, cached)
+	} else {
+		r = Result{Known: true}
+		var tentative bool
+		r.Value, r.Found, r.Version, tentative = s.mergeRead(a.cmd.Key, a)
+		s.raiseFrontier(r.Version, tentative)
 	}
+	r.Path = PathWeak
 	// A parked read completes when another message settles its key: it
 	// was still answered by the replica of m.
 	s.complete(p, r, m.Replica)
 }
 
-// mergeRead is the value a weak read returns for key k, and whether its
-// version is tentative (a cache entry from a fast path).
-func (s *Core) mergeRead(k kvs.Key, cmd kvs.Command, m *wire.WeakReadReply) (kvs.Value, kvs.Slot, bool) {
-	v, ver := replicaValue(cmd, m, k)
+// mergeRead is the state a weak read returns for key k, which the answer
+// covers, and whether its version is tentative (a cache entry from a fast
+// path). The replica's state, when it wins, is cached.
+func (s *Core) mergeRead(k kvs.Key, a answer) (kvs.Value, bool, kvs.Slot, bool) {
+	v, found, ver := a.at(k)
 	if e, ok := s.cache[k]; ok && !s.o.Mutation.IgnoreCache && (e.pending || e.version > ver) {
-		return e.value, e.version, e.tentative
+		return e.value, e.found, e.version, e.tentative
 	}
 	if ver > 0 {
-		s.setCache(k, cacheEntry{value: v, version: ver})
+		s.setCache(k, cacheEntry{value: v, found: found, version: ver})
 	}
-	return v, ver, false
+	return v, found, ver, false
+}
+
+// mergeScan is a weak SCAN's result: the replica's items with the
+// session's cache entries of the covered part merged in, key by key, as
+// mergeRead merges a GET's (an entry that wins adds, replaces or removes a
+// key), then cut to the SCAN's limit. More is the replica's, or set when
+// the cut dropped items; keys past the covered part are the replica's
+// business, so a More may stand for keys the session has since deleted
+// (a SCAN from after the last item says).
+//
+// Every key the answer covers and does not list was absent at the
+// replica's applied index, so the frontier rises to it: a later read of
+// such a key, deleted at a slot the answer does not name, must not find
+// the value from before the DELETE (monotonic reads).
+func (s *Core) mergeScan(a answer, cached []kvs.Key) Result {
+	r := Result{Known: true, More: a.res.More}
+	items := a.res.Items
+	if s.o.Mutation.IgnoreCache {
+		cached = nil
+	}
+	out := make([]kvs.Item, 0, len(items)+len(cached))
+	i := 0
+	for _, k := range cached {
+		for ; i < len(items) && items[i].Key < k; i++ {
+			out = append(out, items[i])
+		}
+		if i < len(items) && items[i].Key == k {
+			i++
+		}
+		v, found, ver, tentative := s.mergeRead(k, a)
+		s.raiseFrontier(ver, tentative)
+		if found {
+			out = append(out, kvs.Item{Key: k, Value: v, Found: true, Version: ver})
+		}
+	}
+	out = append(out, items[i:]...)
+	if limit := int(a.cmd.Limit); len(out) > limit {
+		out, r.More = out[:limit], true
+	}
+	for _, it := range out {
+		r.Version = max(r.Version, it.Version)
+	}
+	r.Items = out
+	s.raiseFrontier(r.Version, false)
+	if !a.empty {
+		s.raiseFrontier(a.applied, false)
+	}
+	return r
 }

@@ -75,7 +75,7 @@ func (r *recorder) lastRead(t *testing.T) (wire.ReplicaID, *wire.WeakRead) {
 // answer to the current attempt completes the read.
 func TestStaleWeakReadReplyIgnored(t *testing.T) {
 	r := newRecorder(t)
-	seq := r.core.Invoke(client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: 1}})
+	seq := r.core.Invoke(client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: "1"}})
 	to, first := r.lastRead(t)
 	require.Equal(t, wire.ReplicaID(2), to)
 	r.now += 100
@@ -89,9 +89,9 @@ func TestStaleWeakReadReplyIgnored(t *testing.T) {
 	require.Equal(t, wire.ReplicaID(2), to, "the read is back at replica 2")
 	require.NotEqual(t, first.Attempt, current.Attempt)
 
-	r.core.Step(2, &wire.WeakReadReply{Replica: 2, Cmd: first.Cmd, Attempt: first.Attempt, Result: kvs.Value("old"), Version: 1})
+	r.core.Step(2, &wire.WeakReadReply{Replica: 2, Cmd: first.Cmd, Attempt: first.Attempt, Result: kvs.Result{Value: kvs.Value("old"), Found: true, Version: 1}})
 	require.Empty(t, r.completed(), "the answer to the first attempt is stale")
-	r.core.Step(2, &wire.WeakReadReply{Replica: 2, Cmd: current.Cmd, Attempt: current.Attempt, Result: kvs.Value("new"), Version: 7})
+	r.core.Step(2, &wire.WeakReadReply{Replica: 2, Cmd: current.Cmd, Attempt: current.Attempt, Result: kvs.Result{Value: kvs.Value("new"), Found: true, Version: 7}})
 	require.Len(t, r.completed(), 1)
 	require.Equal(t, seq, r.done[0].Seq)
 	require.Equal(t, kvs.Value("new"), r.done[0].Value)
@@ -104,7 +104,7 @@ func TestStaleWeakReadReplyIgnored(t *testing.T) {
 // answer; the next round starts after it.
 func TestWeakReadRetriesOnceRoundTheReplicas(t *testing.T) {
 	r := newRecorder(t)
-	r.core.Invoke(client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: 1}})
+	r.core.Invoke(client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: "1"}})
 	reads := func() int {
 		r.drain()
 		n := 0
@@ -141,13 +141,13 @@ func TestWeakReadRetriesOnceRoundTheReplicas(t *testing.T) {
 func TestParkedReadOfOldBallotAsksAgain(t *testing.T) {
 	r := newRecorderWith(t, curpho.NewClientPolicy())
 	core := r.core
-	strong := core.Invoke(client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpPut, Key: 5, Value: kvs.Value("s")}})
-	core.Invoke(client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpPut, Key: 5, Value: kvs.Value("w")}})
+	strong := core.Invoke(client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpPut, Key: "5", Value: kvs.Value("s")}})
+	core.Invoke(client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpPut, Key: "5", Value: kvs.Value("w")}})
 	core.Step(0, &wire.SyncReply{Replica: 0, Cmd: wire.CmdID{Client: 5, Seq: strong}, Slot: 9})
-	read := core.Invoke(client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: 5}})
+	read := core.Invoke(client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: "5"}})
 	to, m := r.lastRead(t)
 	done := len(r.completed())
-	core.Step(to, &wire.WeakReadReply{Replica: to, Cmd: m.Cmd, Attempt: m.Attempt, Result: kvs.Value("old"), Version: 3})
+	core.Step(to, &wire.WeakReadReply{Replica: to, Cmd: m.Cmd, Attempt: m.Attempt, Result: kvs.Result{Value: kvs.Value("old"), Found: true, Version: 3}})
 	require.Len(t, r.completed(), done, "the answer waits for key 5 to settle")
 
 	core.Step(1, &wire.SyncReply{Replica: 1, Ballot: 1, Cmd: wire.CmdID{Client: 5, Seq: 99}})

@@ -20,12 +20,17 @@ type WorkloadParams struct {
 	WeakWrites  int     // % of weak operations that are writes
 	Writes      int     // % of strong operations that are writes
 	Conflicts   int     // % of operations on the hot key
-	HotKey      int64   // the hot ("conflict") key
-	KeySpace    int64   // keys are drawn from [0, KeySpace); 0: private sequential keys per thread
+	HotKey      int64   // the hot ("conflict") key's number
+	KeySpace    int64   // key numbers are drawn from [0, KeySpace); 0: private sequential keys per thread
 	ZipfSkew    float64 // Zipf exponent; < MinZipfSkew means uniform
 	ScanRatio   int     // % of weak reads issued as SCAN
-	ScanCount   int     // maximum SCAN length
+	ScanCount   int     // maximum SCAN limit (and range length, in key numbers)
 	CommandSize int     // bytes per written value
+	Deletes     int     // % of writes (PUT or DELETE, either level) issued as DELETE
+	RMW         int     // % of strong operations issued as CAS or INCR, half each
+	// Limits are the bounds on keys and values the cluster takes
+	// (maxKeyBytes, maxValueBytes): CommandSize must fit.
+	Limits kvs.Limits
 	// Unique makes every written value unique in the run (checker mode,
 	// PROTOCOL.md 2.6): it embeds alias, thread and a per-thread sequence
 	// number, padded to CommandSize.
@@ -46,7 +51,7 @@ func WorkloadParamsFrom(p *config.Params) WorkloadParams {
 		WeakRatio: p.WeakRatio, WeakWrites: p.WeakWrites, Writes: p.Writes, Conflicts: p.Conflicts,
 		HotKey: p.Key, KeySpace: p.KeySpace, ZipfSkew: p.ZipfSkew,
 		ScanRatio: p.ScanRatio, ScanCount: p.ScanCount, CommandSize: p.CommandSize,
-		Unique: p.CheckerMode,
+		Deletes: p.Deletes, RMW: p.RMW, Limits: p.Limits(), Unique: p.CheckerMode,
 	}
 }
 
@@ -65,7 +70,7 @@ func NewWorkload(p WorkloadParams) (*Workload, error) {
 		name string
 		v    int
 	}{{"weakRatio", p.WeakRatio}, {"weakWrites", p.WeakWrites}, {"writes", p.Writes},
-		{"conflicts", p.Conflicts}, {"scanRatio", p.ScanRatio}} {
+		{"conflicts", p.Conflicts}, {"scanRatio", p.ScanRatio}, {"deletes", p.Deletes}, {"rmw", p.RMW}} {
 		if c.v < 0 || c.v > 100 {
 			errs = append(errs, fmt.Errorf("%s: %d is not a percentage in [0, 100]", c.name, c.v))
 		}
@@ -73,14 +78,23 @@ func NewWorkload(p WorkloadParams) (*Workload, error) {
 	if p.KeySpace < 0 {
 		errs = append(errs, fmt.Errorf("keySpace: %d is negative", p.KeySpace))
 	}
+	if p.HotKey < 0 {
+		errs = append(errs, fmt.Errorf("key: %d is negative (a key number, 0 or more)", p.HotKey))
+	}
+	if p.Limits == (kvs.Limits{}) {
+		p.Limits = kvs.DefaultLimits
+	}
+	if p.Limits.MaxKey < CounterKeyBytes {
+		errs = append(errs, fmt.Errorf("maxKeyBytes: %d is shorter than the benchmark's keys (%d bytes)", p.Limits.MaxKey, CounterKeyBytes))
+	}
 	if p.ZipfSkew < 0 || math.IsNaN(p.ZipfSkew) || math.IsInf(p.ZipfSkew, 0) {
 		errs = append(errs, fmt.Errorf("zipfSkew: %v is not a non-negative number", p.ZipfSkew))
 	}
-	if p.CommandSize < 1 || p.CommandSize >= kvs.MaxValueLen {
-		errs = append(errs, fmt.Errorf("commandSize: %d is not in [1, %d]", p.CommandSize, kvs.MaxValueLen-1))
+	if p.CommandSize < 1 || p.CommandSize > p.Limits.MaxValue {
+		errs = append(errs, fmt.Errorf("commandSize: %d is not in [1, %d] (maxValueBytes)", p.CommandSize, p.Limits.MaxValue))
 	}
-	if p.ScanRatio > 0 && (p.ScanCount < 1 || p.ScanCount > kvs.MaxScanCount) {
-		errs = append(errs, fmt.Errorf("scanCount: %d is not in [1, %d] (scanRatio is %d)", p.ScanCount, kvs.MaxScanCount, p.ScanRatio))
+	if p.ScanRatio > 0 && (p.ScanCount < 1 || p.ScanCount > kvs.MaxScanLimit) {
+		errs = append(errs, fmt.Errorf("scanCount: %d is not in [1, %d] (scanRatio is %d)", p.ScanCount, kvs.MaxScanLimit, p.ScanRatio))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
@@ -124,6 +138,7 @@ type Generator struct {
 	value   kvs.Value // the thread's value when values need not be unique
 	prefix  string    // "alias/thread/" for unique values
 	written uint64    // unique values produced so far
+	last    kvs.Value // the value of the thread's latest write (a CAS expects it)
 	logScan float64   // ln(ScanCount+1)
 }
 
@@ -160,10 +175,13 @@ func percent(rng *rand.Rand, p int) bool { return rng.IntN(100) < p }
 // WarmUp is operation 0 of a thread: a strong read of the hot key, which
 // also establishes reply routing at the replicas (PROTOCOL.md 8.1).
 func (g *Generator) WarmUp() Op {
-	return Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: kvs.Key(g.w.p.HotKey)}}
+	return Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: KeyOf(g.w.p.HotKey)}}
 }
 
-// Next draws the next operation (PROTOCOL.md 8.2).
+// Next draws the next operation (PROTOCOL.md 8.2). DELETEs and the CAS
+// and INCR of rmw draw from the generator only when their share is set,
+// so that a workload without them draws exactly the operations it drew
+// before they existed.
 func (g *Generator) Next() Op {
 	p := &g.w.p
 	var op Op
@@ -171,34 +189,71 @@ func (g *Generator) Next() Op {
 		op.Level = wire.Weak
 		switch {
 		case percent(g.rng, p.WeakWrites):
-			op.Command.Op = kvs.OpPut
+			op.Command.Op = g.write()
 		case percent(g.rng, p.ScanRatio):
 			op.Command.Op = kvs.OpScan
-			op.Command.Count = g.scanLength()
+			op.Command.Limit = g.scanLength()
 		default:
 			op.Command.Op = kvs.OpGet
 		}
 	} else {
 		op.Level = wire.Strong
-		op.Command.Op = kvs.OpGet
-		if percent(g.rng, p.Writes) {
-			op.Command.Op = kvs.OpPut
+		switch {
+		case p.RMW > 0 && percent(g.rng, p.RMW):
+			op.Command.Op = kvs.OpCAS
+			if g.rng.IntN(2) == 0 {
+				op.Command.Op = kvs.OpIncr
+			}
+		case percent(g.rng, p.Writes):
+			op.Command.Op = g.write()
+		default:
+			op.Command.Op = kvs.OpGet
 		}
 	}
-	if percent(g.rng, p.Conflicts) {
-		op.Command.Key = kvs.Key(p.HotKey)
-	} else {
-		op.Command.Key = g.keys.next(g.rng)
+	n := p.HotKey
+	if !percent(g.rng, p.Conflicts) {
+		n = g.keys.next(g.rng)
 	}
-	if op.Command.Op == kvs.OpPut {
-		op.Command.Value = g.nextValue()
+	c := &op.Command
+	switch c.Op {
+	case kvs.OpIncr:
+		c.Key, c.Delta = CounterKeyOf(n), 1
+		return op
+	case kvs.OpScan:
+		c.Key, c.End = KeyOf(n), ""
+		if n <= math.MaxInt64-c.Limit {
+			c.End = KeyOf(n + c.Limit)
+		}
+		return op
+	}
+	c.Key = KeyOf(n)
+	switch c.Op {
+	case kvs.OpPut:
+		c.Value = g.nextValue()
+	case kvs.OpCAS:
+		// Compare with the thread's latest written value, which another
+		// thread's write to the key since (or none yet) makes fail.
+		c.Expect, c.ExpectValue = kvs.ExpectValue, g.last
+		if g.last == nil {
+			c.Expect = kvs.ExpectAbsent
+		}
+		c.Value = g.nextValue()
 	}
 	return op
 }
 
-// scanLength draws a SCAN length log-uniformly from [1, ScanCount]:
-// P(L = l) = ln((l+1)/l) / ln(ScanCount+1). As in the reference, the
-// length is the command's Count, so the SCAN reads keys k..k+L.
+// write draws the operation of a write: a PUT, or a DELETE for the
+// deletes share.
+func (g *Generator) write() kvs.Op {
+	if g.w.p.Deletes > 0 && percent(g.rng, g.w.p.Deletes) {
+		return kvs.OpDelete
+	}
+	return kvs.OpPut
+}
+
+// scanLength draws a SCAN's limit log-uniformly from [1, ScanCount]:
+// P(L = l) = ln((l+1)/l) / ln(ScanCount+1). The SCAN covers the key
+// numbers [k, k+L): at most L keys, so the limit never cuts it.
 func (g *Generator) scanLength() int64 {
 	l := int64(math.Exp(g.rng.Float64() * g.logScan))
 	return min(max(l, 1), int64(g.w.p.ScanCount))
@@ -209,6 +264,7 @@ func (g *Generator) scanLength() int64 {
 // value longer than CommandSize is kept whole: uniqueness wins.
 func (g *Generator) nextValue() kvs.Value {
 	if !g.w.p.Unique {
+		g.last = g.value
 		return g.value
 	}
 	g.written++
@@ -218,28 +274,29 @@ func (g *Generator) nextValue() kvs.Value {
 	for len(v) < g.w.p.CommandSize {
 		v = append(v, '.')
 	}
+	g.last = v
 	return v
 }
 
-// keySource draws keys that are not the hot key.
+// keySource draws the numbers of keys that are not the hot key.
 type keySource interface {
-	next(rng *rand.Rand) kvs.Key
+	next(rng *rand.Rand) int64
 }
 
 type uniformKeys struct{ n int64 }
 
-func (u uniformKeys) next(rng *rand.Rand) kvs.Key { return kvs.Key(rng.Int64N(u.n)) }
+func (u uniformKeys) next(rng *rand.Rand) int64 { return rng.Int64N(u.n) }
 
 type zipfKeys struct{ t *ZipfTable }
 
-func (z zipfKeys) next(rng *rand.Rand) kvs.Key { return kvs.Key(z.t.Key(rng.Uint64())) }
+func (z zipfKeys) next(rng *rand.Rand) int64 { return z.t.Key(rng.Uint64()) }
 
 // privateKeys is a thread's own sequence of keys (KeySpace 0): no other
 // thread touches them, so there is no contention (PROTOCOL.md 7.2).
 type privateKeys struct{ cur int64 }
 
-func (p *privateKeys) next(*rand.Rand) kvs.Key {
+func (p *privateKeys) next(*rand.Rand) int64 {
 	k := p.cur
 	p.cur++
-	return kvs.Key(k)
+	return k
 }

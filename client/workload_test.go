@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -27,20 +28,29 @@ func newGen(t *testing.T, p WorkloadParams, thread int, seed uint64) *Generator 
 // mix counts what a generator draws.
 type mix struct {
 	n, weak, weakWrites, weakScans, weakReads, strong, strongWrites, hot int
+	deletes, cas, incr                                                   int
 }
 
-func drawMix(g *Generator, n int, hot kvs.Key) mix {
+func drawMix(g *Generator, n int, hot int64) mix {
 	var m mix
 	m.n = n
 	for range n {
 		op := g.Next()
-		if op.Command.Key == hot {
+		if op.Command.Key == KeyOf(hot) || op.Command.Key == CounterKeyOf(hot) {
 			m.hot++
+		}
+		switch op.Command.Op {
+		case kvs.OpDelete:
+			m.deletes++
+		case kvs.OpCAS:
+			m.cas++
+		case kvs.OpIncr:
+			m.incr++
 		}
 		if op.Level == wire.Weak {
 			m.weak++
 			switch op.Command.Op {
-			case kvs.OpPut:
+			case kvs.OpPut, kvs.OpDelete:
 				m.weakWrites++
 			case kvs.OpScan:
 				m.weakScans++
@@ -50,11 +60,20 @@ func drawMix(g *Generator, n int, hot kvs.Key) mix {
 			continue
 		}
 		m.strong++
-		if op.Command.Op == kvs.OpPut {
+		if op.Command.Op == kvs.OpPut || op.Command.Op == kvs.OpDelete {
 			m.strongWrites++
 		}
 	}
 	return m
+}
+
+// number is the key number of a benchmark key (KeyOf).
+func number(t *testing.T, k kvs.Key) int64 {
+	t.Helper()
+	require.Len(t, string(k), KeyBytes, "%q", k)
+	n, err := strconv.ParseInt(string(k), 10, 64)
+	require.NoError(t, err, "%q", k)
+	return n
 }
 
 func share(a, b int) float64 { return float64(a) / float64(b) }
@@ -79,8 +98,8 @@ func TestWorkloadShares(t *testing.T) {
 	const n = 200_000
 	// Far from 0 (no hot-key collisions with uniform keys in a big space).
 	p := WorkloadParams{WeakRatio: 30, WeakWrites: 20, Writes: 5, Conflicts: 7, ScanRatio: 40, ScanCount: 100,
-		HotKey: -1, KeySpace: 1 << 40}
-	m := drawMix(newGen(t, p, 0, 42), n, -1)
+		HotKey: 1 << 50, KeySpace: 1 << 40}
+	m := drawMix(newGen(t, p, 0, 42), n, 1<<50)
 	assert.InDelta(t, 0.30, share(m.weak, n), 0.004, "weakRatio")
 	assert.InDelta(t, 0.07, share(m.hot, n), 0.003, "conflicts")
 	assert.InDelta(t, 0.20, share(m.weakWrites, m.weak), 0.01, "weakWrites")
@@ -116,8 +135,8 @@ func TestWorkloadExtremes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			c.p.HotKey, c.p.KeySpace = -5, 1000
-			c.check(t, drawMix(newGen(t, c.p, 0, 7), n, -5))
+			c.p.HotKey, c.p.KeySpace = 5000, 1000
+			c.check(t, drawMix(newGen(t, c.p, 0, 7), n, 5000))
 		})
 	}
 }
@@ -128,10 +147,13 @@ func TestScanLengthLogUniform(t *testing.T) {
 	counts := map[int64]int{}
 	for range n {
 		op := g.Next()
-		if op.Command.Op != kvs.OpScan || op.Command.Count < 1 || op.Command.Count > max || op.Command.Validate() != nil {
+		c := op.Command
+		if c.Op != kvs.OpScan || c.Limit < 1 || c.Limit > max || op.Validate(kvs.DefaultLimits) != nil {
 			t.Fatalf("bad scan %v", op)
 		}
-		counts[op.Command.Count]++
+		// The range is the limit's key numbers from the start.
+		require.Equal(t, number(t, c.Key)+c.Limit, number(t, c.End), "%v", c)
+		counts[c.Limit]++
 	}
 	// P(L = l) = ln((l+1)/l) / ln(max+1).
 	for _, l := range []int64{1, 2, 10} {
@@ -150,10 +172,10 @@ func TestScanLengthLogUniform(t *testing.T) {
 
 func TestUniformKeysCoverKeySpace(t *testing.T) {
 	const keys, n = 50, 100_000
-	g := newGen(t, WorkloadParams{KeySpace: keys, HotKey: -1}, 0, 9)
+	g := newGen(t, WorkloadParams{KeySpace: keys, HotKey: 1 << 20}, 0, 9)
 	counts := make([]int, keys)
 	for range n {
-		k := g.Next().Command.Key
+		k := number(t, g.Next().Command.Key)
 		if k < 0 || k >= keys {
 			t.Fatalf("key %d out of range", k)
 		}
@@ -171,16 +193,16 @@ func TestPrivateKeysAreDisjointAndSequential(t *testing.T) {
 	seen := map[kvs.Key]ThreadID{}
 	for _, id := range []ThreadID{{"client0", 0, 0}, {"client0", 0, 1}, {"client1", 1, 0}} {
 		g := w.Generator(id, 1)
-		prev := kvs.Key(-1)
+		prev := int64(-1)
 		for i := range 1000 {
-			k := g.Next().Command.Key
+			k := number(t, g.Next().Command.Key)
 			if i > 0 {
 				require.Equal(t, prev+1, k)
 			}
 			prev = k
-			other, dup := seen[k]
+			other, dup := seen[KeyOf(k)]
 			require.False(t, dup, "key %d of %v also used by %v", k, id, other)
-			seen[k] = id
+			seen[KeyOf(k)] = id
 		}
 	}
 }
@@ -221,7 +243,7 @@ func TestValues(t *testing.T) {
 
 func TestWarmUpIsStrongRead(t *testing.T) {
 	g := newGen(t, WorkloadParams{WeakRatio: 100, KeySpace: 10, HotKey: 3}, 0, 1)
-	assert.Equal(t, Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: 3}}, g.WarmUp())
+	assert.Equal(t, Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: "00000000000000000003"}}, g.WarmUp())
 }
 
 func TestSameSeedSameOperations(t *testing.T) {
@@ -241,7 +263,12 @@ func TestNewWorkloadRejects(t *testing.T) {
 		{WorkloadParams{Conflicts: -1, CommandSize: 1}, "conflicts: -1"},
 		{WorkloadParams{CommandSize: 0}, "commandSize: 0"},
 		{WorkloadParams{CommandSize: 1, ScanRatio: 10}, "scanCount: 0"},
-		{WorkloadParams{CommandSize: 1, ScanRatio: 10, ScanCount: kvs.MaxScanCount + 1}, "scanCount: 1001"},
+		{WorkloadParams{CommandSize: 1, ScanRatio: 10, ScanCount: kvs.MaxScanLimit + 1}, "scanCount: 10001"},
+		{WorkloadParams{CommandSize: 1, HotKey: -1}, "key: -1 is negative"},
+		{WorkloadParams{CommandSize: 1, Deletes: 101}, "deletes: 101"},
+		{WorkloadParams{CommandSize: 1, RMW: -1}, "rmw: -1"},
+		{WorkloadParams{CommandSize: 9, Limits: kvs.Limits{MaxKey: 64, MaxValue: 8}}, "commandSize: 9 is not in [1, 8] (maxValueBytes)"},
+		{WorkloadParams{CommandSize: 1, Limits: kvs.Limits{MaxKey: 20, MaxValue: 8}}, "maxKeyBytes: 20"},
 		{WorkloadParams{CommandSize: 1, KeySpace: MaxZipfKeys + 1, ZipfSkew: 1}, "key space"},
 	}
 	for _, c := range cases {

@@ -44,7 +44,7 @@ func TestZipfTableProbabilities(t *testing.T) {
 func TestZipfDrawsMatchDistribution(t *testing.T) {
 	const keys, n = 1000, 1_000_000
 	for _, s := range []float64{0.99, 0.5} {
-		g := newGen(t, WorkloadParams{KeySpace: keys, ZipfSkew: s, HotKey: -1}, 0, 99)
+		g := newGen(t, WorkloadParams{KeySpace: keys, ZipfSkew: s, HotKey: 1 << 20}, 0, 99)
 		counts := make([]int, keys)
 		for range n {
 			k := g.keys.next(g.rng) // the generator's key source, minus the rest of the mix

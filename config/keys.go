@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"swiftpaxos/kvs"
 )
 
 // keySpec describes one key of the file. The table below is the single list
@@ -47,7 +49,10 @@ func init() {
 		{name: "weakWrites", set: percent(func(p *Params) *int { return &p.WeakWrites })},
 		{name: "conflicts", set: percent(func(p *Params) *int { return &p.Conflicts })},
 		{name: "key", set: setKey},
-		{name: "commandSize", set: intIn(1, MaxCommandSize, func(p *Params) *int { return &p.CommandSize })},
+		// At most maxValueBytes: checked with it (validate.go).
+		{name: "commandSize", set: intIn(1, kvs.MaxValueLimit, func(p *Params) *int { return &p.CommandSize })},
+		{name: "deletes", set: percent(func(p *Params) *int { return &p.Deletes })},
+		{name: "rmw", set: percent(func(p *Params) *int { return &p.RMW })},
 		{name: "clientThreads", set: intIn(0, math.MaxInt, func(p *Params) *int { return &p.ClientThreads })},
 		{name: "clones", set: intIn(0, math.MaxInt, func(p *Params) *int { return &p.Clones })},
 		{name: "pipeline", set: boolean(func(p *Params) *bool { return &p.Pipeline })},
@@ -56,7 +61,7 @@ func init() {
 		{name: "keySpace", set: setKeySpace},
 		{name: "zipfSkew", set: setZipfSkew},
 		{name: "scanRatio", set: percent(func(p *Params) *int { return &p.ScanRatio })},
-		{name: "scanCount", set: intIn(0, math.MaxInt, func(p *Params) *int { return &p.ScanCount })},
+		{name: "scanCount", set: intIn(0, kvs.MaxScanLimit, func(p *Params) *int { return &p.ScanCount })},
 		{name: "replyTimeout", set: durationIn(time.Second, func(p *Params) *time.Duration { return &p.ReplyTimeout })},
 		{name: "networkDelay", global: true, set: durationIn(time.Millisecond, func(p *Params) *time.Duration { return &p.NetworkDelay })},
 		{name: "htWeakAck", global: true, set: setWeakAck},
@@ -75,6 +80,10 @@ func init() {
 		// next to durable ones would make a whole-cluster crash lose
 		// what the others kept.
 		{name: "dataDir", global: true, path: true, set: func(p *Params, v string) error { p.DataDir = v; return nil }},
+		// A client and a replica that disagreed on a bound would see
+		// commands the client let through refused at the replica.
+		{name: "maxKeyBytes", global: true, set: intIn(1, kvs.MaxKeyLimit, func(p *Params) *int { return &p.MaxKeyBytes })},
+		{name: "maxValueBytes", global: true, set: intIn(0, kvs.MaxValueLimit, func(p *Params) *int { return &p.MaxValueBytes })},
 		// Every process must agree on TLS: a plain and a TLS end cannot talk.
 		{name: "metrics", set: setMetrics},
 		{name: "tls", global: true, path: true, set: func(p *Params, v string) error { p.TLS = v; return nil }},
@@ -222,10 +231,15 @@ func setRunTime(p *Params, v string) error {
 	return nil
 }
 
+// setKey takes the hot key's number, which client.KeyOf turns into a
+// 20-digit key: numbers are not negative.
 func setKey(p *Params, v string) error {
 	n, err := parseInt(v)
 	if err != nil {
 		return err
+	}
+	if n < 0 {
+		return fmt.Errorf("%d is negative (a key number, 0 or more)", n)
 	}
 	p.Key = n
 	return nil

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"time"
+
+	"swiftpaxos/kvs"
 )
 
 // Protocol names a replication protocol.
@@ -29,10 +31,6 @@ const (
 	WeakAckEarly WeakAck = "early"
 )
 
-// MaxCommandSize is the largest written value, in bytes: value lengths are
-// 16-bit on the wire (PROTOCOL.md section 1.2).
-const MaxCommandSize = 1<<16 - 1
-
 // Params are the key: value settings of a configuration file (PROTOCOL.md
 // section 7.2), already converted to typed values. The comment on each field
 // names its key; Default lists every default.
@@ -55,8 +53,10 @@ type Params struct {
 	WeakRatio     int           // weakRatio: % of operations that are weak
 	WeakWrites    int           // weakWrites: % of weak operations that write
 	Conflicts     int           // conflicts: % of operations on the hot key
-	Key           int64         // key: the hot key
-	CommandSize   int           // commandSize: bytes per written value
+	Key           int64         // key: the hot key's number (client.KeyOf); not negative
+	CommandSize   int           // commandSize: bytes per written value, at most maxValueBytes
+	Deletes       int           // deletes: % of writes issued as DELETE
+	RMW           int           // rmw: % of strong operations issued as CAS or INCR, half each
 	ClientThreads int           // clientThreads: sessions per client process (0 in the file means clones+1)
 	Clones        int           // clones: legacy thread count
 	Pipeline      bool          // pipeline: several outstanding operations per thread
@@ -65,7 +65,7 @@ type Params struct {
 	KeySpace      int64         // keySpace: distinct keys; 0 means private sequential keys
 	ZipfSkew      float64       // zipfSkew: Zipf exponent; < 0.01 means uniform
 	ScanRatio     int           // scanRatio: % of weak reads issued as SCAN
-	ScanCount     int           // scanCount: maximum SCAN length
+	ScanCount     int           // scanCount: maximum SCAN limit (keys of a SCAN's range)
 	ReplyTimeout  time.Duration // replyTimeout: seconds in the file; 0 there means 10 s
 	NetworkDelay  time.Duration // networkDelay: milliseconds in the file; one-way injected delay
 
@@ -82,6 +82,11 @@ type Params struct {
 	CheckerMode        bool          // checkerMode (synonym: check): unique values, history recording (PROTOCOL.md 2.6)
 	LatencyFile        string        // latencyFile: per-pair latency matrix, relative to the config file
 	DataDir            string        // dataDir: durable mode, each replica's files in DataDir/ALIAS; "" = in memory. Config.DataPath is the resolved path
+
+	// The data model's bounds (PROTOCOL.md 1.2): every process must agree,
+	// since a replica refuses a command a client thought valid.
+	MaxKeyBytes   int // maxKeyBytes: longest key, 1..kvs.MaxKeyLimit
+	MaxValueBytes int // maxValueBytes: longest value, 0..kvs.MaxValueLimit
 
 	// Transport: authentication and the bounds on what a connection may hold.
 	Metrics           string        // metrics: HOST:PORT or :PORT of the Prometheus endpoint (metrics/); "" = off
@@ -115,7 +120,15 @@ func Default() Params {
 		MaxConns:           4096,
 		HandshakeTimeout:   5 * time.Second,
 		ClientIdleTimeout:  5 * time.Minute,
+		MaxKeyBytes:        kvs.DefaultLimits.MaxKey,
+		MaxValueBytes:      kvs.DefaultLimits.MaxValue,
 	}
+}
+
+// Limits are the bounds on keys and values the settings give, which the
+// client checks before it sends and a replica before it admits a command.
+func (p *Params) Limits() kvs.Limits {
+	return kvs.Limits{MaxKey: p.MaxKeyBytes, MaxValue: p.MaxValueBytes}
 }
 
 // resolve turns file-level conventions ("0 means ...") into the values the

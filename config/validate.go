@@ -8,10 +8,6 @@ import (
 	"time"
 )
 
-// maxScanBytes bounds the values of one SCAN answer: half a wire frame
-// (replica/wire MaxFrame is 16 MiB), leaving room for keys and headers.
-const maxScanBytes = 8 << 20
-
 // Validate checks what no single line can: the replica set, addresses,
 // Proxy and "-- Apply to" references, and settings that constrain each
 // other, for the global settings and for every process's effective ones.
@@ -178,10 +174,11 @@ func (c *Config) crossCheck(p Params, lines map[string]int) []Issue {
 	if p.ScanRatio > 0 && p.ScanCount < 1 {
 		add(at("scanCount", "scanRatio"), "scanRatio: %d needs scanCount of at least 1, got %d", p.ScanRatio, p.ScanCount)
 	}
-	// A SCAN's answer carries up to scanCount+1 values in one frame.
-	if p.ScanRatio > 0 && (p.ScanCount+1)*p.CommandSize > maxScanBytes {
-		add(at("scanCount", "commandSize"), "scanCount: %d with commandSize: %d makes a SCAN answer of up to %d bytes, more than the %d a reply may carry",
-			p.ScanCount, p.CommandSize, (p.ScanCount+1)*p.CommandSize, maxScanBytes)
+	// A written value is at most maxValueBytes. (A SCAN's answer needs no
+	// check: a replica bounds it in bytes and says that more exist.)
+	if p.CommandSize > p.MaxValueBytes {
+		add(at("commandSize", "maxValueBytes"), "commandSize: %d is more than maxValueBytes: %d, the longest value a replica accepts",
+			p.CommandSize, p.MaxValueBytes)
 	}
 	// A Hello leaves after the emulated one-way delay to its replica; a
 	// handshake timeout shorter than that would refuse every connection.

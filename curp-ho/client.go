@@ -54,7 +54,7 @@ func (c *clientPolicy) SendWeakWrite(s *client.Core, p *client.Pending) {
 		c.broadcast(s, &c.writeSet[i])
 	case p.Attempts() == 0:
 		c.writeSet = slices.Insert(c.writeSet, i, pendingWrite{seq: p.Seq, cmd: p.Op.Command, causalDep: p.CausalDep})
-		s.SetPendingCache(p.Op.Command.Key, p.Op.Command.Value, p.Seq)
+		s.SetPendingCache(p.Op.Command, p.Seq)
 		c.broadcast(s, &c.writeSet[i])
 	default:
 		// A retry of a write already known durable (it left the write set)
@@ -98,6 +98,8 @@ func (c *clientPolicy) dropBelow(s *client.Core, seq wire.Seq) {
 func (c *clientPolicy) Handle(s *client.Core, from wire.ReplicaID, m wire.Message) bool {
 	switch m := m.(type) {
 	case *wire.CausalReply:
+		// The bound replica acknowledges before the write is ordered, let
+		// alone executed: what it found is not known (Result.Known).
 		if p := s.Lookup(m.Cmd); p != nil && p.Op.Level == wire.Weak && m.Replica == s.Nearest() {
 			s.Complete(p, client.Result{Path: client.PathWeak})
 		}

@@ -30,7 +30,9 @@ func (clientPolicy) SendWeakWrite(s *client.Core, p *client.Pending) {
 }
 
 // Handle completes a weak write on its commit-time WeakReply and caches
-// the written value with its slot (PROTOCOL.md 4.5 step 4).
+// the written value (a DELETE: absent) with its slot (PROTOCOL.md 4.5
+// step 4). The write has not executed yet, so what it found (a DELETE's
+// Found) is not known: the result says so (Result.Known false).
 func (clientPolicy) Handle(s *client.Core, _ wire.ReplicaID, m wire.Message) bool {
 	r, ok := m.(*wire.WeakReply)
 	if !ok {
@@ -45,7 +47,7 @@ func (clientPolicy) Handle(s *client.Core, _ wire.ReplicaID, m wire.Message) boo
 		s.Expire()
 		return true
 	}
-	s.SetCache(p.Op.Command.Key, p.Op.Command.Value, r.Slot, p.Seq)
+	s.SetCache(p.Op.Command, r.Slot, p.Seq)
 	s.Complete(p, client.Result{Version: r.Slot, Slot: r.Slot, Path: client.PathWeak})
 	return true
 }

@@ -9,9 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"swiftpaxos/client"
-	curpht "swiftpaxos/curp-ht"
 )
 
 // The same lines typed at a terminal and run as a script: both go on past
@@ -20,8 +17,8 @@ import (
 // (each error was told as it came); a script gets the line numbers and
 // its worst line's status.
 func TestMistypedLineAtATerminalAndInAScript(t *testing.T) {
-	const in = "frob 1\nget x\nput 1 x\nhelp\n\nquit\nget 1\n"
-	const help = "put KEY VALUE | get KEY | scan FROM COUNT, each optionally after strong or weak; quit\n"
+	const in = "frob 1\nget \"\"\nput 1 x\nhelp\n\nquit\nget 1\n"
+	const help = usage + "\n"
 	for _, c := range []struct {
 		name        string
 		interactive bool
@@ -34,7 +31,7 @@ func TestMistypedLineAtATerminalAndInAScript(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			o := Options{Config: frozenCluster(t), Policy: func() client.Policy { return curpht.NewClientPolicy() },
+			o := Options{Config: frozenCluster(t), Policy: newPolicy,
 				Timeout: 100 * time.Millisecond, Interactive: c.interactive, In: strings.NewReader(in), Out: &out, Err: &errb}
 			code := Run(context.Background(), o, nil)
 			assert.Equal(t, c.code, code)
@@ -42,8 +39,8 @@ func TestMistypedLineAtATerminalAndInAScript(t *testing.T) {
 			errs := strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n")
 			require.Len(t, errs, 3, errb.String())
 			at := func(n int) string { return "swiftpaxos: " + c.lines[n-1] }
-			assert.Equal(t, at(1)+`unknown command "frob": put KEY VALUE, get KEY or scan FROM COUNT, each optionally after strong or weak`, errs[0])
-			assert.Equal(t, at(2)+`get: key "x": keys are 64-bit decimal integers`, errs[1])
+			assert.Equal(t, at(1)+"frob: unknown command; "+usage, errs[0])
+			assert.Equal(t, at(2)+"get: kvs: invalid command: GET: an empty key", errs[1])
 			assert.True(t, strings.HasPrefix(errs[2], at(3)+"put 1 x: no reply within 100ms"), errs[2])
 		})
 	}

@@ -71,8 +71,12 @@ func Run(ctx context.Context, o Options, args []string) int {
 	case o.Timeout == 0:
 		r.o.Timeout = o.Config.ReplyTimeout
 	}
+	r.limits = o.Config.Limits()
+	if r.limits.MaxKey == 0 {
+		r.limits = kvs.DefaultLimits // a configuration built by hand
+	}
 	if len(args) > 0 {
-		c, err := parse(args, strings.Join(args, " "), o.Level)
+		c, err := parse(argWords(args), o.Level, r.limits)
 		if err != nil {
 			r.errorf("%v", err)
 			return Usage
@@ -92,8 +96,9 @@ func Run(ctx context.Context, o Options, args []string) int {
 }
 
 type runner struct {
-	o Options
-	s *client.Session
+	o      Options
+	limits kvs.Limits // the cluster's bounds on keys and values
+	s      *client.Session
 	// at is the number of the line of standard input being run, which
 	// every message about it names; 0 for a command given as arguments.
 	at int
@@ -155,14 +160,10 @@ func (r *runner) close(ctx context.Context) {
 
 // do runs one command and prints its outcome.
 func (r *runner) do(ctx context.Context, c command) int {
-	op := client.Op{Level: c.level, Command: kvs.Command{Op: c.op, Key: c.key, Value: c.value}}
-	if c.op == kvs.OpScan {
-		op.Command.Count = int64(c.count - 1)
-	}
 	octx, cancel := r.bounded(ctx)
 	defer cancel()
 	start := time.Now()
-	res, err := r.s.Do(octx, op)
+	res, err := r.s.Do(octx, client.Op{Level: c.level, Command: c.cmd})
 	took := time.Since(start)
 	if err != nil {
 		return r.failed(ctx, c, err)
@@ -170,24 +171,52 @@ func (r *runner) do(ctx context.Context, c command) int {
 	if r.o.Verbose {
 		r.describe(c, res, took)
 	}
-	switch c.op {
+	out := r.o.Out
+	switch c.cmd.Op {
 	case kvs.OpPut:
-		fmt.Fprintln(r.o.Out, "OK")
+		fmt.Fprintln(out, "OK")
 	case kvs.OpGet:
-		if len(res.Value) == 0 {
+		if !res.Found {
 			r.errorf("%s: not found", c.text)
 			return NotFound
 		}
-		fmt.Fprintf(r.o.Out, "%s\n", res.Value)
-	case kvs.OpScan:
-		found := 0
-		for _, it := range res.Items {
-			if len(it.Value) > 0 {
-				fmt.Fprintf(r.o.Out, "%d\t%s\n", it.Key, it.Value)
-				found++
-			}
+		fmt.Fprintf(out, "%s\n", res.Value)
+	case kvs.OpDelete:
+		switch {
+		case !res.Known:
+			// A weak DELETE is acknowledged before it executes.
+			fmt.Fprintln(out, "OK (weak: whether the key existed is not known)")
+		case res.Found:
+			fmt.Fprintln(out, "deleted")
+		default:
+			fmt.Fprintln(out, "absent already")
 		}
-		if found == 0 {
+	case kvs.OpIncr:
+		if err := res.Code.Error(); err != nil {
+			r.errorf("%s: %v; nothing changed", c.text, err)
+			return NotFound
+		}
+		fmt.Fprintf(out, "%s\n", res.Value)
+	case kvs.OpCAS:
+		if res.Applied {
+			fmt.Fprintln(out, "applied")
+			return OK
+		}
+		state := fmt.Sprintf("the key holds %q", res.Value)
+		if !res.Found {
+			state = "the key is absent"
+		}
+		fmt.Fprintf(out, "not applied: %s (version %d)\n", state, res.Version)
+		return NotFound
+	case kvs.OpScan:
+		for _, it := range res.Items {
+			fmt.Fprintf(out, "%s\t%s\n", display(it.Key), it.Value)
+		}
+		if res.More {
+			last := res.Items[len(res.Items)-1].Key
+			r.errorf("%s: more keys follow; go on with scan %s %s %d", c.text, display(last+"\x00"), display(c.cmd.End), c.cmd.Limit)
+		}
+		if len(res.Items) == 0 {
 			r.errorf("%s: no key holds a value", c.text)
 			return NotFound
 		}
@@ -203,22 +232,30 @@ func (r *runner) describe(c command, res client.Result, took time.Duration) {
 	}
 	version := ""
 	switch {
-	case c.op == kvs.OpPut && res.Slot > 0:
+	case c.cmd.IsWrite() && res.Slot > 0:
 		version = fmt.Sprintf(", slot %d", res.Slot)
-	case c.op != kvs.OpPut && res.Version > 0:
+	case !c.cmd.IsWrite() && res.Version > 0:
 		version = fmt.Sprintf(", version %d", res.Version)
 	}
-	fmt.Fprintf(r.o.Err, "%s %s: %sanswered by %s in %.3f ms%s\n", c.level, op(c), path, r.replica(res.Replica), float64(took.Microseconds())/1000, version)
+	fmt.Fprintf(r.o.Err, "%s %s: %sanswered by %s in %.3f ms%s\n", c.level, op(c.cmd), path, r.replica(res.Replica), float64(took.Microseconds())/1000, version)
 }
 
-func op(c command) string {
-	switch c.op {
+// op names a command for describe, its keys printed as commands take them.
+func op(c kvs.Command) string {
+	k := display(c.Key)
+	switch c.Op {
 	case kvs.OpPut:
-		return fmt.Sprintf("put %d (%d B)", c.key, len(c.value))
+		return fmt.Sprintf("put %s (%d B)", k, len(c.Value))
 	case kvs.OpGet:
-		return fmt.Sprintf("get %d", c.key)
+		return "get " + k
+	case kvs.OpDelete:
+		return "del " + k
+	case kvs.OpIncr:
+		return fmt.Sprintf("incr %s %d", k, c.Delta)
+	case kvs.OpCAS:
+		return "cas " + k
 	}
-	return fmt.Sprintf("scan %d %d", c.key, c.count)
+	return fmt.Sprintf("scan %s %s %d", display(c.Key), display(c.End), c.Limit)
 }
 
 // replica names replica id with its address.
@@ -236,7 +273,7 @@ func (r *runner) replica(id wire.ReplicaID) string {
 func (r *runner) failed(ctx context.Context, c command, err error) int {
 	var te *client.TimeoutError
 	switch {
-	case errors.Is(err, kvs.ErrInvalidCommand):
+	case errors.Is(err, kvs.ErrInvalidCommand), errors.Is(err, client.ErrStrongOnly):
 		r.errorf("%s: %v", c.text, err)
 		return Usage
 	case ctx.Err() != nil:

@@ -12,14 +12,15 @@ import (
 	"swiftpaxos/kvs"
 )
 
-// maxLine bounds a line of standard input: twice the longest value, room
-// for any legal command (a put's value is shorter than kvs.MaxValueLen)
-// with its words and blanks.
-const maxLine = 2 * kvs.MaxValueLen
+// maxLine bounds a line of standard input under the cluster's limits l:
+// room for any legal command, whose values (two for a CAS) and key may
+// each be written with \xNN escapes, four bytes a byte, with its words
+// and blanks.
+func maxLine(l kvs.Limits) int { return 4*(2*l.MaxValue+l.MaxKey) + 1024 }
 
 // line is one line of standard input: its number (from 1) and its text
-// without the line ending, or, for a line longer than maxLine, its length
-// and no text.
+// without the line ending, or, for a line longer than the limit, its
+// length and no text.
 type line struct {
 	n    int
 	text string
@@ -28,9 +29,9 @@ type line struct {
 
 // readLines calls yield with each line of in until yield returns false or
 // in ends, and returns the error that ended the reading (nil at the end
-// of in). A line over maxLine is read to its end and handed on as long,
-// so that it costs its own line, not the rest of the script.
-func readLines(in io.Reader, yield func(line) bool) error {
+// of in). A line over maxLine bytes is read to its end and handed on as
+// long, so that it costs its own line, not the rest of the script.
+func readLines(in io.Reader, maxLine int, yield func(line) bool) error {
 	br := bufio.NewReaderSize(in, 64<<10)
 	var buf []byte
 	for n := 1; ; n++ {
@@ -81,7 +82,7 @@ func (r *runner) lines(ctx context.Context) int {
 	defer close(stop)
 	go func() {
 		defer close(lines)
-		readErr = readLines(r.o.In, func(l line) bool { // read once lines is closed
+		readErr = readLines(r.o.In, maxLine(r.limits), func(l line) bool { // read once lines is closed
 			select {
 			case lines <- l:
 				return true
@@ -116,23 +117,27 @@ func (r *runner) lines(ctx context.Context) int {
 		}
 		r.at, last = l.n, l.n
 		if l.long > 0 {
-			r.errorf("a line of %d bytes, over the limit of %d: a value is shorter than %d bytes", l.long, maxLine, kvs.MaxValueLen)
+			r.errorf("a line of %d bytes, over the limit of %d: no command needs that much", l.long, maxLine(r.limits))
 			worst = max(worst, Usage)
 			continue
 		}
-		text := l.text
-		words := strings.Fields(text)
-		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
+		words, err := splitLine(l.text)
+		if err != nil {
+			r.errorf("%v", err)
+			worst = max(worst, Usage)
 			continue
 		}
-		switch words[0] {
+		if len(words) == 0 || strings.HasPrefix(words[0].raw, "#") {
+			continue
+		}
+		switch words[0].raw {
 		case "quit", "exit":
 			return r.ended(worst)
 		case "help":
-			fmt.Fprintln(r.o.Out, "put KEY VALUE | get KEY | scan FROM COUNT, each optionally after strong or weak; quit")
+			fmt.Fprintln(r.o.Out, usage)
 			continue
 		}
-		c, err := parse(words, text, r.o.Level)
+		c, err := parse(words, r.o.Level, r.limits)
 		if err != nil {
 			r.errorf("%v", err)
 			worst = max(worst, Usage)

@@ -13,7 +13,7 @@ import (
 func collect(t *testing.T, in string) []line {
 	t.Helper()
 	var got []line
-	require.NoError(t, readLines(strings.NewReader(in), func(l line) bool { got = append(got, l); return true }))
+	require.NoError(t, readLines(strings.NewReader(in), testMaxLine, func(l line) bool { got = append(got, l); return true }))
 	return got
 }
 
@@ -25,12 +25,15 @@ func TestReadLinesNumbersLines(t *testing.T) {
 	assert.Empty(t, collect(t, ""))
 }
 
-// A line over maxLine costs that line only: it is handed on as long, with
+// testMaxLine is the line limit of the tests of readLines.
+const testMaxLine = 100_000
+
+// A line over the limit costs that line only: it is handed on as long, with
 // its length, and the lines after it are read (bufio.Scanner stopped the
-// whole script at it). A line of exactly maxLine is a line.
+// whole script at it). A line of exactly the limit is a line.
 func TestReadLinesOverLongLine(t *testing.T) {
 	long := "put 3 " + strings.Repeat("v", 200_000)
-	edge := strings.Repeat("w", maxLine)
+	edge := strings.Repeat("w", testMaxLine)
 	got := collect(t, "get 1\n"+long+"\n"+edge+"\nget 2\n"+long)
 	require.Len(t, got, 5)
 	assert.Equal(t, line{n: 1, text: "get 1"}, got[0])
@@ -45,12 +48,12 @@ func TestReadLinesOverLongLine(t *testing.T) {
 func TestReadLinesErrorAndStop(t *testing.T) {
 	boom := errors.New("boom")
 	n := 0
-	err := readLines(iotest.TimeoutReader(strings.NewReader("get 1\n")), func(line) bool { n++; return true })
+	err := readLines(iotest.TimeoutReader(strings.NewReader("get 1\n")), testMaxLine, func(line) bool { n++; return true })
 	assert.ErrorIs(t, err, iotest.ErrTimeout)
 	assert.Equal(t, 1, n, "the line before the error")
-	err = readLines(iotest.ErrReader(boom), func(line) bool { return true })
+	err = readLines(iotest.ErrReader(boom), testMaxLine, func(line) bool { return true })
 	assert.ErrorIs(t, err, boom)
 	n = 0
-	require.NoError(t, readLines(strings.NewReader("a\nb\nc\n"), func(line) bool { n++; return false }))
+	require.NoError(t, readLines(strings.NewReader("a\nb\nc\n"), testMaxLine, func(line) bool { n++; return false }))
 	assert.Equal(t, 1, n)
 }

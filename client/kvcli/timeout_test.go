@@ -14,9 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/client"
 	"swiftpaxos/config"
-	curpht "swiftpaxos/curp-ht"
 )
 
 // frozenCluster is a configuration whose replica0, the leader, accepts
@@ -82,7 +80,7 @@ func TestTimeoutBoundsEndingTheSession(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			o := Options{Config: frozenCluster(t), Policy: func() client.Policy { return curpht.NewClientPolicy() },
+			o := Options{Config: frozenCluster(t), Policy: newPolicy,
 				Timeout: 200 * time.Millisecond, In: strings.NewReader(c.stdin), Out: &out, Err: &errb}
 			done := make(chan int, 1)
 			go func() { done <- Run(context.Background(), o, c.args) }()
