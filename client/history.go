@@ -8,48 +8,39 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// historyRecorder collects one benchmark thread's history (check mode). A
-// SCAN is recorded as one get per key of its range (check.ScanRecords,
-// PROTOCOL.md 2.6 item 8).
+// historyRecorder collects one benchmark thread's history (check mode):
+// one record per operation, filled by check.Record from the command and
+// its result (check/doc.go, "History records").
 type historyRecorder struct {
 	session check.SessionID
 	ops     []check.Op
 }
 
 func (h *historyRecorder) record(seq wire.Seq, op Op, invokeNS, returnNS int64, r Result, ok bool) {
-	var kind check.OpKind
-	switch op.Command.Op {
-	case kvs.OpPut:
-		kind = check.Put
-	case kvs.OpGet, kvs.OpScan:
-		kind = check.Get
-	default:
+	if op.Command.Op == kvs.OpNoop || !op.Command.Op.Valid() {
 		return
 	}
 	level := check.Strong
 	if op.Level == wire.Weak {
 		level = check.Weak
 	}
-	rec := check.Op{Session: h.session, Seq: seq, Level: level, Kind: kind, Key: op.Command.Key, InvokeNS: invokeNS, OK: ok}
+	base := check.Op{Session: h.session, Seq: seq, Level: level, InvokeNS: invokeNS, OK: ok}
 	if ok {
-		rec.ReturnNS = returnNS
-	}
-	switch {
-	case kind == check.Put:
-		rec.Value = string(op.Command.Value)
-	case ok:
-		rec.Value = string(r.Value)
+		base.ReturnNS = returnNS
 	}
 	switch r.Path {
 	case PathFast:
-		rec.Path = "fast"
+		base.Path = "fast"
 	case PathSlow:
-		rec.Path = "slow"
+		base.Path = "slow"
 	}
-	if op.Command.Op == kvs.OpScan {
-		rec.Value = ""
-		h.ops = append(h.ops, check.ScanRecords(rec, op.Command, r.Items)...)
-		return
+	res := kvs.Result{Value: r.Value, Found: r.Found, Version: r.Version, Items: r.Items, More: r.More,
+		Applied: r.Applied, Err: r.Code}
+	rec := check.Record(base, op.Command, res)
+	if ok && !r.Known && op.Command.Op == kvs.OpDelete {
+		// A weak DELETE acknowledged before it executed: whether the key
+		// existed is not known, and the checker must not be told it was.
+		rec.Found, rec.FoundUnknown = false, true
 	}
 	h.ops = append(h.ops, rec)
 }

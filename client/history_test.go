@@ -6,27 +6,35 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"swiftpaxos/check"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
 
-// TestHistoryRecordsScans: a completed SCAN's records carry the values
-// its result gives the keys it lists, all as parts of one scan of the
-// session. (How a SCAN's range and its unlisted keys are recorded is the
-// checker's format, check.ScanRecords.)
+// A SCAN is one record: its range and limit, the items it returned and
+// whether more exist (check/doc.go, "History records").
 func TestHistoryRecordsScans(t *testing.T) {
 	h := &historyRecorder{session: "ab"}
 	scan := Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpScan, Key: KeyOf(4), End: KeyOf(7), Limit: 3}}
-	h.record(3, scan, 10, 20, Result{Known: true, Items: []kvs.Item{{Key: KeyOf(5), Value: kvs.Value("v5"), Found: true, Version: 2}}, Path: PathWeak}, true)
-	require.NotEmpty(t, h.ops)
-	found := false
-	for _, o := range h.ops {
-		assert.True(t, o.Scan)
-		assert.Equal(t, wire.Seq(3), o.Seq)
-		if o.Key == KeyOf(5) {
-			found = true
-			assert.Equal(t, "v5", o.Value)
-		}
-	}
-	assert.True(t, found, "the listed key is recorded with its value: %+v", h.ops)
+	h.record(3, scan, 10, 20, Result{Known: true, Items: []kvs.Item{{Key: KeyOf(5), Value: kvs.Value("v5"), Found: true, Version: 2}}, More: true, Path: PathWeak}, true)
+	require.Len(t, h.ops, 1)
+	o := h.ops[0]
+	assert.Equal(t, check.Scan, o.Kind)
+	assert.Equal(t, wire.Seq(3), o.Seq)
+	assert.Equal(t, KeyOf(4), o.Key)
+	assert.Equal(t, KeyOf(7), o.End)
+	assert.Equal(t, int64(3), o.Limit)
+	assert.True(t, o.More)
+	assert.Equal(t, []check.Item{{Key: KeyOf(5), Value: "v5"}}, o.Items)
+}
+
+// A weak DELETE acknowledged before it executed is recorded with an
+// unknown "existed", never a made-up one.
+func TestHistoryRecordsUnknownExisted(t *testing.T) {
+	h := &historyRecorder{session: "ab"}
+	del := Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpDelete, Key: KeyOf(1)}}
+	h.record(1, del, 10, 20, Result{Path: PathWeak}, true)
+	require.Len(t, h.ops, 1)
+	assert.True(t, h.ops[0].FoundUnknown)
+	assert.False(t, h.ops[0].Found)
 }

@@ -20,7 +20,7 @@ func TestDurableReadWaitsForTheSessionsWeakWrites(t *testing.T) {
 		StartAsMember: true, Now: func() int64 { return 0 }, Rand: rand.New(rand.NewPCG(1, 1))})
 	require.NoError(t, err)
 	c.Synced(c.Ready().SyncSeq) // its membership
-	get := kvs.Command{Op: kvs.OpGet, Key: 9}
+	get := kvs.Command{Op: kvs.OpGet, Key: "k9"}
 	ackTypes := func(es []replica.Envelope) (n int) {
 		for _, e := range es {
 			if _, ok := e.Msg.(*wire.RecordAck); ok {
@@ -30,7 +30,7 @@ func TestDurableReadWaitsForTheSessionsWeakWrites(t *testing.T) {
 		return n
 	}
 
-	c.StepClient(5, &wire.CausalPropose{Cmd: wire.CmdID{Client: 5, Seq: 1}, Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: kvs.Value("w")}, Bound: 2})
+	c.StepClient(5, &wire.CausalPropose{Cmd: wire.CmdID{Client: 5, Seq: 1}, Command: kvs.Command{Op: kvs.OpPut, Key: "k1", Value: kvs.Value("w")}, Bound: 2})
 	weak := c.Ready()
 	require.Len(t, weak.Persist.Records, 1)
 

@@ -22,7 +22,7 @@ func (p *committedPolicy) Committed(_ *Core, e *wire.Entry) {
 }
 
 // acked is put with the AckUpTo its request carried.
-func acked(client wire.ClientID, seq, ackUpTo wire.Seq, k kvs.Key) wire.Entry {
+func acked(client wire.ClientID, seq, ackUpTo wire.Seq, k int) wire.Entry {
 	e := put(client, seq, k, "v")
 	e.AckUpTo = ackUpTo
 	return e

@@ -84,8 +84,9 @@ func (w *appliedLogWriter) start() *appliedLogWriter {
 // record queues an executed command.
 func (w *appliedLogWriter) record(e *wire.Entry, res kvs.Result) {
 	r := executedRecord{slot: e.Slot, client: e.Cmd.Client, seq: e.Cmd.Seq, cmd: e.Command, res: res}
-	if r.cmd.Op == kvs.OpPut {
+	if r.cmd.Op == kvs.OpPut || r.cmd.Op == kvs.OpCAS {
 		r.cmd.Value = bytes.Clone(r.cmd.Value)
+		r.cmd.ExpectValue = bytes.Clone(r.cmd.ExpectValue)
 	}
 	w.add(r)
 }

@@ -17,7 +17,7 @@ import (
 
 // leaderWith is replica 0 of n, leader of ballot 0, with one strong PUT per
 // key appended (slots 1..len(keys)) and sent, nothing acknowledged yet.
-func leaderWith(t *testing.T, n int, keys ...kvs.Key) *testCore {
+func leaderWith(t *testing.T, n int, keys ...int) *testCore {
 	t.Helper()
 	c := newStepCore(t, 0, n, nil)
 	require.True(t, c.IsLeader())

@@ -174,9 +174,9 @@ func stateOf(c *Core) coreState {
 		e := c.entries.at(sl)
 		s.Log = append(s.Log, fmt.Sprintf("%d:b%d:%v:%s", sl, e.Ballot, e.Cmd, e.Command))
 	}
-	for k := kvs.Key(0); k < 8; k++ {
-		v, ver := c.store.Get(k)
-		s.Store = append(s.Store, fmt.Sprintf("%d=%q@%d", k, v, ver))
+	for k := range 8 {
+		e := c.store.Get(key(k))
+		s.Store = append(s.Store, fmt.Sprintf("%d=%q/%t@%d", k, e.Value, e.Found, e.Version))
 	}
 	return s
 }

@@ -20,7 +20,8 @@ func attachFrame(id wire.ClientID) []byte {
 	return wire.AppendFrame(nil, &wire.Hello{Kind: wire.PeerClient, Client: id})
 }
 
-func getFrame(id wire.ClientID, key kvs.Key) []byte {
+func getFrame(id wire.ClientID, ki int) []byte {
+	key := key(ki)
 	return wire.AppendFrame(nil, &wire.Propose{Cmd: wire.CmdID{Client: id, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: key}})
 }
 

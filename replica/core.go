@@ -104,6 +104,7 @@ type Core struct {
 	purged        wire.Ballot // witness records below it are purged
 
 	scratchSlots []kvs.Slot
+	scratchKey   oneKey // stateAfter's overlay of one key
 	scratchMatch []kvs.Slot
 
 	// member: the replica may vote, witness and serve (join.go); learner
@@ -201,7 +202,7 @@ func (c *Core) StepClient(from wire.ClientID, m wire.Message) {
 }
 
 func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
-	if !validRequest(m) {
+	if !validRequest(m, c.o.Limits) {
 		c.log.Debug("invalid client request dropped", zap.Uint64("client", uint64(from)), zap.Stringer("type", typeName{m}))
 		return
 	}
@@ -336,13 +337,15 @@ func (c *Core) flush() {
 }
 
 // validRequest is the admission check of a client request (kvs.Command
-// Validate): a well-formed command of the kind the message carries. A
-// no-op is never a client command: in the log a no-op with a command id is
-// a refusal.
-func validRequest(m wire.Message) bool {
+// Validate, against the configured limits): a well-formed command of the
+// kind the message carries. A no-op is never a client command: in the log
+// a no-op with a command id is a refusal. A weak write is a PUT or a
+// DELETE: a CAS or an INCR is strong only, since a weak write is answered
+// before it is ordered and its result would be invented (PROTOCOL.md 1.2).
+func validRequest(m wire.Message, l kvs.Limits) bool {
 	var id wire.CmdID
 	var cmd kvs.Command
-	kind := kvs.Command.IsWrite
+	kind := func(c kvs.Command) bool { return c.IsWrite() && !c.StrongOnly() }
 	switch m := m.(type) {
 	case *wire.Propose:
 		id, cmd = m.Cmd, m.Command
@@ -358,7 +361,7 @@ func validRequest(m wire.Message) bool {
 	}
 	// Seq 0 is no command's: in the log a no-op of a client with Seq 0 ends
 	// that client's session.
-	return id.Client != 0 && id.Seq != 0 && cmd.Validate() == nil && kind(cmd)
+	return id.Client != 0 && id.Seq != 0 && cmd.Validate(l) == nil && kind(cmd)
 }
 
 type typeName struct{ m wire.Message }

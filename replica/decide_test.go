@@ -12,7 +12,7 @@ import (
 
 func weakRecord(client wire.ClientID, seq, dep wire.Seq, age time.Duration) wire.Record {
 	return wire.Record{Cmd: wire.CmdID{Client: client, Seq: seq}, Level: wire.Weak, Accepted: true, CausalDep: dep,
-		Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(seq), Value: kvs.Value("v")}, Age: uint64(age)}
+		Command: kvs.Command{Op: kvs.OpPut, Key: key(int(seq)), Value: kvs.Value("v")}, Age: uint64(age)}
 }
 
 // commitAll makes follower 1 acknowledge the leader's whole log, so that
@@ -50,15 +50,15 @@ func TestRefusal(t *testing.T) {
 	require.True(t, refused)
 
 	c.ProposeWeak(WeakWrite{From: client, Cmd: wire.CmdID{Client: client, Seq: 3}, CausalDep: 2,
-		Command: kvs.Command{Op: kvs.OpPut, Key: 3, Value: kvs.Value("v")}})
+		Command: kvs.Command{Op: kvs.OpPut, Key: key(3), Value: kvs.Value("v")}})
 	_, _, refused = c.Outcome(wire.CmdID{Client: client, Seq: 3})
 	require.True(t, refused, "a write after a refused one is refused at once")
 
 	commitAll(c)
 	require.Equal(t, kvs.Slot(2), c.AppliedIndex())
-	v, ver := c.store.Get(2)
-	require.Nil(t, v)
-	require.Zero(t, ver, "a refused write never executes")
+	e := c.store.Get(key(2))
+	require.False(t, e.Found)
+	require.Zero(t, e.Version, "a refused write never executes")
 	slot, committed, refused := c.Outcome(w2.Cmd)
 	require.Equal(t, kvs.Slot(1), slot)
 	require.True(t, committed && refused)

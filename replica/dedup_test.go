@@ -62,8 +62,9 @@ func TestResultIsTheStoredOne(t *testing.T) {
 	got := syncReplies(c.out.take())
 	require.Len(t, got, 2)
 	for _, r := range got {
-		require.Equal(t, kvs.Value("a"), r.Result)
-		require.Equal(t, kvs.Slot(1), r.Version)
+		require.Equal(t, kvs.Value("a"), r.Result.Value)
+		require.True(t, r.Result.Found)
+		require.Equal(t, kvs.Slot(1), r.Result.Version)
 		require.Equal(t, kvs.Slot(2), r.Slot)
 	}
 }
@@ -82,7 +83,7 @@ func TestRequestsAtOrBelowAckUpToIgnored(t *testing.T) {
 		c.StepClient(7, &wire.Propose{Cmd: cmdID(7, 4), Command: putCmd(4, "d"), AckUpTo: 3})
 		c.out.take()
 		for _, seq := range []wire.Seq{1, 3} {
-			c.StepClient(7, &wire.Propose{Cmd: cmdID(7, seq), Command: putCmd(kvs.Key(seq), "again")})
+			c.StepClient(7, &wire.Propose{Cmd: cmdID(7, seq), Command: putCmd(int(seq), "again")})
 			require.Empty(t, c.out.take(), "seq %d", seq)
 		}
 		require.Equal(t, kvs.Slot(3), c.LastSlot())

@@ -162,7 +162,7 @@ func TestDurableRestart(t *testing.T) {
 	require.Equal(t, kvs.Slot(3), r.LastSlot())
 	require.Equal(t, kvs.Slot(2), r.AppliedIndex())
 	require.Equal(t, c.Records(), r.Records())
-	v, _ := r.store.Get(2)
+	v := r.store.Get(key(2)).Value
 	require.Equal(t, kvs.Value("b"), v)
 	rd := r.Ready()
 	require.Nil(t, rd.Persist, "what was restored is on disk already")

@@ -9,7 +9,8 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-func strongPut(client wire.ClientID, seq wire.Seq, key kvs.Key) *wire.Propose {
+func strongPut(client wire.ClientID, seq wire.Seq, ki int) *wire.Propose {
+	key := key(ki)
 	return &wire.Propose{Cmd: wire.CmdID{Client: client, Seq: seq}, Command: kvs.Command{Op: kvs.OpPut, Key: key, Value: kvs.Value("v")}}
 }
 
@@ -34,7 +35,7 @@ func TestSessionEndReleasesRow(t *testing.T) {
 	put := strongPut(client, 1, 5)
 	c.StepClient(client, put)
 	commitAll(c)
-	_, ver := c.store.Get(5)
+	ver := c.store.Get(key(5)).Version
 	require.Equal(t, kvs.Slot(1), ver)
 	require.NotNil(t, c.sessions.peek(client).results)
 
@@ -76,9 +77,9 @@ func TestCommandAfterEndNeverExecutes(t *testing.T) {
 	c.appendStrong(client, strongPut(client, 2, 6))
 	commitAll(c)
 	require.Equal(t, kvs.Slot(3), c.AppliedIndex())
-	_, ver := c.store.Get(6)
+	ver := c.store.Get(key(6)).Version
 	require.Zero(t, ver, "the command after the end never executes")
-	_, ver = c.store.Get(5)
+	ver = c.store.Get(key(5)).Version
 	require.Equal(t, kvs.Slot(1), ver, "the one before it did")
 	require.NotEmpty(t, endReplies(c.out.take()), "the leader tells the client")
 }
@@ -125,7 +126,7 @@ func TestEndedSessionRecordsAreRefused(t *testing.T) {
 	require.True(t, refused, "the leader refuses it")
 	commitAll(c)
 	require.Nil(t, c.wit.byCmd[rec.Cmd], "applying the refusal drops it")
-	_, ver := c.store.Get(4)
+	ver := c.store.Get(key(4)).Version
 	require.Zero(t, ver)
 }
 

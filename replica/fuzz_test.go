@@ -27,9 +27,9 @@ func FuzzPeerMessages(f *testing.F) {
 		&wire.Accept{Ballot: 1, Leader: 2, PrevSlot: 2, Entries: []wire.Entry{e}, LeaderCommit: 3}))
 	f.Add(byte(1), seedStream(&wire.Accept{Ballot: 5, Leader: 2, Entries: []wire.Entry{e}, LeaderCommit: 1},
 		&wire.RequestVote{Ballot: 1<<32 - 1, Candidate: 2, LastSlot: 1 << 40}, &wire.Commit{Ballot: 0, CommitIndex: 1 << 60}))
-	f.Add(byte(2), seedStream(&wire.Propose{Cmd: wire.CmdID{Client: 5, Seq: 1}, Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: kvs.Value("v")}},
+	f.Add(byte(2), seedStream(&wire.Propose{Cmd: wire.CmdID{Client: 5, Seq: 1}, Command: kvs.Command{Op: kvs.OpPut, Key: key(1), Value: kvs.Value("v")}},
 		&wire.WitnessSync{Records: []wire.Record{{Cmd: wire.CmdID{Client: 5, Seq: 2}, Level: wire.Weak, CausalDep: 1, Age: 1 << 62,
-			Command: kvs.Command{Op: kvs.OpPut, Key: 2, Value: kvs.Value("w")}}}},
+			Command: kvs.Command{Op: kvs.OpPut, Key: key(2), Value: kvs.Value("w")}}}},
 		&wire.CollectReply{Ballot: 0, Replica: 2}, &wire.NewView{Ballot: 3, Leader: 2, ViewStart: 2}))
 	f.Fuzz(func(t *testing.T, who byte, stream []byte) {
 		var c *testCore
@@ -67,7 +67,7 @@ func leader0(t *testing.T) *testCore {
 	t.Helper()
 	c := newTestCoreWith(t, 0, 3, BasePolicy{})
 	for seq := wire.Seq(1); seq <= 2; seq++ {
-		c.StepClient(7, &wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: seq}, Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(seq), Value: kvs.Value("v")}})
+		c.StepClient(7, &wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: seq}, Command: kvs.Command{Op: kvs.OpPut, Key: key(int(seq)), Value: kvs.Value("v")}})
 	}
 	if err := c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true, MatchSlot: 2}); err != nil {
 		t.Fatal(err)

@@ -41,12 +41,22 @@ type keyIndex struct {
 	free  []*keyState
 }
 
-func newKeyIndex() keyIndex { return keyIndex{m: btree.NewMap[kvs.Key, *keyState](32)} }
+// newKeyIndex returns an empty index. Its map always holds the empty key,
+// which no command has (kvs.Command.Validate): a B-tree that empties drops
+// its root, and the next key would allocate a new one.
+func newKeyIndex() keyIndex {
+	ix := keyIndex{m: btree.NewMap[kvs.Key, *keyState](32)}
+	ix.m.Set(sentinelKey, nil)
+	return ix
+}
+
+// sentinelKey is the key an index keeps so that its B-tree never empties.
+const sentinelKey kvs.Key = ""
 
 // reset forgets every key.
 func (ix *keyIndex) reset() {
-	for ix.m.Len() > 0 {
-		k, st, _ := ix.m.Min()
+	for ix.m.Len() > 1 {
+		k, st, _ := ix.m.Max()
 		ix.release(k, st)
 	}
 	clear(ix.scans)
@@ -141,6 +151,9 @@ func (ix keyIndex) rangeWrites(start, end kvs.Key, f func(k kvs.Key, live []kvs.
 	ix.m.Ascend(start, func(k kvs.Key, st *keyState) bool {
 		if end != "" && k >= end {
 			return false
+		}
+		if st == nil {
+			return true // the sentinel
 		}
 		if w := st.live(); len(w) > 0 {
 			return f(k, w)

@@ -32,6 +32,10 @@ type Options struct {
 	// member of a brand-new cluster at once. Tests that step one core
 	// use it.
 	StartAsMember bool
+	// Limits bound the keys and values of the commands the replica admits
+	// (maxKeyBytes, maxValueBytes); zero means kvs.DefaultLimits. Every
+	// replica and client of a cluster must agree.
+	Limits kvs.Limits
 	// ClusterNew says this is the replica's first start in this cluster
 	// (-cluster new): it was never a member, so it acknowledged nothing
 	// that a lost state could take back. A majority of such replicas,
@@ -162,6 +166,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BarrierWait == 0 {
 		o.BarrierWait = time.Second
+	}
+	if o.Limits == (kvs.Limits{}) {
+		o.Limits = kvs.DefaultLimits
 	}
 	if o.MaxBatch == 0 {
 		o.MaxBatch = 256

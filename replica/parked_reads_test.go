@@ -42,7 +42,8 @@ func TestParkedReadReleasedWhenMinSlotApplied(t *testing.T) {
 	c.StepClient(22, weakRead(22, 0, 0))
 	got := answeredTo(c.out.take())
 	require.Len(t, got, 1)
-	require.Nil(t, got[22].Result, "nothing applied yet")
+	require.False(t, got[22].Result.Found, "nothing applied yet")
+	require.Nil(t, got[22].Result.Value)
 	require.Zero(t, got[22].AppliedIndex)
 
 	commit := func(s kvs.Slot) {
@@ -55,15 +56,15 @@ func TestParkedReadReleasedWhenMinSlotApplied(t *testing.T) {
 	c.Apply(-1)
 	got = answeredTo(c.out.take())
 	require.Len(t, got, 1)
-	require.Equal(t, kvs.Value("b"), got[21].Result)
-	require.Equal(t, kvs.Slot(2), got[21].Version)
+	require.Equal(t, kvs.Value("b"), got[21].Result.Value)
+	require.Equal(t, kvs.Slot(2), got[21].Result.Version)
 	require.Equal(t, kvs.Slot(2), got[21].AppliedIndex)
 
 	commit(3)
 	c.Apply(-1)
 	got = answeredTo(c.out.take())
 	require.Len(t, got, 1)
-	require.Equal(t, kvs.Value("c"), got[20].Result)
+	require.Equal(t, kvs.Value("c"), got[20].Result.Value)
 	commit(3)
 	c.Apply(-1)
 	require.Empty(t, c.out.take(), "answered once")
@@ -92,7 +93,7 @@ func TestOlderBallotReadWaitsForViewStart(t *testing.T) {
 	c.StepClient(21, weakRead(21, 1, 2))
 	got := answeredTo(c.out.take())
 	require.Len(t, got, 1, "the ballot-0 read waits although slot 0 is long applied")
-	require.Equal(t, kvs.Value("b"), got[21].Result)
+	require.Equal(t, kvs.Value("b"), got[21].Result.Value)
 
 	require.NoError(t, c.StepReplica(2, &wire.NewView{Ballot: 1, Leader: 2, ViewStart: 5}))
 	require.Empty(t, answeredTo(c.out.take()), "the replay block ends at slot 4")
@@ -103,7 +104,7 @@ func TestOlderBallotReadWaitsForViewStart(t *testing.T) {
 	got = answeredTo(c.out.take())
 	require.Len(t, got, 2)
 	for _, client := range []wire.ClientID{19, 20} {
-		require.Equal(t, kvs.Value("replayed"), got[client].Result, "the answer includes the replay block")
+		require.Equal(t, kvs.Value("replayed"), got[client].Result.Value, "the answer includes the replay block")
 		require.Equal(t, kvs.Slot(4), got[client].AppliedIndex)
 	}
 }

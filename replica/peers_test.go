@@ -34,12 +34,11 @@ func requireInvalid(t *testing.T, err error) {
 func TestForgedAcceptCannotTruncateCommitted(t *testing.T) {
 	c := follower1(t)
 	forged := &wire.Accept{Ballot: 5, Leader: 2, Entries: []wire.Entry{{Ballot: 5, Cmd: wire.CmdID{Client: 66, Seq: 1},
-		Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: kvs.Value("forged")}, Level: wire.Strong}}, LeaderCommit: 1}
+		Command: kvs.Command{Op: kvs.OpPut, Key: key(1), Value: kvs.Value("forged")}, Level: wire.Strong}}, LeaderCommit: 1}
 	requireInvalid(t, c.StepReplica(2, forged))
 	require.Equal(t, wire.Ballot(0), c.Ballot())
 	require.Equal(t, kvs.Value("a"), c.entries.at(1).Command.Value)
-	v, _ := c.store.Get(1)
-	require.Equal(t, kvs.Value("a"), v)
+	require.Equal(t, kvs.Value("a"), c.store.Get(key(1)).Value)
 }
 
 // TestAcceptFromAnotherLeaderOfTheBallot: an Accept of the current ballot
@@ -52,16 +51,20 @@ func TestAcceptFromAnotherLeaderOfTheBallot(t *testing.T) {
 	requireInvalid(t, c.StepReplica(2, &wire.Accept{Ballot: 0, Leader: 2, PrevSlot: 2, Entries: []wire.Entry{e}, LeaderCommit: 3}))
 	requireInvalid(t, c.StepReplica(2, &wire.Accept{Ballot: 0, Leader: 0, PrevSlot: 2, Entries: []wire.Entry{e}, LeaderCommit: 3}))
 	require.Equal(t, kvs.Slot(2), c.LastSlot())
-	v, _ := c.store.Get(9)
-	require.Nil(t, v)
+	require.False(t, c.store.Get(key(9)).Found)
 }
 
 // TestMalformedEntriesRejected: entries no leader writes are rejected whole.
 func TestMalformedEntriesRejected(t *testing.T) {
 	for name, e := range map[string]wire.Entry{
-		"command without id":        {Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: kvs.Value("v")}, Level: wire.Strong},
-		"ballot above the Accept's": {Ballot: 9, Cmd: wire.CmdID{Client: 1, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}, Level: wire.Strong},
-		"invalid command":           {Cmd: wire.CmdID{Client: 1, Seq: 1}, Command: kvs.Command{Op: kvs.OpScan, Count: -1}, Level: wire.Strong},
+		"command without id":           {Command: kvs.Command{Op: kvs.OpPut, Key: key(1), Value: kvs.Value("v")}, Level: wire.Strong},
+		"ballot above the Accept's":    {Ballot: 9, Cmd: wire.CmdID{Client: 1, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: key(1)}, Level: wire.Strong},
+		"invalid command":              {Cmd: wire.CmdID{Client: 1, Seq: 1}, Command: kvs.Command{Op: kvs.OpScan, Limit: -1}, Level: wire.Strong},
+		"SCAN ending before its start": {Cmd: wire.CmdID{Client: 1, Seq: 1}, Command: kvs.Command{Op: kvs.OpScan, Key: key(2), End: key(1), Limit: 1}, Level: wire.Strong},
+		"key over the limit":           {Cmd: wire.CmdID{Client: 1, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: kvs.Key(make([]byte, kvs.DefaultLimits.MaxKey+1))}, Level: wire.Strong},
+		"weak CAS": {Cmd: wire.CmdID{Client: 1, Seq: 1}, Level: wire.Weak,
+			Command: kvs.Command{Op: kvs.OpCAS, Key: key(1), Expect: kvs.ExpectAbsent, Value: kvs.Value("v")}},
+		"weak INCR": {Cmd: wire.CmdID{Client: 1, Seq: 1}, Level: wire.Weak, Command: kvs.Command{Op: kvs.OpIncr, Key: key(1), Delta: 1}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := follower1(t)
@@ -71,6 +74,29 @@ func TestMalformedEntriesRejected(t *testing.T) {
 	}
 	c := follower1(t)
 	requireInvalid(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, PrevSlot: math.MaxUint64, Entries: []wire.Entry{put(1, 1, 1, "v")}}))
+}
+
+// TestForgedWeakCASRefused: a CAS or an INCR is strong only (PROTOCOL.md
+// 1.2), so a log entry holding a weak one is a forgery: validEntry refuses
+// it, and an Accept carrying it changes nothing, while the same entries
+// at the strong level, and a weak PUT or DELETE, are log entries.
+func TestForgedWeakCASRefused(t *testing.T) {
+	id := wire.CmdID{Client: 66, Seq: 1}
+	cas := kvs.Command{Op: kvs.OpCAS, Key: key(1), Expect: kvs.ExpectValue, ExpectValue: kvs.Value("a"), Value: kvs.Value("forged")}
+	incr := kvs.Command{Op: kvs.OpIncr, Key: key(1), Delta: 5}
+	for _, cmd := range []kvs.Command{cas, incr} {
+		require.False(t, validEntry(&wire.Entry{Cmd: id, Command: cmd, Level: wire.Weak}, kvs.DefaultLimits), "weak %v", cmd)
+		require.True(t, validEntry(&wire.Entry{Cmd: id, Command: cmd, Level: wire.Strong}, kvs.DefaultLimits), "strong %v", cmd)
+	}
+	for _, cmd := range []kvs.Command{putCmd(1, "v"), {Op: kvs.OpDelete, Key: key(1)}} {
+		require.True(t, validEntry(&wire.Entry{Cmd: id, Command: cmd, Level: wire.Weak}, kvs.DefaultLimits), "weak %v", cmd)
+	}
+
+	c := follower1(t)
+	forged := wire.Entry{Cmd: id, Command: cas, Level: wire.Weak}
+	requireInvalid(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, PrevSlot: 2, Entries: []wire.Entry{forged}, LeaderCommit: 3}))
+	require.Equal(t, kvs.Slot(2), c.LastSlot())
+	require.Equal(t, kvs.Value("a"), c.store.Get(key(1)).Value, "the CAS never executed")
 }
 
 // TestForgedRequestVoteCannotMoveTheBallot: issue 12. A RequestVote of

@@ -167,7 +167,7 @@ func (c *Core) stateAfter(k kvs.Key, w []kvs.Slot) kvs.Entry {
 // that key in turn (stateAfter).
 type oneKey struct{ e kvs.Entry }
 
-func (o *oneKey) Lookup(kvs.Key) (kvs.Entry, bool)                 { return o.e, true }
+func (o *oneKey) Lookup(kvs.Key) (kvs.Entry, bool)                    { return o.e, true }
 func (o *oneKey) Range(_, _ kvs.Key, _ func(kvs.Key, kvs.Entry) bool) {}
 
 // HasSlot reports whether id is in the log or was applied.

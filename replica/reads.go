@@ -71,7 +71,7 @@ func (c *Core) answerRead(to wire.ClientID, r *wire.WeakRead) {
 	}
 	c.out.toClient(to, &wire.WeakReadReply{
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: r.Cmd, Attempt: r.Attempt,
-		Result: res.Value, Version: res.Version, Items: res.Items, AppliedIndex: c.appliedIndex,
+		Result: res, AppliedIndex: c.appliedIndex,
 		WeakApplied: c.WeakCommittedSeq(r.Cmd.Client),
 	})
 }

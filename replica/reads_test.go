@@ -9,7 +9,8 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-func put(client wire.ClientID, seq wire.Seq, k kvs.Key, v string) wire.Entry {
+func put(client wire.ClientID, seq wire.Seq, ki int, v string) wire.Entry {
+	k := key(ki)
 	return wire.Entry{Cmd: wire.CmdID{Client: client, Seq: seq}, Command: kvs.Command{Op: kvs.OpPut, Key: k, Value: kvs.Value(v)}, Level: wire.Strong}
 }
 
@@ -31,7 +32,7 @@ func TestParkedReadRejudgedOnBallotChange(t *testing.T) {
 	tc := newTestCoreWith(t, 1, 3, BasePolicy{})
 	c, out := tc.Core, tc.out
 	c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Entries: []wire.Entry{put(7, 1, 1, "a"), put(7, 2, 1, "b")}})
-	read := &wire.WeakRead{Cmd: wire.CmdID{Client: 9, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}, MinSlot: 1}
+	read := &wire.WeakRead{Cmd: wire.CmdID{Client: 9, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: key(1)}, MinSlot: 1}
 	c.StepClient(9, read)
 	require.Empty(t, answers(out.take()), "parked: nothing applied")
 
@@ -49,7 +50,7 @@ func TestParkedReadRejudgedOnBallotChange(t *testing.T) {
 	c.StepReplica(2, &wire.Commit{Ballot: 1, CommitIndex: 3})
 	got := answers(out.take())
 	require.Len(t, got, 1)
-	require.Equal(t, kvs.Value("b"), got[0].Result, "the answer includes everything before the view start")
+	require.Equal(t, kvs.Value("b"), got[0].Result.Value, "the answer includes everything before the view start")
 }
 
 // TestNoViewStartUnderflow: a NewView naming view start 0 (a buggy peer)
@@ -66,9 +67,17 @@ func TestNoViewStartUnderflow(t *testing.T) {
 func TestInvalidClientRequestsDropped(t *testing.T) {
 	for _, m := range []wire.Message{
 		&wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpNoop}},
-		&wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpScan, Count: kvs.MaxScanCount + 1}},
-		&wire.Propose{Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: kvs.Value("v")}},
-		&wire.WeakRead{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpPut, Key: 1}},
+		&wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpScan, Limit: kvs.MaxScanLimit + 1}},
+		&wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpScan, Key: key(2), End: key(1), Limit: 1}},
+		&wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet}},
+		&wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(make([]byte, kvs.DefaultLimits.MaxKey+1))}},
+		&wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpPut, Key: key(1), Value: make(kvs.Value, kvs.DefaultLimits.MaxValue+1)}},
+		&wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpDelete, Key: key(1), Value: kvs.Value("v")}},
+		&wire.Propose{Command: kvs.Command{Op: kvs.OpPut, Key: key(1), Value: kvs.Value("v")}},
+		&wire.WeakRead{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpPut, Key: key(1)}},
+		&wire.WeakRead{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: kvs.Command{Op: kvs.OpDelete, Key: key(1)}},
+		&wire.WeakPropose{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: getCmd(1)},
+		&wire.CausalPropose{Cmd: wire.CmdID{Client: 7, Seq: 1}, Command: scanCmd(1, 2)},
 	} {
 		for _, id := range []wire.ReplicaID{0, 1} {
 			tc := newTestCoreWith(t, id, 3, BasePolicy{})
@@ -90,8 +99,8 @@ func TestReadAnsweredCountsWeakReads(t *testing.T) {
 	c, out := tc.Core, tc.out
 	var answered []kvs.Op
 	c.o.ReadAnswered = func(cmd *kvs.Command) { answered = append(answered, cmd.Op) }
-	c.StepClient(9, &wire.WeakRead{Cmd: wire.CmdID{Client: 9, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}})
-	c.StepClient(9, &wire.WeakRead{Cmd: wire.CmdID{Client: 9, Seq: 2}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}, MinSlot: 1})
+	c.StepClient(9, &wire.WeakRead{Cmd: wire.CmdID{Client: 9, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: key(1)}})
+	c.StepClient(9, &wire.WeakRead{Cmd: wire.CmdID{Client: 9, Seq: 2}, Command: kvs.Command{Op: kvs.OpGet, Key: key(1)}, MinSlot: 1})
 	require.Len(t, answers(out.take()), 1)
 	require.Equal(t, []kvs.Op{kvs.OpGet}, answered, "the parked read is not answered yet")
 	c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Entries: []wire.Entry{put(7, 1, 1, "a")}, LeaderCommit: 1})

@@ -77,7 +77,7 @@ func newTestCore(t *testing.T, id wire.ReplicaID, n int) *Core {
 
 func rec(client wire.ClientID, seq wire.Seq) wire.Record {
 	return wire.Record{Cmd: wire.CmdID{Client: client, Seq: seq}, Level: wire.Strong, Accepted: true,
-		Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(client), Value: kvs.Value("v")}}
+		Command: kvs.Command{Op: kvs.OpPut, Key: key(int(client)), Value: kvs.Value("v")}}
 }
 
 // replies builds collected replies, each listing records in arrival order.

@@ -72,7 +72,7 @@ func TestPersisterKeepsOrderAroundAReceivedSnapshot(t *testing.T) {
 // entry is a one-entry log run at slot s.
 func entry(s kvs.Slot) []wire.Entry {
 	return []wire.Entry{{Slot: s, Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(s)}, Level: wire.Strong,
-		Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(s), Value: kvs.Value("v")}}}
+		Command: kvs.Command{Op: kvs.OpPut, Key: key(int(s)), Value: kvs.Value("v")}}}
 }
 
 // TestPersisterFailureStopsTheLoopsWrites: once the persister failed to

@@ -51,8 +51,7 @@ func (t sessionTable) states() []wire.SessionState {
 	for id, s := range t {
 		st := wire.SessionState{Client: id, Floor: s.floor, WeakCommittedSeq: s.weakCommittedSeq, Ended: s.ended}
 		for seq, a := range s.results {
-			st.Results = append(st.Results, wire.SessionResult{Seq: seq, Slot: a.slot, Refused: a.refused,
-				Value: a.result.Value, Version: a.result.Version, Items: a.result.Items})
+			st.Results = append(st.Results, wire.SessionResult{Seq: seq, Slot: a.slot, Refused: a.refused, Result: a.result})
 		}
 		slices.SortFunc(st.Results, func(a, b wire.SessionResult) int { return cmp.Compare(a.Seq, b.Seq) })
 		out = append(out, st)
@@ -71,8 +70,7 @@ func restoreSessions(states []wire.SessionState) sessionTable {
 		}
 		s := &session{results: make(map[wire.Seq]applied, len(st.Results)), floor: st.Floor, weakCommittedSeq: st.WeakCommittedSeq}
 		for _, r := range st.Results {
-			s.results[r.Seq] = applied{slot: r.Slot, refused: r.Refused,
-				result: kvs.Result{Value: r.Value, Version: r.Version, Items: r.Items}}
+			s.results[r.Seq] = applied{slot: r.Slot, refused: r.Refused, result: r.Result}
 		}
 		t[st.Client] = s
 	}

@@ -18,7 +18,7 @@ func leaderWithLog(t testing.TB, n int) *testCore {
 	v := make(kvs.Value, 100)
 	for i := range n {
 		c.StepClient(7, &wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: wire.Seq(i + 1)}, AckUpTo: wire.Seq(i),
-			Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(i), Value: v}})
+			Command: kvs.Command{Op: kvs.OpPut, Key: key(i), Value: v}})
 	}
 	require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true, MatchSlot: c.LastSlot()}))
 	require.Equal(t, kvs.Slot(n), c.AppliedIndex())
@@ -56,11 +56,11 @@ func BenchmarkSnapshotPause(b *testing.B) {
 	c := newTestCoreWith(&testing.T{}, 0, 3, BasePolicy{})
 	v := make(kvs.Value, 100)
 	for i := range 1_000_000 {
-		c.store.Apply(kvs.Slot(i+1), kvs.Command{Op: kvs.OpPut, Key: kvs.Key(i), Value: v})
+		c.store.Apply(kvs.Slot(i+1), kvs.Command{Op: kvs.OpPut, Key: key(i), Value: v})
 	}
 	for i := range 20_000 {
 		c.StepClient(7, &wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: wire.Seq(i + 1)}, AckUpTo: wire.Seq(i),
-			Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(i), Value: v}})
+			Command: kvs.Command{Op: kvs.OpPut, Key: key(i), Value: v}})
 	}
 	c.commitIndex, c.appliedIndex = c.LastSlot(), c.LastSlot()
 	c.o.LogRetain = 10_000
@@ -93,7 +93,7 @@ func TestInstallKeepsAcknowledgedSuffix(t *testing.T) {
 	v := make(kvs.Value, 100)
 	for i := 30; i < 35; i++ {
 		c.StepClient(7, &wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: wire.Seq(i + 1)}, AckUpTo: wire.Seq(i),
-			Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(i), Value: v}})
+			Command: kvs.Command{Op: kvs.OpPut, Key: key(i), Value: v}})
 	}
 	f := newTestCoreWith(t, 2, 3, BasePolicy{})
 	require.NoError(t, f.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Entries: c.entries.slice(1, 35, 100)}))
@@ -119,7 +119,7 @@ func TestInstallKeepsAcknowledgedSuffix(t *testing.T) {
 	f.out.take()
 	require.NoError(t, f.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, PrevSlot: 35, LeaderCommit: 35}))
 	require.Equal(t, kvs.Slot(35), f.AppliedIndex(), "and commit and apply")
-	_, ver := f.store.Get(34)
+	ver := f.store.Get(key(34)).Version
 	require.Equal(t, kvs.Slot(35), ver)
 }
 
@@ -130,12 +130,12 @@ func TestTransferSplitsTheClientTable(t *testing.T) {
 	c := leaderWithLog(t, 1)
 	v := make(kvs.Value, 4<<10)
 	c.StepClient(7, &wire.Propose{Cmd: wire.CmdID{Client: 7, Seq: 2}, AckUpTo: 1,
-		Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: v}})
+		Command: kvs.Command{Op: kvs.OpPut, Key: key(1), Value: v}})
 	const clients = 100
 	for cl := range wire.ClientID(clients) {
 		// Never acknowledged, so each session holds its result and value.
 		c.StepClient(100+cl, &wire.Propose{Cmd: wire.CmdID{Client: 100 + cl, Seq: 1},
-			Command: kvs.Command{Op: kvs.OpGet, Key: 1}})
+			Command: kvs.Command{Op: kvs.OpGet, Key: key(1)}})
 	}
 	require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true, MatchSlot: c.LastSlot()}))
 	require.Equal(t, c.LastSlot(), c.AppliedIndex())

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -46,7 +47,7 @@ func followerWith(t *testing.T, id wire.ReplicaID, n int, commit kvs.Slot, ents 
 }
 
 // putIn is put (reads_test.go) written in ballot b.
-func putIn(b wire.Ballot, client wire.ClientID, seq wire.Seq, k kvs.Key, v string) wire.Entry {
+func putIn(b wire.Ballot, client wire.ClientID, seq wire.Seq, k int, v string) wire.Entry {
 	e := put(client, seq, k, v)
 	e.Ballot = b
 	return e
@@ -61,15 +62,19 @@ func cmdID(client wire.ClientID, seq wire.Seq) wire.CmdID {
 	return wire.CmdID{Client: client, Seq: seq}
 }
 
-func putCmd(k kvs.Key, v string) kvs.Command {
-	return kvs.Command{Op: kvs.OpPut, Key: k, Value: kvs.Value(v)}
+func putCmd(k int, v string) kvs.Command {
+	return kvs.Command{Op: kvs.OpPut, Key: key(k), Value: kvs.Value(v)}
 }
 
-func getCmd(k kvs.Key) kvs.Command { return kvs.Command{Op: kvs.OpGet, Key: k} }
+// key is a test's key number i: fixed width, so that keys sort as their
+// numbers do.
+func key(i int) kvs.Key { return kvs.Key(fmt.Sprintf("k%03d", i)) }
 
-// scanCmd reads keys k..k+count.
-func scanCmd(k kvs.Key, count int64) kvs.Command {
-	return kvs.Command{Op: kvs.OpScan, Key: k, Count: count}
+func getCmd(k int) kvs.Command { return kvs.Command{Op: kvs.OpGet, Key: key(k)} }
+
+// scanCmd reads key numbers k..k+count.
+func scanCmd(k int, count int64) kvs.Command {
+	return kvs.Command{Op: kvs.OpScan, Key: key(k), End: key(k + int(count) + 1), Limit: count + 1}
 }
 
 // msgsOf returns the messages of type T among ms, in order.
@@ -161,9 +166,9 @@ func logIDs(c *Core) []wire.CmdID {
 }
 
 // value is the store's value of k and the slot that wrote it.
-func value(c *Core, k kvs.Key) (string, kvs.Slot) {
-	v, ver := c.store.Get(k)
-	return string(v), ver
+func value(c *Core, k int) (string, kvs.Slot) {
+	e := c.store.Get(key(k))
+	return string(e.Value), e.Version
 }
 
 // countExecutions makes the core count, per command id, how often it

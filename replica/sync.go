@@ -34,6 +34,6 @@ func (c *Core) sendSyncReply(to wire.ClientID, id wire.CmdID, a applied) {
 	}
 	c.out.toClient(to, &wire.SyncReply{
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: id, Refused: a.refused,
-		Result: a.result.Value, Version: a.result.Version, Items: a.result.Items, Slot: a.slot, WeakCommittedSeq: wcs,
+		Result: a.result, Slot: a.slot, WeakCommittedSeq: wcs,
 	})
 }

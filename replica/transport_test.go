@@ -262,7 +262,7 @@ func TestHelloOfAnotherProtocolIsRefused(t *testing.T) {
 
 	c := r.dial(t)
 	frames := wire.AppendFrame(nil, &wire.Hello{Kind: wire.PeerClient, Client: 77, Alias: "client0", Protocol: "curpht"})
-	frames = wire.AppendFrame(frames, &wire.Propose{Cmd: wire.CmdID{Client: 77, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}})
+	frames = wire.AppendFrame(frames, &wire.Propose{Cmd: wire.CmdID{Client: 77, Seq: 1}, Command: kvs.Command{Op: kvs.OpGet, Key: key(1)}})
 	_, err := c.Write(frames)
 	require.NoError(t, err)
 	require.NoError(t, c.SetReadDeadline(time.Now().Add(closeWithin)))
@@ -280,7 +280,7 @@ func TestInvalidPeerMessageClosesConnection(t *testing.T) {
 	r := startReplica0(t, "", false)
 	forged := r.dial(t)
 	entry := wire.Entry{Cmd: wire.CmdID{Client: 66, Seq: 1}, Level: wire.Strong,
-		Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: kvs.Value("forged")}}
+		Command: kvs.Command{Op: kvs.OpPut, Key: key(1), Value: kvs.Value("forged")}}
 	frames := wire.AppendFrame(nil, &wire.Hello{Kind: wire.PeerReplica, Replica: 2, Alias: "replica2"})
 	frames = wire.AppendFrame(frames, &wire.Accept{Ballot: 0, Leader: 2, Entries: []wire.Entry{entry}, LeaderCommit: 1})
 	_, err := forged.Write(frames)
@@ -290,14 +290,15 @@ func TestInvalidPeerMessageClosesConnection(t *testing.T) {
 
 	c := r.dial(t)
 	propose := wire.AppendFrame(clientHello(), &wire.Propose{Cmd: wire.CmdID{Client: 77, Seq: 1},
-		Command: kvs.Command{Op: kvs.OpGet, Key: 1}})
+		Command: kvs.Command{Op: kvs.OpGet, Key: key(1)}})
 	_, err = c.Write(propose)
 	require.NoError(t, err)
 	require.NoError(t, c.SetReadDeadline(time.Now().Add(closeWithin)))
 	m := nextAfterViews(t, wire.NewReader(c, 1<<20))
 	reply, ok := m.(*wire.LeaderReply)
 	require.True(t, ok, "got %T", m)
-	require.Empty(t, reply.Result, "the forged write was never applied")
+	require.False(t, reply.Result.Found, "the forged write was never applied")
+	require.Zero(t, reply.Result.Version)
 }
 
 // TestRefusalsLoggedAreBounded: each peer and reason is logged at error

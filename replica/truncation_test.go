@@ -28,7 +28,7 @@ func TestAcceptReplacesConflictingSuffix(t *testing.T) {
 	require.False(t, c.HasSlot(cmdID(8, 1)), "a deleted entry leaves the command index")
 	require.False(t, c.HasSlot(cmdID(8, 2)))
 	require.True(t, c.HasSlot(cmdID(9, 1)))
-	require.False(t, c.keys.touchedAbove(4, c.CommitIndex()), "a deleted entry leaves the key index")
+	require.False(t, c.keys.touchedAbove(key(4), c.CommitIndex()), "a deleted entry leaves the key index")
 	acks := msgsOf[*wire.AcceptAck](c.out.takePeer())
 	require.Len(t, acks, 1)
 	require.Equal(t, wire.AcceptAck{Ballot: 1, Replica: 1, Success: true, MatchSlot: 3}, *acks[0])
@@ -38,7 +38,7 @@ func TestAcceptReplacesConflictingSuffix(t *testing.T) {
 	v, ver := value(c.Core, 5)
 	require.Equal(t, "e", v)
 	require.Equal(t, kvs.Slot(3), ver)
-	for _, k := range []kvs.Key{3, 4} {
+	for _, k := range []int{3, 4} {
 		_, ver := value(c.Core, k)
 		require.Zero(t, ver, "the deleted write of key %d never executes", k)
 	}

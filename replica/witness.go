@@ -44,11 +44,16 @@ type witness struct {
 }
 
 func newWitness(index RecordIndex) *witness {
-	return &witness{
+	w := &witness{
 		byCmd: make(map[wire.CmdID]*witnessRecord),
 		byKey: btree.NewMap[kvs.Key, []*witnessRecord](32),
 		index: index,
 	}
+	// A B-tree that empties drops its root, and the next record would
+	// allocate a new one: the map always holds the empty key, which no
+	// command has, with no record.
+	w.byKey.Set(sentinelKey, nil)
+	return w
 }
 
 // each calls f for every kept record that c touches a key of, until f
@@ -221,6 +226,9 @@ func (w *witness) check() error {
 	listed := make(map[*witnessRecord]int, len(w.byCmd))
 	var err error
 	w.byKey.Scan(func(k kvs.Key, l []*witnessRecord) bool {
+		if k == sentinelKey && len(l) > 0 {
+			err = fmt.Errorf("the empty key lists %d records", len(l))
+		}
 		for _, r := range l {
 			switch {
 			case w.byCmd[r.Cmd] != r:

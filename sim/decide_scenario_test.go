@@ -8,7 +8,6 @@ import (
 
 	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
-	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 	"swiftpaxos/sim"
 )
@@ -224,7 +223,7 @@ func TestScenarioLiveSessionIsNotRefused(t *testing.T) {
 	runUntil(t, s, "w3 completes", func() bool { ok, _ := s.Done(1, 3); return ok }, 5*time.Second)
 	require.NoError(t, s.Run(time.Second))
 	for k := wire.Seq(1); k <= 3; k++ {
-		s.Get(0, wire.Strong, kvs.Key(k))
+		s.Get(0, wire.Strong, int(k))
 		runUntil(t, s, "the strong read completes", func() bool { ok, _ := s.Done(0, k); return ok }, 5*time.Second)
 		_, wrote := s.Done(1, k)
 		_, read := s.Done(0, k)

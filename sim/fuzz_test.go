@@ -18,8 +18,8 @@ import (
 // logs must agree, with no command applied twice. The fake client's
 // commands are not in the history, so only the log rules are judged.
 func FuzzClientMessages(f *testing.F) {
-	put := func(seq wire.Seq, k kvs.Key) kvs.Command {
-		return kvs.Command{Op: kvs.OpPut, Key: k, Value: kvs.Value("f")}
+	put := func(seq wire.Seq, k int) kvs.Command {
+		return kvs.Command{Op: kvs.OpPut, Key: sim.KeyOf(k), Value: kvs.Value("f")}
 	}
 	var seed []byte
 	for _, m := range []wire.Message{
@@ -27,7 +27,7 @@ func FuzzClientMessages(f *testing.F) {
 		&wire.CausalPropose{Cmd: wire.CmdID{Client: 99, Seq: 2}, Command: put(2, 1), CausalDep: 1, Bound: 1},
 		&wire.WeakPropose{Cmd: wire.CmdID{Client: 99, Seq: 3}, Command: put(3, 2), CausalDep: 2, AckUpTo: 9},
 		&wire.Propose{Cmd: wire.CmdID{Client: 99, Seq: 1}, Command: put(1, 3), AckUpTo: 1 << 40},
-		&wire.WeakRead{Cmd: wire.CmdID{Client: 99, Seq: 4}, Command: kvs.Command{Op: kvs.OpScan, Key: 0, Count: 5}, MinSlot: 1 << 50},
+		&wire.WeakRead{Cmd: wire.CmdID{Client: 99, Seq: 4}, Command: kvs.Command{Op: kvs.OpScan, Key: sim.KeyOf(0), End: sim.KeyOf(6), Limit: 6}, MinSlot: 1 << 50},
 	} {
 		seed = wire.AppendFrame(seed, m)
 	}
@@ -52,7 +52,7 @@ func FuzzClientMessages(f *testing.F) {
 				break
 			}
 			s.Inject(fake, i%3, m)
-			s.Put(0, wire.Level(1+i%2), kvs.Key(i%4))
+			s.Put(0, wire.Level(1+i%2), i%4)
 			if err := s.Run(2 * time.Millisecond); err != nil {
 				t.Fatal(err)
 			}

@@ -96,6 +96,11 @@ type Workload struct {
 	// ScanRatio is the share (%) of reads, weak and strong, issued as a
 	// SCAN of 1..ScanCount+1 keys (0: none).
 	ScanRatio, ScanCount int
+	// Deletes is the share (%) of writes, weak and strong, issued as a
+	// DELETE; RMW the share of strong operations issued as a CAS or an
+	// INCR, half each (0: none). INCRs go to counter keys of their own,
+	// as the benchmark's do.
+	Deletes, RMW int
 }
 
 // Options describes a run.

@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 	"swiftpaxos/sim"
 )
@@ -213,7 +212,7 @@ func TestScenarioTentativeFrontierDoesNotStall(t *testing.T) {
 		drops(t, s, acceptFrom(0))
 		for i := range 5 {
 			seq := wire.Seq(i + 1)
-			s.Get(1, wire.Strong, kvs.Key(10+i))
+			s.Get(1, wire.Strong, 10+i)
 			runUntil(t, s, "a strong read completes", func() bool { ok, _ := s.Done(1, seq); return ok }, time.Second)
 		}
 		s.Put(2, wire.Strong, 5)

@@ -53,19 +53,30 @@ func (s *Script) Drop(drop func(from, to int, m wire.Message) bool) { s.c.filter
 // hostile peer this way.
 func (s *Script) Inject(from, to int, m wire.Message) { s.c.send(from, to, m) }
 
-// Put starts a write of key by session; its value is unique in the run.
-func (s *Script) Put(session int, level wire.Level, key kvs.Key) {
-	s.c.start(s.c.sessions[session], level, kvs.Command{Op: kvs.OpPut, Key: key})
+// Put starts a write of key number key (KeyOf) by session; its value is
+// unique in the run.
+func (s *Script) Put(session int, level wire.Level, key int) {
+	s.c.start(s.c.sessions[session], level, kvs.Command{Op: kvs.OpPut, Key: KeyOf(key)})
 }
 
-// Get starts a read of key by session.
-func (s *Script) Get(session int, level wire.Level, key kvs.Key) {
-	s.c.start(s.c.sessions[session], level, kvs.Command{Op: kvs.OpGet, Key: key})
+// Get starts a read of key number key by session.
+func (s *Script) Get(session int, level wire.Level, key int) {
+	s.c.start(s.c.sessions[session], level, kvs.Command{Op: kvs.OpGet, Key: KeyOf(key)})
 }
 
-// Scan starts a SCAN of keys key..key+count by session.
-func (s *Script) Scan(session int, level wire.Level, key kvs.Key, count int64) {
-	s.c.start(s.c.sessions[session], level, kvs.Command{Op: kvs.OpScan, Key: key, Count: count})
+// Delete starts a DELETE of key number key by session.
+func (s *Script) Delete(session int, level wire.Level, key int) {
+	s.c.start(s.c.sessions[session], level, kvs.Command{Op: kvs.OpDelete, Key: KeyOf(key)})
+}
+
+// Scan starts a SCAN of key numbers key..key+count by session.
+func (s *Script) Scan(session int, level wire.Level, key int, count int64) {
+	s.c.start(s.c.sessions[session], level, scanOf(key, int(count)+1))
+}
+
+// Do starts cmd by session (a CAS's or a PUT's value is made unique).
+func (s *Script) Do(session int, level wire.Level, cmd kvs.Command) {
+	s.c.start(s.c.sessions[session], level, cmd)
 }
 
 // Run processes events for d of virtual time.

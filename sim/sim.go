@@ -7,6 +7,7 @@ import (
 
 	"swiftpaxos/check"
 	"swiftpaxos/client"
+	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/wire"
@@ -27,8 +28,9 @@ type session struct {
 	issued  int
 	done    int
 	hist    map[wire.Seq]int // Seq -> index in the history
-	invokes int              // scheduled invokes not yet run
-	dead    bool             // the client crashed
+	seen    map[kvs.Key]seenValue
+	invokes int  // scheduled invokes not yet run
+	dead    bool // the client crashed
 	// lost: the session was told that acknowledged writes of it were
 	// refused (docs/DECISIONS.md 15); like a crash, it exempts its weak
 	// writes from the durability rule, and the run reports it.

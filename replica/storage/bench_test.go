@@ -41,6 +41,10 @@ func BenchmarkSyncedBatch(b *testing.B) {
 				}
 				defer s.Close()
 				value := make([]byte, 100)
+				keys := make([]kvs.Key, 1000)
+				for i := range keys {
+					keys[i] = testKey(i)
+				}
 				slot := kvs.Slot(0)
 				b.ReportAllocs()
 				cpu0 := cpuTime(b)
@@ -50,7 +54,7 @@ func BenchmarkSyncedBatch(b *testing.B) {
 					for j := 0; j < n; j++ {
 						slot++
 						id := wire.CmdID{Client: 1, Seq: wire.Seq(slot)}
-						cmd := kvs.Command{Op: kvs.OpPut, Key: kvs.Key(slot % 1000), Value: value}
+						cmd := kvs.Command{Op: kvs.OpPut, Key: keys[slot%1000], Value: value}
 						bt.Entries = append(bt.Entries, wire.Entry{Slot: slot, Ballot: 1, Cmd: id, Command: cmd, Level: wire.Strong})
 						bt.Records = append(bt.Records, RecordOp{Record: wire.Record{Cmd: id, Command: cmd, Level: wire.Strong, Accepted: true, Ballot: 1}})
 						if slot > 1 {

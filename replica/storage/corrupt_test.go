@@ -23,7 +23,7 @@ func TestCorruptTableNamesTheFile(t *testing.T) {
 	s, _, err := Open(dir, testCluster, nil)
 	require.NoError(t, err)
 	ent := func(s kvs.Slot) wire.Entry {
-		return wire.Entry{Slot: s, Ballot: 1, Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(s)}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}, Level: wire.Strong}
+		return wire.Entry{Slot: s, Ballot: 1, Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(s)}, Command: kvs.Command{Op: kvs.OpGet, Key: testKey(1)}, Level: wire.Strong}
 	}
 	require.NoError(t, s.Write([]*Batch{{Hard: &HardState{Ballot: 1, Vote: 0, Member: true}, Entries: []wire.Entry{ent(1), ent(2), ent(3)}}}))
 	require.NoError(t, s.db.Flush())

@@ -20,8 +20,8 @@ func TestSnapshotDueAfterALogWorth(t *testing.T) {
 	require.True(t, s.SnapshotDue(), "no snapshot on disk yet")
 
 	store := kvs.NewStore()
-	for k := kvs.Key(1); k <= 500; k++ {
-		store.Apply(kvs.Slot(k), kvs.Command{Op: kvs.OpPut, Key: k, Value: kvs.Value("value-of-some-length")})
+	for k := 1; k <= 500; k++ {
+		store.Apply(kvs.Slot(k), kvs.Command{Op: kvs.OpPut, Key: testKey(k), Value: kvs.Value("value-of-some-length")})
 	}
 	require.NoError(t, s.SaveSnapshot(&Snapshot{LastSlot: 500, LastBallot: 0, Store: store.Snapshot()}))
 	require.False(t, s.SnapshotDue(), "nothing logged since")
@@ -31,7 +31,7 @@ func TestSnapshotDueAfterALogWorth(t *testing.T) {
 		for range n {
 			slot++
 			require.NoError(t, s.Write([]*Batch{{Entries: []wire.Entry{{Slot: slot, Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(slot)},
-				Level: wire.Strong, Command: kvs.Command{Op: kvs.OpPut, Key: 1, Value: kvs.Value("v")}}}}}))
+				Level: wire.Strong, Command: kvs.Command{Op: kvs.OpPut, Key: testKey(1), Value: kvs.Value("v")}}}}}))
 		}
 	}
 	logged(10)

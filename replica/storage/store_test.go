@@ -25,17 +25,42 @@ type history struct {
 	ballot  wire.Ballot
 	applied kvs.Slot // slots below it may be snapshotted
 	store   *kvs.Store
-	kept    []wire.CmdID
-	arrival uint64
+	// ballotOf is the ballot of the entry last written at each slot: a
+	// snapshot's LastBallot is that of the entry at its LastSlot, so two
+	// snapshots of one slot agree on it, as the replicas' do.
+	ballotOf map[kvs.Slot]wire.Ballot
+	kept     []wire.CmdID
+	arrival  uint64
 }
+
+// testKey is key number i, fixed width so that keys sort as their numbers.
+func testKey(i int) kvs.Key { return kvs.Key(fmt.Sprintf("k%03d", i)) }
 
 func newHistory(seed uint64) *history {
-	return &history{rng: rand.New(rand.NewPCG(seed, 1)), store: kvs.NewStore()}
+	return &history{rng: rand.New(rand.NewPCG(seed, 1)), store: kvs.NewStore(), ballotOf: map[kvs.Slot]wire.Ballot{}}
 }
 
+// entry is a strong command at slot s, of every operation of the data
+// model: what the log holds is the commands' fields, whatever they are.
 func (h *history) entry(s kvs.Slot) wire.Entry {
-	return wire.Entry{Slot: s, Ballot: h.ballot, Cmd: wire.CmdID{Client: 7, Seq: wire.Seq(s)},
-		Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(h.rng.IntN(20)), Value: []byte(fmt.Sprintf("v%d", s))}, Level: wire.Strong}
+	k := testKey(h.rng.IntN(20))
+	c := kvs.Command{Op: kvs.OpPut, Key: k, Value: []byte(fmt.Sprintf("v%d", s))}
+	switch h.rng.IntN(10) {
+	case 0:
+		c = kvs.Command{Op: kvs.OpDelete, Key: k}
+	case 1:
+		c = kvs.Command{Op: kvs.OpCAS, Key: k, Expect: kvs.ExpectValue, ExpectValue: []byte("old"), Value: []byte("new")}
+	case 2:
+		c = kvs.Command{Op: kvs.OpCAS, Key: k, Expect: kvs.ExpectVersion, ExpectVersion: s - 1, Delete: true}
+	case 3:
+		c = kvs.Command{Op: kvs.OpIncr, Key: k, Delta: -int64(s)}
+	case 4:
+		c = kvs.Command{Op: kvs.OpScan, Key: k, End: testKey(20), Limit: 3}
+	case 5:
+		c = kvs.Command{Op: kvs.OpGet, Key: k}
+	}
+	h.ballotOf[s] = h.ballot
+	return wire.Entry{Slot: s, Ballot: h.ballot, Cmd: wire.CmdID{Client: 7, Seq: wire.Seq(s)}, Command: c, Level: wire.Strong}
 }
 
 func (h *history) next() *Batch {
@@ -68,14 +93,18 @@ func (h *history) next() *Batch {
 		id := wire.CmdID{Client: 9, Seq: wire.Seq(h.arrival)}
 		h.kept = append(h.kept, id)
 		b.Records = append(b.Records, RecordOp{Record: wire.Record{Cmd: id, Level: wire.Weak, Accepted: true, Ballot: h.ballot,
-			Arrival: h.arrival, Command: kvs.Command{Op: kvs.OpPut, Key: 3, Value: []byte("w")}}})
+			Arrival: h.arrival, Command: kvs.Command{Op: kvs.OpPut, Key: testKey(3), Value: []byte("w")}}})
 	}
 	for h.applied < h.last && h.rng.IntN(2) == 0 {
 		h.applied++
-		h.store.Apply(h.applied, kvs.Command{Op: kvs.OpPut, Key: kvs.Key(h.applied % 7), Value: []byte("x")})
+		c := kvs.Command{Op: kvs.OpPut, Key: testKey(int(h.applied % 7)), Value: []byte("x")}
+		if h.applied%5 == 0 {
+			c = kvs.Command{Op: kvs.OpDelete, Key: c.Key} // a snapshot keeps deleted keys
+		}
+		h.store.Apply(h.applied, c)
 	}
 	if h.applied > 0 && h.rng.IntN(8) == 0 {
-		b.Snapshot = &Snapshot{LastSlot: h.applied, LastBallot: h.ballot, Store: h.store.Snapshot(),
+		b.Snapshot = &Snapshot{LastSlot: h.applied, LastBallot: h.ballotOf[h.applied], Store: h.store.Snapshot(),
 			Sessions: []wire.SessionState{{Client: 7, Floor: wire.Seq(h.applied)}}}
 		if h.rng.IntN(3) == 0 {
 			// Received from a leader: the log restarts after it.
@@ -112,7 +141,8 @@ func requireSame(t *testing.T, want, got *State) {
 // requires the same state from both after every reopen. The batches are
 // group-committed in random runs, with Write (one at a time) or, as the
 // persister does, with up to five Starts in flight before their Waits;
-// the log costs at least one fsync and at most one per write.
+// the log costs at least one fsync and at most one per write, and one
+// more per received snapshot.
 func TestStoreMatchesMem(t *testing.T) {
 	for _, window := range []int{1, 5} {
 		for seed := uint64(1); seed <= 8; seed++ {
@@ -150,6 +180,11 @@ func storeMatchesMem(t *testing.T, seed uint64, window int) {
 				group = append(group, b)
 				if b.Snapshot != nil && !b.Installed {
 					taken = append(taken, b.Snapshot)
+				}
+				if b.Installed {
+					// A received snapshot is synced on its own, before
+					// the rest (Store.Start).
+					writes++
 				}
 			}
 			writes++
@@ -237,8 +272,8 @@ func TestCorruptSnapshotNamesTheFile(t *testing.T) {
 	s, _, err := Open(dir, testCluster, nil)
 	require.NoError(t, err)
 	store := kvs.NewStore()
-	store.Apply(1, kvs.Command{Op: kvs.OpPut, Key: 1, Value: []byte("a")})
-	store.Apply(2, kvs.Command{Op: kvs.OpPut, Key: 2, Value: []byte("b")})
+	store.Apply(1, kvs.Command{Op: kvs.OpPut, Key: testKey(1), Value: []byte("a")})
+	store.Apply(2, kvs.Command{Op: kvs.OpPut, Key: testKey(2), Value: []byte("b")})
 	require.NoError(t, s.SaveSnapshot(&Snapshot{LastSlot: 2, LastBallot: 1, Store: store.Snapshot()}))
 	require.NoError(t, s.Write([]*Batch{{Entries: []wire.Entry{{Slot: 3, Ballot: 1, Command: kvs.Command{Op: kvs.OpNoop}, Level: wire.Strong}}}}))
 	require.NoError(t, s.Close())
@@ -264,7 +299,7 @@ func TestGapIsCut(t *testing.T) {
 	s, _, err := Open(dir, testCluster, nil)
 	require.NoError(t, err)
 	ent := func(s kvs.Slot) wire.Entry {
-		return wire.Entry{Slot: s, Ballot: 1, Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(s)}, Command: kvs.Command{Op: kvs.OpGet, Key: 1}, Level: wire.Strong}
+		return wire.Entry{Slot: s, Ballot: 1, Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(s)}, Command: kvs.Command{Op: kvs.OpGet, Key: testKey(1)}, Level: wire.Strong}
 	}
 	require.NoError(t, s.Write([]*Batch{{Entries: []wire.Entry{ent(1), ent(2), ent(5), ent(6)}}}))
 	require.NoError(t, s.Close())
@@ -320,14 +355,14 @@ func TestLargeSessionTable(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	store := kvs.NewStore()
-	store.Apply(1, kvs.Command{Op: kvs.OpPut, Key: 1, Value: []byte("a")})
+	store.Apply(1, kvs.Command{Op: kvs.OpPut, Key: testKey(1), Value: []byte("a")})
 
 	// Results held for retries carry their values: 300 sessions of 60 KB.
 	big := make([]byte, 60<<10)
 	var sessions []wire.SessionState
 	for c := range 300 {
 		sessions = append(sessions, wire.SessionState{Client: wire.ClientID(c + 1),
-			Results: []wire.SessionResult{{Seq: 1, Slot: 1, Value: big}}})
+			Results: []wire.SessionResult{{Seq: 1, Slot: 1, Result: kvs.Result{Value: big, Found: true, Version: 1}}}})
 	}
 	require.NoError(t, s.SaveSnapshot(&Snapshot{LastSlot: 2, LastBallot: 1, Store: store.Snapshot(), Sessions: sessions}))
 	sn, err := readSnapshotFile(filepath.Join(dir, "snapshot"))
@@ -336,7 +371,7 @@ func TestLargeSessionTable(t *testing.T) {
 
 	var results []wire.SessionResult
 	for q := range 300 {
-		results = append(results, wire.SessionResult{Seq: wire.Seq(q + 1), Slot: 1, Value: big})
+		results = append(results, wire.SessionResult{Seq: wire.Seq(q + 1), Slot: 1, Result: kvs.Result{Value: big, Found: true, Version: 1}})
 	}
 	one := []wire.SessionState{{Client: 1, Results: results}}
 	err = s.SaveSnapshot(&Snapshot{LastSlot: 3, LastBallot: 1, Store: store.Snapshot(), Sessions: one})

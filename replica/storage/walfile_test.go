@@ -54,7 +54,7 @@ func TestLogLongerThanItsZeros(t *testing.T) {
 	value := bytes.Repeat([]byte("v"), 8<<10)
 	for slot := kvs.Slot(1); slot <= 400; slot++ {
 		b := &Batch{Seq: uint64(slot), Entries: []wire.Entry{{Slot: slot, Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(slot)},
-			Level: wire.Strong, Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(slot), Value: value}}}}
+			Level: wire.Strong, Command: kvs.Command{Op: kvs.OpPut, Key: testKey(int(slot)), Value: value}}}}
 		mem.Apply(b)
 		require.NoError(t, s.Write([]*Batch{b}))
 	}
