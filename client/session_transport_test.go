@@ -19,7 +19,6 @@ import (
 	"swiftpaxos/config/certs"
 	"swiftpaxos/cost"
 	curpht "swiftpaxos/curp-ht"
-	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/wire"
 )
@@ -56,16 +55,17 @@ func startCounted(t *testing.T, cfg *config.Config, n int) []*replica.ConnCounte
 	return counters
 }
 
-func putGet(t *testing.T, s *client.Session, key kvs.Key, value string) {
+func putGet(t *testing.T, s *client.Session, key int, value string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	_, err := s.Put(ctx, []byte(key), []byte(value), wire.Strong)
+	k := []byte(client.KeyOf(int64(key)))
+	_, err := s.Put(ctx, k, []byte(value), wire.Strong)
 	require.NoError(t, err)
-	got, err := s.Get(ctx, []byte(key), wire.Strong)
+	got, err := s.Get(ctx, k, wire.Strong)
 	require.NoError(t, err)
 	assert.Equal(t, value, string(got.Value))
-	got, err = s.Get(ctx, []byte(key), wire.Weak)
+	got, err = s.Get(ctx, k, wire.Weak)
 	require.NoError(t, err)
 	assert.Equal(t, value, string(got.Value))
 }
@@ -271,7 +271,7 @@ func TestSessionsEndAndExpire(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	_, err = b.Put(ctx, []byte("2"), []byte("late"), wire.Strong)
+	_, err := b.Put(ctx, []byte("2"), []byte("late"), wire.Strong)
 	require.ErrorIs(t, err, client.ErrExpired)
 }
 

@@ -35,7 +35,7 @@ func TestTaintedSessionFreedByCommittedView(t *testing.T) {
 	read := core.Invoke(client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: "1"}})
 	id := core.CmdID(read)
 	dep := wire.ReadDep{Kind: wire.DepOne, Cmd: wire.CmdID{Client: 9, Seq: 4}}
-	core.Step(0, &wire.LeaderReply{Replica: 0, Cmd: id, Ok: true, Result: kvs.Value("w"), Version: 3, ReadDep: dep})
+	core.Step(0, &wire.LeaderReply{Replica: 0, Cmd: id, Ok: true, Result: kvs.Result{Value: kvs.Value("w"), Found: true, Version: 3}, ReadDep: dep})
 	for _, w := range []wire.ReplicaID{1, 2} {
 		core.Step(w, &wire.RecordAck{Replica: w, Cmd: id, Ok: true, ReadDep: dep})
 	}
