@@ -26,14 +26,14 @@ type starter struct {
 	cfg    *config.Config
 	ctx    context.Context
 	wg     sync.WaitGroup
-	joined chan string // "ALIAS: MESSAGE" of the lines below
+	joined chan string // "ALIAS: MESSAGE" of the lines below, and "ALIAS: member"
 }
 
 func newStarter(t *testing.T, conf string) *starter {
 	cfg, err := config.Load(conf)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &starter{t: t, cfg: cfg, ctx: ctx, joined: make(chan string, 16)}
+	s := &starter{t: t, cfg: cfg, ctx: ctx, joined: make(chan string, 32)}
 	t.Cleanup(func() { cancel(); s.wg.Wait() })
 	return s
 }
@@ -43,8 +43,10 @@ func (s *starter) start(i int, isNew bool) {
 	alias := fmt.Sprintf("replica%d", i)
 	hook := zap.Hooks(func(e zapcore.Entry) error {
 		switch {
-		case e.Message == "cluster bootstrapped", e.Message == "rejoined as a full member",
-			e.Message == "joining as a learner: a replica that holds state answered":
+		case e.Message == "cluster bootstrapped", e.Message == "rejoined as a full member":
+			s.joined <- alias + ": " + e.Message
+			s.joined <- alias + ": member"
+		case e.Message == "joining as a learner: a replica that holds state answered":
 			s.joined <- alias + ": " + e.Message
 		case strings.HasPrefix(e.Message, "the replica's state is in memory only") && e.Level == zapcore.InfoLevel:
 			s.joined <- alias + ": in memory only"
@@ -92,7 +94,7 @@ func TestMajorityOfNewReplicasServes(t *testing.T) {
 	assert.Contains(t, errs, "1 of 3 replicas answered, a majority needs 2")
 
 	s.start(1, true)
-	s.await("replica1: in memory only", "replica0: cluster bootstrapped", "replica1: cluster bootstrapped")
+	s.await("replica1: in memory only", "replica0: member", "replica1: member")
 	code, out, errs = runKV("", "-config", conf, "-timeout", "10s", "put", "7", "founded")
 	require.Equal(t, 0, code, errs)
 	assert.Equal(t, "OK\n", out)
@@ -124,12 +126,15 @@ func TestExistingReplicasWaitForEveryone(t *testing.T) {
 	roles := statusRoles(t, out)
 	assert.Equal(t, "founding", roles["replica0"], out)
 	assert.Equal(t, "founding", roles["replica1"], out)
-	assert.Contains(t, out, "\n  waiting for every replica to found the cluster: 2 of 3 up (replica0, replica1); start the others, or start new replicas with -cluster new")
-	assert.NotContains(t, out, "restart")
+	assert.Contains(t, out, "\n  waiting for every replica to found the cluster: 2 of 3 up (replica0, replica1); start the others (a replica that was never a member may be started with -cluster new")
+	assert.NotContains(t, out, "learners")
+	assert.NotContains(t, out, "restart the whole cluster")
 
 	s.start(2, false)
+	// Each founds the cluster, or, having heard a member that is the
+	// leader in service, joins it through the leader's mark.
 	s.await("replica0: in memory only", "replica1: in memory only", "replica2: in memory only",
-		"replica0: cluster bootstrapped", "replica1: cluster bootstrapped", "replica2: cluster bootstrapped")
+		"replica0: member", "replica1: member", "replica2: member")
 	code, out, errs := runKV("", "-config", conf, "-timeout", "10s", "put", "7", "v")
 	require.Equal(t, 0, code, errs)
 	assert.Equal(t, "OK\n", out)

@@ -47,7 +47,7 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 		alias := fmt.Sprintf("replica%d", i)
 		hook := zap.Hooks(func(e zapcore.Entry) error {
 			switch e.Message {
-			case "cluster bootstrapped":
+			case "cluster bootstrapped", "rejoined as a full member":
 				ready <- struct{}{}
 			case "view started":
 				select {
@@ -61,7 +61,7 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 		c.stop = append(c.stop, cancel)
 		done := make(chan struct{})
 		c.done = append(c.done, done)
-		o := replica.ServerOptions{Config: cfg, Alias: alias, Policy: protocols[string(cfg.Protocol)].replica,
+		o := replica.ServerOptions{Config: cfg, Alias: alias, ClusterNew: true, Policy: protocols[string(cfg.Protocol)].replica,
 			Log: zaptest.NewLogger(t, zaptest.WrapOptions(hook)).Named(alias)}
 		if i < len(regs) {
 			o.Metrics = regs[i]
@@ -178,6 +178,11 @@ func TestStatusSaysThereIsNoLeader(t *testing.T) {
 		}
 		return nil
 	})
+	// A write, so that the replicas restarted in memory find a cluster
+	// that holds state (with nothing appended anywhere they would found
+	// it again, which loses nothing).
+	code, _, errs := runKV("", "-config", conf, "-timeout", "10s", "put", "1", "x")
+	require.Equal(t, 0, code, errs)
 	for i := range 2 { // replica0 leads ballot 0
 		c.stop[i]()
 		<-c.done[i]

@@ -882,10 +882,14 @@ fi
 # replica_args ALIAS LIFE: the arguments of replica ALIAS, into rargs;
 # LIFE is "" for its first lifetime and ".2" after a restart. Each
 # lifetime has its own applied log (the replica refuses one that exists)
-# and its own cost report, which the summary merges (cost-*.json).
+# and its own cost report, which the summary merges (cost-*.json). A
+# first lifetime is a new replica of a new cluster (-cluster new: the
+# initial leader leads at once, whichever replica starts first); a
+# restarted one is not (docs/DECISIONS.md 37).
 replica_args() {
 	rargs=(-run server -config "$(cfg_for "$1")" -alias "$1" -log "$pdir/$1.log"
 		-cost "$pdir/cost-$1$2.json" "${extra[@]}")
+	[ -n "$2" ] || rargs+=(-cluster new)
 	[ -z "$data_rel" ] || rargs+=(-data "$pdir/$data_rel")
 	[ "$check" = 0 ] || rargs+=(-appliedlog "$pdir/log-$1$2.jsonl")
 	[ -z "${metrics_of[$1]:-}" ] || rargs+=(-metrics "${metrics_of[$1]}")

@@ -65,7 +65,7 @@ func startCluster(t *testing.T, cfg *config.Config, costDir string) (stop func()
 	for i := range cfg.N() {
 		alias := fmt.Sprintf("replica%d", i)
 		wg.Go(func() {
-			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, Policy: curpht.NewReplicaPolicy,
+			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, ClusterNew: true, Policy: curpht.NewReplicaPolicy,
 				Log: zaptest.NewLogger(t).Named(alias), Ready: func(net.Addr) { ready <- struct{}{} },
 				CostPath: filepath.Join(costDir, "cost-"+alias+".json")})
 			if ctx.Err() == nil || err != nil {

@@ -37,7 +37,7 @@ func startCounted(t *testing.T, cfg *config.Config, n int) []*replica.ConnCounte
 		alias := fmt.Sprintf("replica%d", i)
 		counters[i] = &replica.ConnCounters{}
 		wg.Go(func() {
-			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, Policy: curpht.NewReplicaPolicy,
+			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, ClusterNew: true, Policy: curpht.NewReplicaPolicy,
 				Log: zaptest.NewLogger(t).Named(alias), Counters: counters[i], Ready: func(net.Addr) { ready <- struct{}{} },
 				StartAsMember: n < cfg.N()})
 			if ctx.Err() == nil {

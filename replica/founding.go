@@ -30,10 +30,19 @@ type founding struct {
 	buffered []bufferedRequest
 }
 
-// startFounding starts the wait at a bootstrapping durable leader.
+// startFounding starts the wait at a bootstrapping leader. In memory the
+// leader is a member at once, and a follower's first AcceptAck says it is
+// one: the wait keeps every member's log empty until a majority are
+// members, so that a replica joining late can count a member that holds
+// nothing as fresh (join.go) and found the cluster with them. A core
+// started as a member by a test (Options.StartAsMember) does not wait.
 func (c *Core) startFounding() {
-	if c.o.Durable && c.o.ID == c.o.InitialLeader {
-		c.founded = &founding{onDisk: make([]bool, c.o.N)}
+	if c.o.ID != c.o.InitialLeader || !c.o.Durable && c.o.StartAsMember {
+		return
+	}
+	c.founded = &founding{onDisk: make([]bool, c.o.N)}
+	if !c.o.Durable {
+		c.foundingAck(c.o.ID)
 	}
 }
 

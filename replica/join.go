@@ -13,14 +13,20 @@ import (
 // not a member of the cluster until it knows it may be one (PROTOCOL.md
 // 6.10, docs/DECISIONS.md 21 and 37). It asks every peer with Join:
 //
-//   - if every replica of the cluster, itself included, reports ballot 0,
-//     an empty log and no membership, the cluster is brand new and nothing
-//     was ever appended: it is a member at once (the bootstrap), and the
-//     initial leader leads ballot 0. The replica remembers every replica's
-//     incarnation (a random number drawn when the process started); one
-//     still finishing its own start-up, whose Join names the same
-//     incarnation, is told so and becomes a member too, even if the leader
-//     has taken requests meanwhile: it lost nothing;
+//   - if every replica of the cluster, itself included, reports ballot 0
+//     and an empty log (a member or not: a founding leader appends
+//     nothing before a majority are members, founding.go), nothing was
+//     ever appended: it is a member at once (the bootstrap), and the
+//     initial leader leads ballot 0 unless a member answered and it was
+//     not started -cluster new. The replica remembers the incarnation (a
+//     random number drawn when the process started) of every replica
+//     that answered fresh and was started -cluster new; one still
+//     finishing its own start-up, whose Join names the same incarnation,
+//     is told so and becomes a member too, even if the leader has taken
+//     requests meanwhile: it was never a member, so it lost nothing. A
+//     replica not started new is never vouched for: it may be a restart
+//     that lost what it acknowledged, and the founder's answers may be
+//     old (docs/DECISIONS.md 37);
 //   - if the replicas that answered all report nothing, and a majority of
 //     the cluster, itself included, were started as new replicas
 //     (-cluster new: never members, so they acknowledged nothing), it
@@ -101,9 +107,10 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 		return invalid("JoinReply from replica %d names replica %d", from, m.Replica)
 	}
 	if c.member {
-		if c.founders != nil && c.founders[from] == 0 && m.Ballot == 0 && m.LastSlot == 0 && !m.Member {
+		if c.founders != nil && c.founders[from] == 0 && m.Ballot == 0 && m.LastSlot == 0 && !m.Member && m.ClusterNew {
 			// A late answer to this replica's own start-up Join: the peer
-			// was fresh then, in that incarnation, and is a founder too.
+			// was fresh then, in that incarnation, was never a member,
+			// and is a founder too.
 			c.founders[from] = m.Incarnation
 		}
 		return nil
@@ -113,7 +120,7 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 	if len(m.Founders) == c.o.N && m.Member && m.Founders[c.o.ID] == c.incarnation {
 		// A founding member that was still starting.
 		c.founders = m.Founders
-		c.bootstrap(true)
+		c.bootstrap(c.o.ClusterNew)
 		return nil
 	}
 	if !j.learner && !c.freshReply(m) {
@@ -125,25 +132,26 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 		c.founders = make([]uint64, c.o.N)
 		refound := false
 		for p, r := range j.replies {
-			if c.freshReply(r) {
+			if c.freshReply(r) && r.ClusterNew {
 				c.founders[p] = r.Incarnation
 			}
 			refound = refound || r != nil && r.Member
 		}
 		c.founders[c.o.ID] = c.incarnation
 		// Members that report nothing appended mean the cluster was
-		// founded before and this replica lost its state with nothing
-		// on disk (founding.go). It joins them, but never leads ballot 0
-		// a second time: an Accept it sent in its first life may still
-		// reach a follower and be taken for one of its second. The next
-		// leader is elected, in ballot 1 or later, and recovers.
-		c.bootstrap(!refound)
+		// founded without this replica, or before it lost its state
+		// (founding.go). It joins them, but unless it was started
+		// -cluster new it does not lead ballot 0: it may have led it in
+		// an earlier life, and an Accept it sent then may still reach a
+		// follower and be taken for one of this life. The next leader
+		// is elected, in ballot 1 or later, and recovers.
+		c.bootstrap(!refound || c.o.ClusterNew)
 		return nil
 	}
 	if c.mayFound() {
 		c.founders = make([]uint64, c.o.N)
 		for p, r := range j.replies {
-			if r != nil {
+			if r != nil && r.ClusterNew {
 				c.founders[p] = r.Incarnation
 			}
 		}
@@ -221,11 +229,12 @@ func (c *Core) freshNew(since int64) int {
 	return n
 }
 
-// freshReply reports whether a peer's JoinReply shows it fresh: ballot 0,
-// an empty log, and not a member, or, in durable mode, a member with
-// nothing appended (founding.go).
+// freshReply reports whether a peer's JoinReply shows it fresh: ballot 0
+// and an empty log, a member or not. A member holds nothing only while
+// its founding leader waits for a majority of members (founding.go), so
+// nothing was ever appended anywhere.
 func (c *Core) freshReply(r *wire.JoinReply) bool {
-	return r != nil && r.Ballot == 0 && r.LastSlot == 0 && (!r.Member || c.o.Durable)
+	return r != nil && r.Ballot == 0 && r.LastSlot == 0
 }
 
 // bootstrap makes the replica a member of a brand-new cluster; lead false
@@ -241,6 +250,14 @@ func (c *Core) bootstrap(lead bool) {
 		c.viewCommitted = true
 		c.leaderSince = c.o.Now()
 		c.startFounding()
+	}
+	if c.leader != c.o.ID && c.leader != wire.NoReplica && !c.o.Durable && !c.o.StartAsMember {
+		// Tell the founding leader at once that this replica is a
+		// member (its log is empty), rather than at its next heartbeat:
+		// it appends nothing before a majority are (founding.go). A
+		// durable follower says so once its membership is on disk; a
+		// test's core started as a member has no founding leader.
+		c.out.toReplica(c.leader, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Success: true})
 	}
 	c.resetElectionTimer()
 	c.log.Info("cluster bootstrapped", zap.Int32("leader", int32(c.o.InitialLeader)))

@@ -55,9 +55,15 @@ func TestMajorityOfNewReplicasFounds(t *testing.T) {
 		// before it lost its state: the founders elect a leader instead.
 		{name: "existing initial leader among new ones", id: 0, n: 5, replies: []*wire.JoinReply{freshReply(2, true), freshReply(3, true), freshReply(4, true)},
 			member: true},
-		{name: "a member answered", id: 1, n: 3, isNew: true,
-			replies: []*wire.JoinReply{{Replica: 0, Leader: wire.NoReplica, Member: true, Incarnation: 7}, freshReply(2, true)},
-			state:   wire.JoinLearner, fresh: 2, freshNew: 2},
+		// A member that holds nothing: its founding leader appends
+		// nothing before a majority are members, so nothing was ever
+		// appended, and every replica answered: the cluster is founded.
+		{name: "a member holding nothing answered", id: 1, n: 3, isNew: true,
+			replies: []*wire.JoinReply{{Replica: 0, Leader: 0, Member: true, Incarnation: 7}, freshReply(2, true)},
+			member:  true, leaderIs0: true},
+		{name: "a member holding nothing, and no majority of new ones", id: 1, n: 3,
+			replies: []*wire.JoinReply{{Replica: 0, Leader: wire.NoReplica, Member: true, Incarnation: 7}},
+			state:   wire.JoinFounding, fresh: 2},
 		{name: "a peer holds a log", id: 1, n: 3, isNew: true,
 			replies: []*wire.JoinReply{{Replica: 0, Leader: wire.NoReplica, LastSlot: 4, Incarnation: 7}, freshReply(2, true)},
 			state:   wire.JoinLearner, fresh: 2, freshNew: 2},
@@ -113,4 +119,28 @@ func TestLateFounderOfAMajorityIsTold(t *testing.T) {
 	b.incarnation = bReply.Incarnation
 	require.NoError(t, b.StepReplica(1, replies[0]))
 	assert.True(t, b.Member())
+}
+
+// A member vouches only for founders started -cluster new: an initial
+// leader started existing, which answered fresh, is not told it is a
+// founder (it may have led ballot 0 before it lost its state). It founds
+// on its own once every replica answered, and then does not lead ballot 0.
+func TestExistingReplicaIsNoFounder(t *testing.T) {
+	zero := joiner(t, 0, 3, false)
+	one := joiner(t, 1, 3, true)
+	zeroReply := freshReply(0, false)
+	zeroReply.Incarnation = zero.incarnation
+	require.NoError(t, one.StepReplica(0, zeroReply))
+	require.NoError(t, one.StepReplica(2, freshReply(2, true)))
+	require.True(t, one.Member())
+	one.out.discard()
+	require.NoError(t, one.StepReplica(0, &wire.Join{Replica: 0, Incarnation: zero.incarnation}))
+	replies := msgsOf[*wire.JoinReply](one.out.takePeer())
+	require.Len(t, replies, 1)
+	assert.Empty(t, replies[0].Founders)
+	require.NoError(t, zero.StepReplica(1, replies[0]))
+	require.False(t, zero.Member(), "not a founder on replica 1's word")
+	require.NoError(t, zero.StepReplica(2, &wire.JoinReply{Replica: 2, Leader: 0, Member: true, Incarnation: 102}))
+	require.True(t, zero.Member(), "every replica answered with nothing appended")
+	assert.False(t, zero.IsLeader(), "members answered: it does not lead ballot 0 again")
 }

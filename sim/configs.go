@@ -126,7 +126,6 @@ func Configs(protocol string) []Config {
 			wide(&o, 6, 120, 3, 10)
 			o.Workload.Think = 10 * time.Millisecond
 			o.Faults = FaultMix
-			o.ClusterNew = true
 			o.Faults.LateStarts, o.Faults.LateWithin = quorum.F(n), time.Second
 			o.SnapshotEvery, o.LogRetain = 40, 10
 			return o

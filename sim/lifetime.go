@@ -38,7 +38,7 @@ func (c *Cluster) startReplica(i int) error {
 	}
 	core, err := replica.New(replica.Options{
 		Durable: o.Durable, Restore: restore,
-		ClusterNew: o.ClusterNew && !c.started[i] || c.claimNew[i],
+		ClusterNew: !o.StartExisting && !c.started[i] || c.claimNew[i],
 		ID:         wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
 		Now:           c.clock,
 		Rand:          rand.New(rand.NewPCG(o.Seed, uint64(i)|uint64(c.lifetime[i])<<32)),

@@ -71,7 +71,8 @@ type Faults struct {
 	ClientCrashes int
 	// LateStarts replicas (at most f, drawn from the seed) start only
 	// within LateWithin of the others, which found the cluster without
-	// them (Options.ClusterNew); the late ones join it as learners.
+	// them (as replicas started -cluster new do); the late ones join it as
+	// learners.
 	LateStarts int
 	LateWithin time.Duration
 	// ApplyLag, when positive, makes about half of the replicas execute
@@ -137,10 +138,12 @@ type Options struct {
 	// Durable runs the replicas in durable mode, each with a simulated disk
 	// (durable.go): a crashed replica restarts from it.
 	Durable bool
-	// ClusterNew starts every replica's first lifetime with -cluster new
-	// (replica.Options.ClusterNew); a replica restarted after a crash is
-	// started without it, as the launcher does.
-	ClusterNew bool
+	// StartExisting starts every replica's first lifetime without
+	// -cluster new (replica.Options.ClusterNew), as a cluster started by
+	// hand with the defaults; by default a first start says new, as the
+	// launcher's does. A replica restarted after a crash is started
+	// without it either way, as the launcher does.
+	StartExisting bool
 	// Mutation is passed to every replica, ClientMutation to every
 	// session (tests of the checker only).
 	Mutation       replica.Mutation
@@ -198,8 +201,8 @@ func (o Options) validate() error {
 	if o.Faults.CrashAlls > 0 && (!o.Durable || o.Faults.RestartAfter <= 0 || o.Faults.CrashWithin <= 0) {
 		errs = append(errs, errors.New("whole-cluster crashes need durable replicas, a positive RestartAfter and a positive CrashWithin"))
 	}
-	if f := o.Faults; f.LateStarts > 0 && (f.LateStarts+f.Crashes > quorum.F(o.N) || f.LateWithin <= 0 || !o.ClusterNew) {
-		errs = append(errs, fmt.Errorf("%d late starts: they need ClusterNew, a positive LateWithin, and at most f=%d with the crashes", f.LateStarts, quorum.F(o.N)))
+	if f := o.Faults; f.LateStarts > 0 && (f.LateStarts+f.Crashes > quorum.F(o.N) || f.LateWithin <= 0 || o.StartExisting) {
+		errs = append(errs, fmt.Errorf("%d late starts: they need first starts that say new, a positive LateWithin, and at most f=%d with the crashes", f.LateStarts, quorum.F(o.N)))
 	}
 	if o.Faults.MaxDelay < o.Faults.MinDelay {
 		errs = append(errs, errors.New("MaxDelay below MinDelay"))

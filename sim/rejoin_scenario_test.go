@@ -58,7 +58,7 @@ func TestScenarioRestartedReplicaDoesNotVoteEarly(t *testing.T) {
 func TestScenarioRestartedMajorityWaitsForTheSilentMember(t *testing.T) {
 	for _, claimNew := range []bool{false, true} {
 		t.Run(map[bool]string{false: "existing", true: "claiming new"}[claimNew], func(t *testing.T) {
-			s, err := sim.NewScript(sim.Options{Seed: 1, N: 3, Sessions: 2, Protocol: protocols[0], ClusterNew: true,
+			s, err := sim.NewScript(sim.Options{Seed: 1, N: 3, Sessions: 2, Protocol: protocols[0],
 				Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
 			require.NoError(t, err)
 			require.NoError(t, s.Run(20*time.Millisecond))

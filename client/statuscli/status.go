@@ -282,7 +282,7 @@ func notFounded(answers []Answer, founding []string) []string {
 		lines = append(lines, fmt.Sprintf("  waiting for a majority to found the cluster: %d of %d up (%s), %d started with -cluster new (%s), a majority needs %d",
 			len(founding), n, strings.Join(founding, ", "), len(isNew), strings.Join(isNew, ", "), need))
 	} else {
-		lines = append(lines, fmt.Sprintf("  waiting for every replica to found the cluster: %d of %d up (%s); start the others, or start new replicas with -cluster new so that a majority of them founds it (docs/DECISIONS.md 37)",
+		lines = append(lines, fmt.Sprintf("  waiting for every replica to found the cluster: %d of %d up (%s); start the others (a replica that was never a member may be started with -cluster new: a majority of those founds it; a replica restarted without its state must not be: docs/DECISIONS.md 37)",
 			len(founding), n, strings.Join(founding, ", ")))
 	}
 	if heard < uint64(len(founding)) {

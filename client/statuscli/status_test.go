@@ -108,9 +108,10 @@ func TestNotFoundedIsExplained(t *testing.T) {
 
 	got = noLeader(ans(founding(false, 2), founding(false, 2), nil))
 	require.Len(t, got, 2, "%q", got)
-	assert.Equal(t, "  waiting for every replica to found the cluster: 2 of 3 up (replica0, replica1); start the others, or start new replicas with -cluster new so that a majority of them founds it (docs/DECISIONS.md 37)", got[1])
+	assert.Equal(t, "  waiting for every replica to found the cluster: 2 of 3 up (replica0, replica1); start the others (a replica that was never a member may be started with -cluster new: a majority of those founds it; a replica restarted without its state must not be: docs/DECISIONS.md 37)", got[1])
 	for _, l := range got {
-		assert.NotContains(t, l, "restart", "a first start is no restart")
+		assert.NotContains(t, l, "restart the whole cluster", "a first start is no restart")
+		assert.NotContains(t, l, "learners")
 	}
 
 	// Two replicas up that do not hear each other.
