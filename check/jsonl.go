@@ -77,8 +77,11 @@ func validateScan(o Op) error {
 		return nil
 	case int64(len(o.Items)) > o.Limit:
 		return fmt.Errorf("a scan returned %d items, over its limit %d", len(o.Items), o.Limit)
-	case o.More && len(o.Items) == 0:
+	case o.More && len(o.Items) == 0 && o.Through == "":
 		return errors.New("a scan returned no item but more")
+	case o.Through != "" && (!o.More || o.Through < o.Key || o.End != "" && o.Through >= o.End ||
+		len(o.Items) > 0 && o.Through < o.Items[len(o.Items)-1].Key):
+		return fmt.Errorf("a scan covered through %q, not after its last item within its range with more", o.Through)
 	}
 	for i, it := range o.Items {
 		if it.Key < o.Key || o.End != "" && it.Key >= o.End {

@@ -123,6 +123,9 @@ func appendResult(buf []byte, o Op) []byte {
 		}
 		buf = append(buf, `],"more":`...)
 		buf = strconv.AppendBool(buf, o.More)
+		if o.Through != "" {
+			buf = applog.AppendBytes(buf, "through", string(o.Through))
+		}
 	}
 	return buf
 }
@@ -160,6 +163,8 @@ type opRecord struct {
 	Err            *string      `json:"err"`
 	Items          []itemRecord `json:"items"`
 	More           *bool        `json:"more"`
+	Through        *string      `json:"through"`
+	ThroughB64     *string      `json:"through_b64"`
 	InvokeNS       *int64       `json:"invoke_ns"`
 	ReturnNS       *int64       `json:"return_ns"`
 	OK             *bool        `json:"ok"`
@@ -218,6 +223,7 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 	out.Value = get("value", r.Value, r.ValueB64, out.Kind == Put || out.Kind == CAS && !out.Delete)
 	out.ExpectValue = get("expect_value", r.ExpectValue, r.ExpectValueB64, false)
 	out.Ret = get("ret", r.Ret, r.RetB64, false)
+	out.Through = kvs.Key(get("through", r.Through, r.ThroughB64, false))
 	for _, it := range r.Items { // none is nil
 		k := get("key", it.Key, it.KeyB64, true)
 		v := get("value", it.Value, it.ValueB64, true)

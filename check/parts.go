@@ -44,7 +44,10 @@ func writtenKeys(h []Op) []kvs.Key {
 // for no end, and whether hi is included: up to End when it returned
 // everything, up to its last item when it says more exist.
 func covered(o *Op) (lo, hi kvs.Key, incl bool) {
-	if o.More && len(o.Items) > 0 {
+	switch {
+	case o.More && o.Through != "":
+		return o.Key, o.Through, true
+	case o.More && len(o.Items) > 0:
 		return o.Key, o.Items[len(o.Items)-1].Key, true
 	}
 	return o.Key, o.End, false

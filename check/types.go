@@ -92,6 +92,11 @@ type Op struct {
 	// key order, and whether more exist in the range.
 	Items []Item
 	More  bool
+	// Through, for a SCAN with More, is the last key its answer covered
+	// when that is past its last item: a weak SCAN's answer merged with
+	// the session's own writes may drop keys the session deleted, the
+	// last one included. "" means the last item.
+	Through kvs.Key
 	// InvokeNS and ReturnNS are instants on the one clock all clients
 	// share. ReturnNS is meaningless unless OK.
 	InvokeNS int64

@@ -53,13 +53,15 @@ type KV struct {
 }
 
 // ScanResult is a SCAN's answer: the keys of its range that hold a value,
-// in key order, at most its limit; More says that keys after the last one
-// hold values too (the limit, or the replica's bound on a reply's bytes,
-// kvs.MaxScanBytes, stopped it). To go on, scan again from the last
-// key followed by a zero byte.
+// in key order, at most its limit; More says that keys after the answer
+// may hold values too (the limit, or the replica's bound on a reply's
+// bytes, kvs.MaxScanBytes, stopped it), and Resume is where to scan again
+// from to go on. A weak SCAN's answer, merged with the session's own
+// writes, may then hold fewer items than its limit, even none.
 type ScanResult struct {
-	Items []KV
-	More  bool
+	Items  []KV
+	More   bool
+	Resume []byte
 }
 
 // Expect is what a CompareAndSwap compares the key's current state with:
@@ -147,6 +149,13 @@ func (s *Session) Scan(ctx context.Context, start, end []byte, limit int, level 
 	out := ScanResult{Items: make([]KV, 0, len(r.Items)), More: r.More}
 	for _, it := range r.Items {
 		out.Items = append(out.Items, KV{Key: []byte(it.Key), Value: owned(it.Value, true), Version: it.Version})
+	}
+	if r.More {
+		last := r.Through
+		if last == "" && len(r.Items) > 0 {
+			last = r.Items[len(r.Items)-1].Key
+		}
+		out.Resume = append([]byte(last), 0)
 	}
 	return out, nil
 }

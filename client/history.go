@@ -37,6 +37,9 @@ func (h *historyRecorder) record(seq wire.Seq, op Op, invokeNS, returnNS int64, 
 	res := kvs.Result{Value: r.Value, Found: r.Found, Version: r.Version, Items: r.Items, More: r.More,
 		Applied: r.Applied, Err: r.Code}
 	rec := check.Record(base, op.Command, res)
+	if ok && r.More {
+		rec.Through = r.Through
+	}
 	if ok && !r.Known && op.Command.Op == kvs.OpDelete {
 		// A weak DELETE acknowledged before it executed: whether the key
 		// existed is not known, and the checker must not be told it was.

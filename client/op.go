@@ -101,6 +101,10 @@ type Result struct {
 	// replica stopped at the limit or at its byte bound).
 	Items []kvs.Item
 	More  bool
+	// Through, when More is set, is the last key the answer covered if
+	// that is past the last item (a weak SCAN merged with the session's
+	// deletions); "": the last item.
+	Through kvs.Key
 	// Applied: a CAS's expectation held and it wrote; an INCR changed
 	// the key (Code is ErrNone).
 	Applied bool

@@ -220,6 +220,10 @@ func (s *Core) mergeScan(a answer, cached []kvs.Key) Result {
 	out = append(out, items[i:]...)
 	if limit := int(a.cmd.Limit); len(out) > limit {
 		out, r.More = out[:limit], true
+	} else if r.More && len(items) > 0 && (len(out) == 0 || out[len(out)-1].Key < items[len(items)-1].Key) {
+		// The session deleted keys up to the answer's last one: the
+		// answer still covered them.
+		r.Through = items[len(items)-1].Key
 	}
 	for _, it := range out {
 		r.Version = max(r.Version, it.Version)

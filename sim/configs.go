@@ -44,7 +44,8 @@ func Configs(protocol string) []Config {
 		{Name: "leader-crash", Sizes: []int{5}, CISeeds: 200, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			o.Sessions = 6
-			o.Workload = Workload{Ops: 80, Pendings: 4, Keys: 8, WeakRatio: 50, WeakWrites: 70, Writes: 50, ScanRatio: 10, ScanCount: 3}
+			o.Workload = Workload{Ops: 80, Pendings: 4, Keys: 8, WeakRatio: 50, WeakWrites: 70, Writes: 50, ScanRatio: 10, ScanCount: 3,
+				Deletes: 20, RMW: 20}
 			o.Faults = Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 4 * time.Millisecond,
 				Crashes: 1, CrashWithin: 100 * time.Millisecond, CrashLeader: true}
 			return o
@@ -52,7 +53,8 @@ func Configs(protocol string) []Config {
 		{Name: "harsh", Sizes: []int{5}, CISeeds: 150, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			o.Sessions = 6
-			o.Workload = Workload{Ops: 60, Pendings: 3, Keys: 4, WeakRatio: 50, WeakWrites: 80, Writes: 50, ScanRatio: 20, ScanCount: 2}
+			o.Workload = Workload{Ops: 60, Pendings: 3, Keys: 4, WeakRatio: 50, WeakWrites: 80, Writes: 50, ScanRatio: 20, ScanCount: 2,
+				Deletes: 20, RMW: 20}
 			o.Faults = HarshMix()
 			return o
 		}},
@@ -62,7 +64,8 @@ func Configs(protocol string) []Config {
 		{Name: "harsh-clients", Sizes: []int{5}, CISeeds: 100, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			o.Sessions = 8
-			o.Workload = Workload{Ops: 80, Pendings: 3, Keys: 6, WeakRatio: 50, WeakWrites: 80, Writes: 50, ScanRatio: 20, ScanCount: 2}
+			o.Workload = Workload{Ops: 80, Pendings: 3, Keys: 6, WeakRatio: 50, WeakWrites: 80, Writes: 50, ScanRatio: 20, ScanCount: 2,
+				Deletes: 20, RMW: 20}
 			o.Faults = HarshMix()
 			o.Faults.CrashClientToo = true
 			o.Faults.ClientCrashes = 2
@@ -186,11 +189,12 @@ func wide(o *Options, sessions, ops, pendings, keys int) {
 }
 
 // base is the core workload: four sessions colliding on three hot keys,
-// one read in five a SCAN of up to four keys.
+// one read in five a SCAN of up to four keys, one write in five a DELETE,
+// one strong operation in five a CAS or an INCR.
 func base(seed uint64, n int, p Protocol) Options {
 	return Options{
 		Seed: seed, N: n, Sessions: 4, Protocol: p, Faults: FaultMix,
 		Workload: Workload{Ops: 60, Pendings: 3, Keys: 3, WeakRatio: 50, WeakWrites: 50, Writes: 50,
-			ScanRatio: 20, ScanCount: 3},
+			ScanRatio: 20, ScanCount: 3, Deletes: 20, RMW: 20},
 	}
 }

@@ -183,7 +183,10 @@ func (s *Script) AppliedSlot(r, session int, seq wire.Seq) (kvs.Slot, bool) {
 func (s *Script) Done(session int, seq wire.Seq) (bool, string) {
 	for _, h := range s.c.history {
 		if h.Session == s.c.sessions[session].name && h.Seq == seq {
-			return h.OK, h.Value
+			if h.Kind == check.Put {
+				return h.OK, h.Value
+			}
+			return h.OK, h.Ret
 		}
 	}
 	return false, ""

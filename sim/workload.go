@@ -122,6 +122,9 @@ func (c *Cluster) complete(s *session, r client.Result) {
 	res := kvs.Result{Value: r.Value, Found: r.Found, Version: r.Version, Items: r.Items, More: r.More,
 		Applied: r.Applied, Err: r.Code}
 	h = check.Record(h, cmd, res)
+	if h.OK && r.More {
+		h.Through = r.Through
+	}
 	if h.OK && !r.Known && cmd.Op == kvs.OpDelete {
 		h.Found, h.FoundUnknown = false, true
 	}
