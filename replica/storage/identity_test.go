@@ -6,10 +6,6 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest/observer"
-
-	"swiftpaxos/replica/wire"
 )
 
 // testCluster is the cluster the package's tests open stores for.
@@ -42,35 +38,47 @@ func TestOpenKeepsTheFirstCluster(t *testing.T) {
 }
 
 func TestClusterRoundTrip(t *testing.T) {
-	got, err := decodeCluster(encodeCluster(testCluster))
+	got, model, err := decodeCluster(encodeCluster(testCluster))
 	require.NoError(t, err)
 	require.Equal(t, testCluster, got)
-	got, err = decodeCluster([]byte(`{"protocol":"curpho","replicas":["a","b"],"added_later":7}`))
+	require.Equal(t, DataModel, model)
+	got, model, err = decodeCluster([]byte(`{"protocol":"curpho","replicas":["a","b"],"added_later":7}`))
 	require.NoError(t, err, "a field of a later version is ignored")
 	require.Equal(t, Cluster{Protocol: "curpho", Replicas: []string{"a", "b"}}, got)
-	for _, bad := range []string{"", "{", `{"protocol":"curpht"}`, `{"replicas":["a"]}`, "\x01\x06curpht"} {
-		_, err := decodeCluster([]byte(bad))
+	require.Equal(t, 1, model, "no data_model: data model 1")
+	for _, bad := range []string{"", "{", `{"protocol":"curpht"}`, `{"replicas":["a"]}`, "\x01\x06curpht",
+		`{"protocol":"curpht","replicas":["a"],"data_model":-1}`} {
+		_, _, err := decodeCluster([]byte(bad))
 		require.Error(t, err, "%q", bad)
 	}
 }
 
-// A store written before stores named their cluster is taken by the
-// first cluster that opens it, with a warning.
-func TestOpenTakesAnUnnamedStoreWithAWarning(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "replica0")
+// A store of data model 1 is refused with a message that names its data
+// model, whether it named its cluster (without a data model) or was
+// written before stores named one; it is never read.
+func TestOpenRefusesAnOlderDataModel(t *testing.T) {
+	for _, unnamed := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "replica0")
+		s, _, err := Open(dir, testCluster, nil)
+		require.NoError(t, err)
+		require.NoError(t, s.Write([]*Batch{{Seq: 1, Hard: &HardState{Ballot: 2, Vote: 0, Member: true}}}))
+		if unnamed {
+			require.NoError(t, s.db.Delete([]byte{prefixCluster}, pebble.Sync))
+		} else {
+			require.NoError(t, s.db.Set([]byte{prefixCluster}, []byte(`{"protocol":"curpht","replicas":["replica0","replica1","replica2"]}`), pebble.Sync))
+		}
+		require.NoError(t, s.Close())
+		_, _, err = Open(dir, testCluster, nil)
+		require.ErrorContains(t, err, "was written for data model 1 (64-bit integer keys", "unnamed %v", unnamed)
+		require.ErrorContains(t, err, "this build stores data model 2")
+	}
+	// An empty store without a name is taken, as a new one is.
+	dir := filepath.Join(t.TempDir(), "replica1")
 	s, _, err := Open(dir, testCluster, nil)
 	require.NoError(t, err)
-	require.NoError(t, s.Write([]*Batch{{Seq: 1, Hard: &HardState{Ballot: 2, Vote: 0, Member: true}}}))
 	require.NoError(t, s.db.Delete([]byte{prefixCluster}, pebble.Sync))
 	require.NoError(t, s.Close())
-
-	core, logs := observer.New(zap.WarnLevel)
-	other := Cluster{Protocol: "curpho", Replicas: testCluster.Replicas}
-	s, st, err := Open(dir, other, zap.New(core))
+	s, _, err = Open(dir, testCluster, nil)
 	require.NoError(t, err)
-	require.Equal(t, wire.Ballot(2), st.Hard.Ballot)
-	require.Equal(t, 1, logs.FilterMessageSnippet("before stores named their cluster").Len())
 	require.NoError(t, s.Close())
-	_, _, err = Open(dir, testCluster, nil)
-	require.ErrorContains(t, err, "not of this one", "it is the other cluster's now")
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -135,7 +136,17 @@ func OpenOn(fs vfs.FS, dir string, c Cluster, log *zap.Logger) (*Store, *State, 
 		return nil, nil, fmt.Errorf("opening %s: %w", dbDir, err)
 	}
 	s.db = db
+	held, err := s.holdsState()
+	if err != nil {
+		db.Close()
+		return nil, nil, s.named(err)
+	}
 	taken, err := s.claim(c)
+	if err == nil && taken && held {
+		// Written before stores named their cluster, so before data
+		// model 2 too: its entries cannot be read.
+		err = errDataModel(dir, 1)
+	}
 	if err != nil {
 		db.Close()
 		return nil, nil, s.named(err)
@@ -151,15 +162,38 @@ func OpenOn(fs vfs.FS, dir string, c Cluster, log *zap.Logger) (*Store, *State, 
 		db.Close()
 		return nil, nil, s.named(err)
 	}
-	if taken && !st.Empty() {
-		log.Warn("a data directory written before stores named their cluster: it is now this cluster's", zap.String("dir", dir),
-			zap.Stringer("cluster", c))
-	}
 	s.opened.Store(true)
 	return s, st, nil
 }
 
 func (s *Store) snapPath() string { return filepath.Join(s.dir, "snapshot") }
+
+// holdsState reports whether the store holds anything besides its
+// cluster's identity: a key of the database, or a snapshot file.
+func (s *Store) holdsState() (bool, error) {
+	if _, err := os.Stat(s.snapPath()); err == nil {
+		return true, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixCluster + 1}})
+	if err != nil {
+		return false, err
+	}
+	held := it.First()
+	if err := it.Close(); err != nil {
+		return false, err
+	}
+	if held {
+		return true, nil
+	}
+	it, err = s.db.NewIter(&pebble.IterOptions{UpperBound: []byte{prefixCluster}})
+	if err != nil {
+		return false, err
+	}
+	held = it.First()
+	return held, it.Close()
+}
 
 // load reads everything back and removes log entries past a gap.
 func (s *Store) load() (*State, error) {
