@@ -42,6 +42,32 @@ func TestMutationSpeculateFromStoreIsCaught(t *testing.T) {
 	})
 }
 
+// rmwLagOptions: strong CASes and INCRs contending on two keys (and two
+// counters) with PUTs and DELETEs, and execution lag, so that the applied
+// store is often behind the log at the leader when a CAS or an INCR
+// arrives.
+func rmwLagOptions(seed uint64) sim.Options {
+	o := options(seed, 3)
+	o.Sessions = 4
+	o.Workload = sim.Workload{Ops: 40, Pendings: 2, Keys: 2, Writes: 50, RMW: 60, Deletes: 30}
+	o.Faults = sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 3 * time.Millisecond, ApplyLag: 5 * time.Millisecond}
+	return o
+}
+
+// TestMutationSpeculateFromStoreCASIsCaught: a CAS's or an INCR's
+// speculative result computed from the applied store instead of the
+// log-prefix overlay (PROTOCOL.md 3.5) is the outcome of the wrong state
+// once execution lags commitment: a fast-path CAS reports an outcome its
+// execution contradicts, an INCR a stale new value.
+func TestMutationSpeculateFromStoreCASIsCaught(t *testing.T) {
+	sim.CheckSeeds(t, []int{3}, 5, func(seed uint64, _ int) sim.Options { return rmwLagOptions(seed) })
+	sim.RequireViolation(t, 200, func(seed uint64) sim.Options {
+		o := rmwLagOptions(seed)
+		o.Mutation = replica.Mutation{SpeculateFromStore: true}
+		return o
+	})
+}
+
 // TestMutationIgnoreCacheIsCaught: weak reads answered by a replica that
 // has not applied the session's own committed write, without the cache
 // merge (PROTOCOL.md 4.6), break read-your-writes.
