@@ -25,8 +25,8 @@
 // "key":"text", when it is valid UTF-8 without control characters, and
 // otherwise as "key_b64":"..." (standard padded base64); a reader takes
 // either, never both, so any bytes round-trip (package applog, bytes.go).
-// This holds for key, end, value, expect_value, ret and the items' key
-// and value.
+// This holds for key, end, value, expect_value, ret, through and the
+// items' key and value.
 //
 // # History records
 //
@@ -56,8 +56,8 @@
 //	                                     err ("not-integer", "overflow")
 //	                                     the state it found
 //	scan    key (start, may be ""),      items: [{"key":..,"value":..}]
-//	        end (omitted: no end),       in key order, more
-//	        limit
+//	        end (omitted: no end),       in key order, more; through
+//	        limit                        (below)
 //
 // Absent and empty differ: a get that found the empty value has
 // "found":true,"ret":"", one that found nothing "found":false. Values a
@@ -72,6 +72,13 @@
 // result's versions are not recorded: fast-path versions are tentative
 // (docs/DECISIONS.md 14), so the checker never relies on them; a CAS on a
 // version is decided against the slots of the applied logs.
+//
+// through, on a SCAN with more only, is the last key its answer covered
+// when that is past its last item (the client sets it after Record): a
+// weak SCAN's answer merged with the session's own writes may lose keys
+// the session deleted, the last one included, even all of them
+// (client/weakread.go, mergeScan). A SCAN with more and no item must have
+// it.
 //
 //	{"session":"S","seq":1,"level":"strong","op":"put","key":"k7","value":"V",
 //	 "invoke_ns":100,"return_ns":250,"ok":true,"path":"fast"}
@@ -95,9 +102,11 @@
 // INCR without error writes its result, one with an error reads; a SCAN
 // reads every key of the range it covered that some operation of the
 // history writes, the items' values and absent for the others. A SCAN
-// covered [start, end) when it returned all (more false), and [start,
-// last item] when it says more exist: a key of that range missing from
-// its items was read as absent. Pending operations keep only their writes.
+// covered [start, end) when it returned all (more false), [start,
+// through] when it says more exist and has a through, and [start, last
+// item] when it says more exist without one: a key of that range missing
+// from its items was read as absent. Pending operations keep only their
+// writes.
 //
 // A read names its source, the write it read from: the one write of its
 // value to its key (values are unique), or w0 for absent on a key that

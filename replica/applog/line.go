@@ -114,8 +114,8 @@ type record struct {
 	More     *bool      `json:"more"`
 }
 
-// UnmarshalJSON reads one line strictly: unknown members, a member the
-// kind does not use, and a missing one it needs are errors.
+// UnmarshalJSON reads one line strictly: unknown members and a missing
+// one its kind needs are errors.
 func (e *Entry) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
