@@ -16,18 +16,20 @@ import (
 // (PROTOCOL.md 8.2). Percentages are integers in [0, 100]: 0 means never,
 // 100 means always.
 type WorkloadParams struct {
-	WeakRatio   int     // % of operations that are weak
-	WeakWrites  int     // % of weak operations that are writes
-	Writes      int     // % of strong operations that are writes
-	Conflicts   int     // % of operations on the hot key
-	HotKey      int64   // the hot ("conflict") key's number
-	KeySpace    int64   // key numbers are drawn from [0, KeySpace); 0: private sequential keys per thread
-	ZipfSkew    float64 // Zipf exponent; < MinZipfSkew means uniform
-	ScanRatio   int     // % of weak reads issued as SCAN
-	ScanCount   int     // maximum SCAN limit (and range length, in key numbers)
-	CommandSize int     // bytes per written value
-	Deletes     int     // % of writes (PUT or DELETE, either level) issued as DELETE
-	RMW         int     // % of strong operations issued as CAS or INCR, half each
+	WeakRatio  int     // % of operations that are weak
+	WeakWrites int     // % of weak operations that are writes
+	Writes     int     // % of strong operations that are writes
+	Conflicts  int     // % of operations on the hot key
+	HotKey     int64   // the hot ("conflict") key's number
+	KeySpace   int64   // key numbers are drawn from [0, KeySpace); 0: private sequential keys per thread
+	ZipfSkew   float64 // Zipf exponent; < MinZipfSkew means uniform
+	ScanRatio  int     // % of weak reads issued as SCAN
+	// StrongScanRatio is the % of strong reads issued as SCAN.
+	StrongScanRatio int
+	ScanCount       int // maximum SCAN limit (and range length, in key numbers)
+	CommandSize     int // bytes per written value
+	Deletes         int // % of writes (PUT or DELETE, either level) issued as DELETE
+	RMW             int // % of strong operations issued as CAS or INCR, half each
 	// Limits are the bounds on keys and values the cluster takes
 	// (maxKeyBytes, maxValueBytes): CommandSize must fit.
 	Limits kvs.Limits
@@ -50,7 +52,7 @@ func WorkloadParamsFrom(p *config.Params) WorkloadParams {
 	return WorkloadParams{
 		WeakRatio: p.WeakRatio, WeakWrites: p.WeakWrites, Writes: p.Writes, Conflicts: p.Conflicts,
 		HotKey: p.Key, KeySpace: p.KeySpace, ZipfSkew: p.ZipfSkew,
-		ScanRatio: p.ScanRatio, ScanCount: p.ScanCount, CommandSize: p.CommandSize,
+		ScanRatio: p.ScanRatio, StrongScanRatio: p.StrongScanRatio, ScanCount: p.ScanCount, CommandSize: p.CommandSize,
 		Deletes: p.Deletes, RMW: p.RMW, Limits: p.Limits(), Unique: p.CheckerMode,
 	}
 }
@@ -70,7 +72,7 @@ func NewWorkload(p WorkloadParams) (*Workload, error) {
 		name string
 		v    int
 	}{{"weakRatio", p.WeakRatio}, {"weakWrites", p.WeakWrites}, {"writes", p.Writes},
-		{"conflicts", p.Conflicts}, {"scanRatio", p.ScanRatio}, {"deletes", p.Deletes}, {"rmw", p.RMW}} {
+		{"conflicts", p.Conflicts}, {"scanRatio", p.ScanRatio}, {"strongScanRatio", p.StrongScanRatio}, {"deletes", p.Deletes}, {"rmw", p.RMW}} {
 		if c.v < 0 || c.v > 100 {
 			errs = append(errs, fmt.Errorf("%s: %d is not a percentage in [0, 100]", c.name, c.v))
 		}
@@ -93,8 +95,8 @@ func NewWorkload(p WorkloadParams) (*Workload, error) {
 	if p.CommandSize < 1 || p.CommandSize > p.Limits.MaxValue {
 		errs = append(errs, fmt.Errorf("commandSize: %d is not in [1, %d] (maxValueBytes)", p.CommandSize, p.Limits.MaxValue))
 	}
-	if p.ScanRatio > 0 && (p.ScanCount < 1 || p.ScanCount > kvs.MaxScanLimit) {
-		errs = append(errs, fmt.Errorf("scanCount: %d is not in [1, %d] (scanRatio is %d)", p.ScanCount, kvs.MaxScanLimit, p.ScanRatio))
+	if (p.ScanRatio > 0 || p.StrongScanRatio > 0) && (p.ScanCount < 1 || p.ScanCount > kvs.MaxScanLimit) {
+		errs = append(errs, fmt.Errorf("scanCount: %d is not in [1, %d] (scanRatio is %d, strongScanRatio %d)", p.ScanCount, kvs.MaxScanLimit, p.ScanRatio, p.StrongScanRatio))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
@@ -206,6 +208,9 @@ func (g *Generator) Next() Op {
 			}
 		case percent(g.rng, p.Writes):
 			op.Command.Op = g.write()
+		case p.StrongScanRatio > 0 && percent(g.rng, p.StrongScanRatio):
+			op.Command.Op = kvs.OpScan
+			op.Command.Limit = g.scanLength()
 		default:
 			op.Command.Op = kvs.OpGet
 		}
@@ -232,12 +237,21 @@ func (g *Generator) Next() Op {
 		c.Value = g.nextValue()
 	case kvs.OpCAS:
 		// Compare with the thread's latest written value, which another
-		// thread's write to the key since (or none yet) makes fail.
+		// thread's write to the key since (or none yet) makes fail; one
+		// CAS in four expects instead a key never written (version 0),
+		// and one in four deletes the key rather than writing it.
 		c.Expect, c.ExpectValue = kvs.ExpectValue, g.last
 		if g.last == nil {
 			c.Expect = kvs.ExpectAbsent
 		}
-		c.Value = g.nextValue()
+		if g.rng.IntN(4) == 0 {
+			c.Expect, c.ExpectValue = kvs.ExpectVersion, nil
+		}
+		if g.rng.IntN(4) == 0 {
+			c.Delete = true
+		} else {
+			c.Value = g.nextValue()
+		}
 	}
 	return op
 }

@@ -133,20 +133,32 @@ func TestDeletesAndRMWShares(t *testing.T) {
 }
 
 // A CAS expects the value of the thread's latest write (absent before its
-// first) and writes a new one; in checker mode every value stays unique.
+// first), or one in four a key never written (version 0), and writes a new
+// value, or one in four deletes; in checker mode every value stays unique.
 func TestCASExpectsTheThreadsLastValue(t *testing.T) {
 	g := newGen(t, WorkloadParams{Writes: 50, RMW: 50, KeySpace: 10, CommandSize: 4, Unique: true}, 0, 3)
 	var last kvs.Value
 	seen := map[string]bool{}
+	var byVersion, deletes, cases int
 	for range 2000 {
 		c := g.Next().Command
 		switch c.Op {
 		case kvs.OpCAS:
-			if last == nil {
+			cases++
+			switch {
+			case c.Expect == kvs.ExpectVersion:
+				byVersion++
+				assert.Zero(t, c.ExpectVersion)
+			case last == nil:
 				assert.Equal(t, kvs.ExpectAbsent, c.Expect)
-			} else {
+			default:
 				assert.Equal(t, kvs.ExpectValue, c.Expect)
 				assert.Equal(t, last, c.ExpectValue)
+			}
+			if c.Delete {
+				deletes++
+				assert.Empty(t, c.Value)
+				continue
 			}
 			fallthrough
 		case kvs.OpPut:
@@ -155,5 +167,7 @@ func TestCASExpectsTheThreadsLastValue(t *testing.T) {
 			last = c.Value
 		}
 	}
+	assert.InDelta(t, 0.25, float64(byVersion)/float64(cases), 0.05, "version expectations")
+	assert.InDelta(t, 0.25, float64(deletes)/float64(cases), 0.05, "deleting CASes")
 	assert.NotNil(t, last)
 }

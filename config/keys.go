@@ -61,6 +61,7 @@ func init() {
 		{name: "keySpace", set: setKeySpace},
 		{name: "zipfSkew", set: setZipfSkew},
 		{name: "scanRatio", set: percent(func(p *Params) *int { return &p.ScanRatio })},
+		{name: "strongScanRatio", set: percent(func(p *Params) *int { return &p.StrongScanRatio })},
 		{name: "scanCount", set: intIn(0, kvs.MaxScanLimit, func(p *Params) *int { return &p.ScanCount })},
 		{name: "replyTimeout", set: durationIn(time.Second, func(p *Params) *time.Duration { return &p.ReplyTimeout })},
 		{name: "networkDelay", global: true, set: durationIn(time.Millisecond, func(p *Params) *time.Duration { return &p.NetworkDelay })},

@@ -65,6 +65,9 @@ type Params struct {
 	KeySpace      int64         // keySpace: distinct keys; 0 means private sequential keys
 	ZipfSkew      float64       // zipfSkew: Zipf exponent; < 0.01 means uniform
 	ScanRatio     int           // scanRatio: % of weak reads issued as SCAN
+	// StrongScanRatio: % of strong reads issued as SCAN (strongScanRatio;
+	// 0 by default, so that the default workload's draws are the same).
+	StrongScanRatio int
 	ScanCount     int           // scanCount: maximum SCAN limit (keys of a SCAN's range)
 	ReplyTimeout  time.Duration // replyTimeout: seconds in the file; 0 there means 10 s
 	NetworkDelay  time.Duration // networkDelay: milliseconds in the file; one-way injected delay

@@ -171,6 +171,9 @@ func (c *Config) crossCheck(p Params, lines map[string]int) []Issue {
 		add(at("reqs", "clientThreads", "clones"), "reqs: %d with clientThreads: %d and %d client processes is more operations than a run can count (2^63-1)",
 			p.Reqs, p.ClientThreads, max(len(c.Clients), 1))
 	}
+	if p.StrongScanRatio > 0 && p.ScanCount < 1 {
+		add(at("scanCount", "strongScanRatio"), "strongScanRatio: %d needs scanCount of at least 1, got %d", p.StrongScanRatio, p.ScanCount)
+	}
 	if p.ScanRatio > 0 && p.ScanCount < 1 {
 		add(at("scanCount", "scanRatio"), "scanRatio: %d needs scanCount of at least 1, got %d", p.ScanRatio, p.ScanCount)
 	}

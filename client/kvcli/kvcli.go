@@ -214,7 +214,11 @@ func (r *runner) do(ctx context.Context, c command) int {
 		}
 		if res.More {
 			last := res.Items[len(res.Items)-1].Key
-			r.errorf("%s: more keys follow; go on with scan %s %s %d", c.text, display(last+"\x00"), display(c.cmd.End), c.cmd.Limit)
+			level := ""
+			if c.level == client.Weak {
+				level = "weak "
+			}
+			r.errorf("%s: more keys follow; go on with %sscan %s %s %d", c.text, level, display(last+"\x00"), display(c.cmd.End), c.cmd.Limit)
 		}
 		if len(res.Items) == 0 {
 			r.errorf("%s: no key holds a value", c.text)
