@@ -240,8 +240,18 @@ func (c *Core) freshReply(r *wire.JoinReply) bool {
 // bootstrap makes the replica a member of a brand-new cluster; lead false
 // keeps the initial leader from leading ballot 0 (onJoinReply).
 func (c *Core) bootstrap(lead bool) {
+	if c.ballot != 0 {
+		// The founders elected a leader before this replica joined
+		// them (it learnt the ballot from their answers): the initial
+		// leader leads ballot 0 only, and the ballot's leader is not
+		// known yet.
+		lead = false
+	}
 	c.member = true
 	c.leader = c.o.InitialLeader
+	if c.ballot != 0 {
+		c.leader = wire.NoReplica
+	}
 	if c.o.ID == c.o.InitialLeader && !lead {
 		c.leader = wire.NoReplica
 	}
