@@ -144,3 +144,17 @@ func TestExistingReplicaIsNoFounder(t *testing.T) {
 	require.True(t, zero.Member(), "every replica answered with nothing appended")
 	assert.False(t, zero.IsLeader(), "members answered: it does not lead ballot 0 again")
 }
+
+// A founder told so after the founders elected a leader (it learnt their
+// ballot from their answers) is a member of that ballot, not a second
+// leader of it: the initial leader leads ballot 0 only.
+func TestLateFounderDoesNotLeadALaterBallot(t *testing.T) {
+	zero := joiner(t, 0, 3, true)
+	require.NoError(t, zero.StepReplica(2, &wire.Accept{Ballot: 1, Leader: 2}))
+	require.Equal(t, wire.Ballot(1), zero.Ballot())
+	require.False(t, zero.Member())
+	founders := []uint64{zero.incarnation, 101, 102}
+	require.NoError(t, zero.StepReplica(1, &wire.JoinReply{Ballot: 1, Replica: 1, Leader: 2, Member: true, Incarnation: 101, Founders: founders}))
+	require.True(t, zero.Member())
+	assert.False(t, zero.IsLeader(), "a second leader of ballot 1")
+}
