@@ -68,9 +68,9 @@ type Params struct {
 	// StrongScanRatio: % of strong reads issued as SCAN (strongScanRatio;
 	// 0 by default, so that the default workload's draws are the same).
 	StrongScanRatio int
-	ScanCount     int           // scanCount: maximum SCAN limit (keys of a SCAN's range)
-	ReplyTimeout  time.Duration // replyTimeout: seconds in the file; 0 there means 10 s
-	NetworkDelay  time.Duration // networkDelay: milliseconds in the file; one-way injected delay
+	ScanCount       int           // scanCount: maximum SCAN limit (keys of a SCAN's range)
+	ReplyTimeout    time.Duration // replyTimeout: seconds in the file; 0 there means 10 s
+	NetworkDelay    time.Duration // networkDelay: milliseconds in the file; one-way injected delay
 
 	HTWeakAck          WeakAck       // htWeakAck: commit | early
 	Heartbeat          time.Duration // heartbeatMs

@@ -120,6 +120,16 @@ type Mutation struct {
 	// WitnessAcceptsAll makes witnesses accept conflicting strong
 	// requests (PROTOCOL.md 3.4 rule 1).
 	WitnessAcceptsAll bool
+	// WitnessIgnoresScanRange makes a witness treat a SCAN as a command on
+	// its start key alone: a SCAN is shown only the records of that key,
+	// and a single-key command never the SCAN records that cover it
+	// (PROTOCOL.md 1.3: a SCAN conflicts over its whole range).
+	WitnessIgnoresScanRange bool
+	// AcceptWeakRMW makes a replica admit a weak CAS or INCR, as a
+	// request and as a log entry, instead of refusing it (PROTOCOL.md
+	// 1.2): a hostile client's weak CAS is then answered as any weak write
+	// is, before it executes, with an outcome nobody computed.
+	AcceptWeakRMW bool
 	// NoWitnessReplay makes a new leader skip the witness replay of
 	// PROTOCOL.md 6.4 (the reference's CURP-HT recovery).
 	NoWitnessReplay bool

@@ -263,7 +263,7 @@ func (c *Core) checkAccept(from wire.ReplicaID, m *wire.Accept) error {
 			return invalid("Accept of ballot %d from replica %d carries an entry of ballot %d at slot %d", m.Ballot, from, e.Ballot, s)
 		case e.Ballot < prev:
 			return invalid("Accept from replica %d: ballots go down at slot %d", from, s)
-		case !validEntry(e, c.o.Limits):
+		case !c.admitsEntry(e):
 			return invalid("Accept from replica %d: slot %d holds no valid entry (%v %s)", from, s, e.Cmd, e.Command)
 		}
 		prev = e.Ballot

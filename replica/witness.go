@@ -39,6 +39,8 @@ type witness struct {
 	lists   [][]*witnessRecord
 	index   RecordIndex
 	arrival uint64
+	// ignoreScanRange is Mutation.WitnessIgnoresScanRange.
+	ignoreScanRange bool
 	// j, in durable mode, is told of every record kept and removed.
 	j *journal
 }
@@ -66,7 +68,7 @@ func (w *witness) each(c kvs.Command, f func(r *witnessRecord) bool) {
 		return
 	case kvs.OpScan:
 		visit := func(k kvs.Key, l []*witnessRecord) bool {
-			if c.End != "" && k >= c.End {
+			if c.End != "" && k >= c.End || w.ignoreScanRange && k != c.Key {
 				return false
 			}
 			for _, r := range l {
@@ -84,6 +86,9 @@ func (w *witness) each(c kvs.Command, f func(r *witnessRecord) bool) {
 		if !f(r) {
 			return
 		}
+	}
+	if w.ignoreScanRange {
+		return
 	}
 	for _, r := range w.scans {
 		if r.Command.Covers(c.Key) && !f(r) {

@@ -102,6 +102,16 @@ type Workload struct {
 	// INCR, half each (0: none). INCRs go to counter keys of their own,
 	// as the benchmark's do.
 	Deletes, RMW int
+	// WeakRMW is the share (%) of weak operations issued as a CAS or an
+	// INCR, half each: what the client library refuses (client.Op
+	// Validate) and only a hostile client sends, since a weak write is
+	// answered before it executes. The sessions issue them through
+	// client.Core, which does not validate, so that a test can play that
+	// client against replicas that must refuse it (replica.Mutation
+	// AcceptWeakRMW). A replica that refuses one leaves the operation
+	// pending for good: a run with WeakRMW and correct replicas never
+	// finishes. Tests only; 0: none.
+	WeakRMW int
 }
 
 // Options describes a run.

@@ -46,7 +46,8 @@ func (c *Cluster) invoke(s *session) {
 	}
 	cmd := kvs.Command{Op: kvs.OpGet, Key: key}
 	switch {
-	case level == wire.Strong && w.RMW > 0 && c.rng.IntN(100) < w.RMW:
+	case level == wire.Strong && w.RMW > 0 && c.rng.IntN(100) < w.RMW,
+		level == wire.Weak && w.WeakRMW > 0 && c.rng.IntN(100) < w.WeakRMW: // a hostile client's
 		if c.rng.IntN(2) == 0 {
 			cmd = kvs.Command{Op: kvs.OpIncr, Key: counterOf(i), Delta: int64(1 + c.rng.IntN(3))}
 		} else {
