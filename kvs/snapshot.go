@@ -82,7 +82,13 @@ func (s *Store) SetLastApplied(slot Slot) { s.lastApplied = slot }
 // Thaw returns a store whose state is the snapshot's, sharing its nodes:
 // the store copies a node before it first writes to it, so the snapshot
 // stays as it was. A replica restarting from disk thaws its snapshot
-// instead of copying every key twice.
+// instead of copying every value; only the point-lookup index is built
+// anew, one pass over the keys.
 func (sn *Snapshot) Thaw() *Store {
-	return &Store{tree: sn.tree.Copy(), present: sn.present, lastApplied: sn.lastApplied}
+	s := &Store{tree: sn.tree.Copy(), index: make(map[Key]Entry, sn.tree.Len()), present: sn.present, lastApplied: sn.lastApplied}
+	s.tree.Scan(func(k Key, e Entry) bool {
+		s.index[k] = e
+		return true
+	})
+	return s
 }

@@ -1,7 +1,7 @@
 package replica
 
 import (
-	"github.com/tidwall/btree"
+	"slices"
 
 	"swiftpaxos/kvs"
 )
@@ -27,36 +27,28 @@ type pendingScan struct {
 // keyIndex is the per-key view of the unapplied log suffix. The leader
 // uses it for speculation over the log prefix and for the Ok rule
 // (PROTOCOL.md 3.5); it is the spec's lastWrite, kept on every replica so
-// that a new leader need not rebuild it. Keys are ordered, so that a SCAN
-// finds the writes of its range by walking it; unapplied SCANs are listed
-// apart, in slot order (there are few), for the writes they cover.
+// that a new leader need not rebuild it. It is a hash map: most commands
+// touch one key, and the keys of the unapplied suffix are few, so a SCAN
+// walks them all for those of its range (and sorts those), which costs
+// less than keeping them ordered for every command. Unapplied SCANs are
+// listed apart, in slot order (there are few), for the writes they cover.
 //
 // A key's state lives from the first unapplied entry that touches it to
 // the application of the last, which under a skewed workload over many
 // keys is one entry: the states a key leaves are kept for the next key,
 // so that indexing an entry does not allocate.
 type keyIndex struct {
-	m     *btree.Map[kvs.Key, *keyState]
+	m     map[kvs.Key]*keyState
 	scans []pendingScan
 	free  []*keyState
+	keys  []kvs.Key // scratch for rangeWrites
 }
 
-// newKeyIndex returns an empty index. Its map always holds the empty key,
-// which no command has (kvs.Command.Validate): a B-tree that empties drops
-// its root, and the next key would allocate a new one.
-func newKeyIndex() keyIndex {
-	ix := keyIndex{m: btree.NewMap[kvs.Key, *keyState](32)}
-	ix.m.Set(sentinelKey, nil)
-	return ix
-}
-
-// sentinelKey is the key an index keeps so that its B-tree never empties.
-const sentinelKey kvs.Key = ""
+func newKeyIndex() keyIndex { return keyIndex{m: make(map[kvs.Key]*keyState)} }
 
 // reset forgets every key.
 func (ix *keyIndex) reset() {
-	for ix.m.Len() > 1 {
-		k, st, _ := ix.m.Max()
+	for k, st := range ix.m {
 		ix.release(k, st)
 	}
 	clear(ix.scans)
@@ -65,7 +57,7 @@ func (ix *keyIndex) reset() {
 
 // release forgets key k, whose state is st.
 func (ix *keyIndex) release(k kvs.Key, st *keyState) {
-	ix.m.Delete(k)
+	delete(ix.m, k)
 	*st = keyState{writes: st.writes[:0]}
 	if len(ix.free) < maxFreeKeyStates {
 		ix.free = append(ix.free, st)
@@ -84,14 +76,14 @@ func (ix *keyIndex) add(s kvs.Slot, c kvs.Command) {
 		ix.scans = append(ix.scans, pendingScan{slot: s, cmd: c})
 		return
 	}
-	st, _ := ix.m.Get(c.Key)
+	st := ix.m[c.Key]
 	if st == nil {
 		if n := len(ix.free); n > 0 {
 			st, ix.free = ix.free[n-1], ix.free[:n-1]
 		} else {
 			st = &keyState{}
 		}
-		ix.m.Set(c.Key, st)
+		ix.m[c.Key] = st
 	}
 	if c.IsWrite() {
 		if st.applied > 0 && len(st.writes) == cap(st.writes) {
@@ -122,7 +114,7 @@ func (ix *keyIndex) applied(s kvs.Slot, c kvs.Command) {
 		}
 		return
 	}
-	st, _ := ix.m.Get(c.Key)
+	st := ix.m[c.Key]
 	if st == nil {
 		return
 	}
@@ -139,7 +131,7 @@ func (ix *keyIndex) applied(s kvs.Slot, c kvs.Command) {
 
 // liveWrites returns the slots of k's unapplied writes, in slot order.
 func (ix keyIndex) liveWrites(k kvs.Key) []kvs.Slot {
-	if st, _ := ix.m.Get(k); st != nil {
+	if st := ix.m[k]; st != nil {
 		return st.live()
 	}
 	return nil
@@ -147,24 +139,26 @@ func (ix keyIndex) liveWrites(k kvs.Key) []kvs.Slot {
 
 // rangeWrites calls f, in key order, for each key of [start, end) (end "":
 // no end) with unapplied writes, until f returns false.
-func (ix keyIndex) rangeWrites(start, end kvs.Key, f func(k kvs.Key, live []kvs.Slot) bool) {
-	ix.m.Ascend(start, func(k kvs.Key, st *keyState) bool {
-		if end != "" && k >= end {
-			return false
+func (ix *keyIndex) rangeWrites(start, end kvs.Key, f func(k kvs.Key, live []kvs.Slot) bool) {
+	keys := ix.keys[:0]
+	for k, st := range ix.m {
+		if k >= start && (end == "" || k < end) && len(st.live()) > 0 {
+			keys = append(keys, k)
 		}
-		if st == nil {
-			return true // the sentinel
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !f(k, ix.m[k].live()) {
+			break
 		}
-		if w := st.live(); len(w) > 0 {
-			return f(k, w)
-		}
-		return true
-	})
+	}
+	clear(keys)
+	ix.keys = keys[:0]
 }
 
 // uncommittedWrites appends the slots of writes to the keys c reads (its
 // key, or every key of its range) above commit.
-func (ix keyIndex) uncommittedWrites(c kvs.Command, commit kvs.Slot, out []kvs.Slot) []kvs.Slot {
+func (ix *keyIndex) uncommittedWrites(c kvs.Command, commit kvs.Slot, out []kvs.Slot) []kvs.Slot {
 	add := func(_ kvs.Key, w []kvs.Slot) bool {
 		for i := len(w) - 1; i >= 0 && w[i] > commit; i-- {
 			out = append(out, w[i])
@@ -187,7 +181,7 @@ func (ix keyIndex) touchedAbove(k kvs.Key, commit kvs.Slot) bool {
 			return true
 		}
 	}
-	st, _ := ix.m.Get(k)
+	st := ix.m[k]
 	if st == nil {
 		return false
 	}

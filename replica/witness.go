@@ -2,8 +2,7 @@ package replica
 
 import (
 	"fmt"
-
-	"github.com/tidwall/btree"
+	"slices"
 
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
@@ -23,16 +22,18 @@ type witnessRecord struct {
 
 // witness is a replica's record store (PROTOCOL.md sections 1.6, 3.4, 5.3).
 // Records are keyed and removed by CmdID, never counted. A record of a
-// single-key command is listed under its key, in an ordered map, so that a
-// SCAN finds the records of its range by walking the range; a SCAN's
-// record is listed in scans, which a single-key command walks to find the
-// SCANs that cover its key (there are few: a SCAN's record lives until it
-// commits).
+// single-key command is listed under its key, in a hash map (most
+// commands touch one key); a SCAN walks the keys held for those of its
+// range, in key order (a witness holds the records of commands not yet
+// committed: few keys). A SCAN's record is listed in scans, which a
+// single-key command walks to find the SCANs that cover its key (there are
+// few: a SCAN's record lives until it commits).
 // A protocol's own index over the records (index, nil if it keeps none)
 // is told of every record added and removed here.
 type witness struct {
 	byCmd map[wire.CmdID]*witnessRecord
-	byKey *btree.Map[kvs.Key, []*witnessRecord]
+	byKey map[kvs.Key][]*witnessRecord
+	keys  []kvs.Key // scratch for a SCAN's walk
 	scans []*witnessRecord
 	// lists are emptied key lists kept for the next key, so that a
 	// record on a key with no other record does not allocate one.
@@ -46,16 +47,11 @@ type witness struct {
 }
 
 func newWitness(index RecordIndex) *witness {
-	w := &witness{
+	return &witness{
 		byCmd: make(map[wire.CmdID]*witnessRecord),
-		byKey: btree.NewMap[kvs.Key, []*witnessRecord](32),
+		byKey: make(map[kvs.Key][]*witnessRecord),
 		index: index,
 	}
-	// A B-tree that empties drops its root, and the next record would
-	// allocate a new one: the map always holds the empty key, which no
-	// command has, with no record.
-	w.byKey.Set(sentinelKey, nil)
-	return w
 }
 
 // each calls f for every kept record that c touches a key of, until f
@@ -67,21 +63,24 @@ func (w *witness) each(c kvs.Command, f func(r *witnessRecord) bool) {
 	case kvs.OpNoop:
 		return
 	case kvs.OpScan:
-		visit := func(k kvs.Key, l []*witnessRecord) bool {
-			if c.End != "" && k >= c.End || w.ignoreScanRange && k != c.Key {
-				return false
+		keys := w.keys[:0]
+		for k := range w.byKey {
+			if c.Covers(k) && (!w.ignoreScanRange || k == c.Key) {
+				keys = append(keys, k)
 			}
-			for _, r := range l {
+		}
+		slices.Sort(keys)
+		defer func() { clear(keys); w.keys = keys[:0] }()
+		for _, k := range keys {
+			for _, r := range w.byKey[k] {
 				if !f(r) {
-					return false
+					return
 				}
 			}
-			return true
 		}
-		w.byKey.Ascend(c.Key, visit)
 		return
 	}
-	l, _ := w.byKey.Get(c.Key)
+	l := w.byKey[c.Key]
 	for _, r := range l {
 		if !f(r) {
 			return
@@ -138,11 +137,11 @@ func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	case kvs.OpScan:
 		w.scans = append(w.scans, r)
 	default:
-		l, ok := w.byKey.Get(rec.Command.Key)
+		l, ok := w.byKey[rec.Command.Key]
 		if n := len(w.lists); !ok && n > 0 {
 			l, w.lists = w.lists[n-1], w.lists[:n-1]
 		}
-		w.byKey.Set(rec.Command.Key, append(l, r))
+		w.byKey[rec.Command.Key] = append(l, r)
 	}
 	if w.index != nil {
 		w.index.RecordKept(r.Record)
@@ -177,14 +176,14 @@ func (w *witness) remove(id wire.CmdID) {
 		w.scans = removeRecord(w.scans, r)
 	default:
 		k := r.Command.Key
-		l, _ := w.byKey.Get(k)
+		l := w.byKey[k]
 		if l = removeRecord(l, r); len(l) == 0 {
-			w.byKey.Delete(k)
+			delete(w.byKey, k)
 			if len(w.lists) < maxFreeLists && cap(l) <= maxFreeListCap {
 				w.lists = append(w.lists, l)
 			}
 		} else {
-			w.byKey.Set(k, l)
+			w.byKey[k] = l
 		}
 	}
 	if w.index != nil {
@@ -229,24 +228,16 @@ func removeRecord(l []*witnessRecord, r *witnessRecord) []*witnessRecord {
 // leak: nothing removes it any more.
 func (w *witness) check() error {
 	listed := make(map[*witnessRecord]int, len(w.byCmd))
-	var err error
-	w.byKey.Scan(func(k kvs.Key, l []*witnessRecord) bool {
-		if k == sentinelKey && len(l) > 0 {
-			err = fmt.Errorf("the empty key lists %d records", len(l))
-		}
+	for k, l := range w.byKey {
 		for _, r := range l {
 			switch {
 			case w.byCmd[r.Cmd] != r:
-				err = fmt.Errorf("key %q lists a record of %v that is not the one kept for it", k, r.Cmd)
+				return fmt.Errorf("key %q lists a record of %v that is not the one kept for it", k, r.Cmd)
 			case r.Command.Op == kvs.OpScan || r.Command.Key != k:
-				err = fmt.Errorf("key %q lists a record of %v on another key", k, r.Cmd)
+				return fmt.Errorf("key %q lists a record of %v on another key", k, r.Cmd)
 			}
 			listed[r]++
 		}
-		return err == nil
-	})
-	if err != nil {
-		return err
 	}
 	for _, r := range w.scans {
 		if w.byCmd[r.Cmd] != r || r.Command.Op != kvs.OpScan {
