@@ -162,6 +162,9 @@ awk -v n="$incrs" -v k="$key" 'BEGIN { for (i = 0; i < n; i++) print "incr " k "
 t0=$(now)
 kvpids=()
 for ((i = 0; i < sessions; i++)); do
+	# Created here, not by the background job's redirection, which the
+	# count below could otherwise run before.
+	: >"$dir/kv$i.out"
 	kv -log "$dir/kv$i.log" <"$dir/in.txt" >"$dir/kv$i.out" 2>"$dir/kv$i.err" &
 	kvpids+=("$!")
 	live[$!]=1
