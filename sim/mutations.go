@@ -1,0 +1,66 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"swiftpaxos/check"
+	"swiftpaxos/replica"
+)
+
+// Mutation checks of the data model that both protocols' packages run on
+// their own policies: each requires the checker to catch a deliberately
+// broken replica.
+
+// rmwLagOptions: strong CASes and INCRs contending on two keys (and two
+// counters) with PUTs and DELETEs, no GET, and execution lag, so that the
+// applied store is often behind the log at the leader when a CAS or an
+// INCR arrives.
+func rmwLagOptions(seed uint64, p Protocol) Options {
+	o := Configs(p.Name)[0].Make(seed, 3, p)
+	o.Sessions = 4
+	o.Workload = Workload{Ops: 40, Pendings: 2, Keys: 2, WeakRatio: 30, WeakWrites: 100, Writes: 100, RMW: 60, Deletes: 30}
+	o.Faults = Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 3 * time.Millisecond, ApplyLag: 5 * time.Millisecond}
+	return o
+}
+
+// RequireSpeculatedCASCaught: a CAS's or an INCR's speculative result
+// computed from the applied store instead of the log-prefix overlay
+// (PROTOCOL.md 3.5) is the outcome of the wrong state once execution lags
+// commitment: a fast-path CAS reports an outcome its execution
+// contradicts, an INCR a stale new value. The workload has no GET, so no
+// read can be what is caught; the same options pass unmutated.
+func RequireSpeculatedCASCaught(t *testing.T, p Protocol) {
+	t.Helper()
+	CheckSeeds(t, []int{3}, 5, func(seed uint64, _ int) Options { return rmwLagOptions(seed, p) })
+	mutated := func(seed uint64) Options {
+		o := rmwLagOptions(seed, p)
+		o.Mutation = replica.Mutation{SpeculateFromStore: true}
+		return o
+	}
+	// A fast-path CAS whose outcome its execution contradicts.
+	RequireViolation(t, 200, mutated, check.RuleLogMismatch)
+	// An INCR (or a CAS) whose result fits no order of the key.
+	RequireViolation(t, 200, mutated, check.RuleLinearizability)
+}
+
+// RequireWeakRMWCaught: a hostile client (Workload.WeakRMW, past the
+// client library's refusal) sends weak CASes and INCRs, and the replicas
+// admit them (PROTOCOL.md 1.2 forbids it). A weak write's acknowledgement
+// (CURP-HT's WeakReply at commit, CURP-HO's CausalReply before the write
+// is even ordered) carries no result, so the session records the outcome
+// it was handed, "not applied, absent", which nobody computed; the checker
+// finds a CAS that the log applied and the client was told did not. A weak
+// CAS is also history-invalid in itself, so only the log mismatch counts.
+// Correct replicas drop such requests and the sessions never complete
+// them: that run never finishes, and is not run here
+// (replica/datamodel_test.go tests the refusal).
+func RequireWeakRMWCaught(t *testing.T, p Protocol) {
+	t.Helper()
+	RequireViolation(t, 50, func(seed uint64) Options {
+		o := Configs(p.Name)[0].Make(seed, 3, p)
+		o.Workload.WeakRMW = 30
+		o.Mutation = replica.Mutation{AcceptWeakRMW: true}
+		return o
+	}, check.RuleLogMismatch)
+}
