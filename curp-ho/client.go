@@ -172,7 +172,7 @@ func (c *clientPolicy) FastPathAck(s *client.Core, p *client.Pending, lr *wire.L
 			}
 		}
 	}
-	if p.Op.Command.IsRead() && !c.m.NoReadDep && !a.ReadDep.Matches(lr.ReadDep) {
+	if p.Op.Command.ReadsState() && !c.m.NoReadDep && !a.ReadDep.Matches(lr.ReadDep) {
 		return false
 	}
 	return true
@@ -183,7 +183,7 @@ func (c *clientPolicy) FastPathAck(s *client.Core, p *client.Pending, lr *wire.L
 func (c *clientPolicy) StrongCompleted(s *client.Core, p *client.Pending, r client.Result) {
 	c.dropBelow(s, p.Seq)
 	lr := p.LeaderReply()
-	if r.Path == client.PathFast && p.Op.Command.IsRead() && lr != nil &&
+	if r.Path == client.PathFast && p.Op.Command.ReadsState() && lr != nil &&
 		lr.ReadDep.Kind == wire.DepOne && lr.ReadDep.Cmd.Client != s.ID() {
 		c.tainted, c.taintedDep, c.taintedIn = s.CmdID(p.Seq), lr.ReadDep.Cmd, lr.Ballot
 		c.taintedSince = s.Now()

@@ -101,7 +101,7 @@ func (p *replicaPolicy) ReadRule(pending []*wire.Entry) (bool, wire.ReadDep) {
 func (p *replicaPolicy) WitnessReport(c *replica.Core, pr *wire.Propose, ack *wire.RecordAck) {
 	ack.CausalDeps = p.causalDeps(pr.Cmd.Client)
 	ack.DepCommittedSeq = c.WeakCommittedSeq(pr.Cmd.Client)
-	if pr.Command.IsRead() {
+	if pr.Command.ReadsState() {
 		ack.ReadDep = readDep(c, pr.Command)
 	}
 }

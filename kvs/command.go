@@ -137,6 +137,12 @@ func (c Command) IsWrite() bool {
 // IsRead reports whether c only reads the store (a GET or a SCAN).
 func (c Command) IsRead() bool { return c.Op == OpGet || c.Op == OpScan }
 
+// ReadsState reports whether c's result depends on the state it executes
+// against: a read, or a DELETE (whether the key existed), a CAS or an
+// INCR. A speculative result of such a command must account for every
+// write ordered before it, as a read's must (PROTOCOL.md 3.5, 5.5).
+func (c Command) ReadsState() bool { return c.IsRead() || c.Op == OpDelete || c.StrongOnly() }
+
 // StrongOnly reports whether c may only run at the strong level: its
 // result depends on the state it executes against, which a weak write,
 // answered before it is ordered, cannot know (PROTOCOL.md 1.2).

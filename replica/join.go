@@ -13,12 +13,12 @@ import (
 // not a member of the cluster until it knows it may be one (PROTOCOL.md
 // 6.10, docs/DECISIONS.md 21 and 37). It asks every peer with Join:
 //
-//   - if every replica of the cluster, itself included, reports ballot 0
-//     and an empty log (a member or not: a founding leader appends
-//     nothing before a majority are members, founding.go), nothing was
-//     ever appended: it is a member at once (the bootstrap), and the
-//     initial leader leads ballot 0 unless a member answered and it was
-//     not started -cluster new. The replica remembers the incarnation (a
+//   - if every replica of the cluster, itself included, reports ballot 0,
+//     an empty log and no membership (in durable mode a member with
+//     nothing appended counts too, founding.go), nothing was ever
+//     appended: it is a member at once (the bootstrap), and the initial
+//     leader leads ballot 0 unless a member answered and it was not
+//     started -cluster new. The replica remembers the incarnation (a
 //     random number drawn when the process started) of every replica
 //     that answered fresh and was started -cluster new; one still
 //     finishing its own start-up, whose Join names the same incarnation,
@@ -229,12 +229,15 @@ func (c *Core) freshNew(since int64) int {
 	return n
 }
 
-// freshReply reports whether a peer's JoinReply shows it fresh: ballot 0
-// and an empty log, a member or not. A member holds nothing only while
-// its founding leader waits for a majority of members (founding.go), so
-// nothing was ever appended anywhere.
+// freshReply reports whether a peer's JoinReply shows it fresh: ballot 0,
+// an empty log, and not a member, or, in durable mode, a member with
+// nothing appended (founding.go). In memory a member with an empty log
+// may still hold witness records of commands that completed on the fast
+// path before any entry reached it: a replica that lost its state and
+// counted it fresh would found anew, and with those records lost the
+// next leader's recovery could miss an acknowledged write.
 func (c *Core) freshReply(r *wire.JoinReply) bool {
-	return r != nil && r.Ballot == 0 && r.LastSlot == 0
+	return r != nil && r.Ballot == 0 && r.LastSlot == 0 && (!r.Member || c.o.Durable)
 }
 
 // bootstrap makes the replica a member of a brand-new cluster; lead false

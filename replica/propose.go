@@ -94,11 +94,25 @@ func (c *Core) speculate(cmd kvs.Command) (kvs.Result, bool, wire.ReadDep) {
 		// A write's Ok needs no entry above the commit point on its key:
 		// the command then commutes with everything unordered before it.
 		// Its result (a DELETE's existed, a CAS's or an INCR's outcome)
-		// comes from the key's state after the log prefix.
+		// comes from the key's state after the log prefix, and, as a
+		// read's, depends on the writes before it: the protocol's read
+		// rule judges them too (CURP-HO's weak writes not yet ordered).
 		res, _, _ := c.store.Eval(c.entries.last()+1, cmd, c.logOverlay())
-		return res, !c.keys.touchedAbove(cmd.Key, c.commitIndex), wire.ReadDep{}
+		ok := !c.keys.touchedAbove(cmd.Key, c.commitIndex)
+		if !cmd.ReadsState() {
+			return res, ok, wire.ReadDep{}
+		}
+		readOk, dep := c.readRule(cmd)
+		return res, ok && readOk, dep
 	}
 	res := c.readOverLog(cmd)
+	ok, dep := c.readRule(cmd)
+	return res, ok, dep
+}
+
+// readRule is the protocol's rule for a command that reads state, over
+// the uncommitted writes of the keys it reads (PROTOCOL.md 3.5, 5.7).
+func (c *Core) readRule(cmd kvs.Command) (bool, wire.ReadDep) {
 	pending := c.scratchEnts[:0]
 	c.scratchSlots = c.keys.uncommittedWrites(cmd, c.commitIndex, c.scratchSlots[:0])
 	for _, s := range c.scratchSlots {
@@ -107,7 +121,7 @@ func (c *Core) speculate(cmd kvs.Command) (kvs.Result, bool, wire.ReadDep) {
 	ok, dep := c.policy.ReadRule(pending)
 	clear(pending)
 	c.scratchEnts = pending[:0]
-	return res, ok, dep
+	return ok, dep
 }
 
 // readOverLog evaluates a read against the store overlaid with the
