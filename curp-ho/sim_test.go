@@ -38,10 +38,6 @@ func TestMutationNoBarrierIsCaught(t *testing.T) {
 	})
 }
 
-// TestMutationSpeculateFromStoreCASIsCaught: sim.RequireSpeculatedCASCaught.
-func TestMutationSpeculateFromStoreCASIsCaught(t *testing.T) {
-	sim.RequireSpeculatedCASCaught(t, protocol(curpho.Mutation{}))
-}
 
 // TestMutationAcceptWeakRMWIsCaught: sim.RequireWeakRMWCaught.
 func TestMutationAcceptWeakRMWIsCaught(t *testing.T) {

@@ -13,13 +13,15 @@ import (
 // broken replica.
 
 // rmwLagOptions: strong CASes and INCRs contending on two keys (and two
-// counters) with PUTs and DELETEs, no GET, and execution lag, so that the
-// applied store is often behind the log at the leader when a CAS or an
-// INCR arrives.
+// counters) with strong PUTs and DELETEs, no GET, and execution lag, so
+// that the applied store is often behind the log at the leader when a CAS
+// or an INCR arrives. CURP-HT runs it: under CURP-HO's read rule, which a
+// CAS or an INCR goes through as a read does, so few of them complete on
+// the fast path that 200 seeds do not catch the mutation.
 func rmwLagOptions(seed uint64, p Protocol) Options {
 	o := Configs(p.Name)[0].Make(seed, 3, p)
 	o.Sessions = 4
-	o.Workload = Workload{Ops: 40, Pendings: 2, Keys: 2, WeakRatio: 30, WeakWrites: 100, Writes: 100, RMW: 60, Deletes: 30}
+	o.Workload = Workload{Ops: 40, Pendings: 2, Keys: 2, Writes: 100, RMW: 60, Deletes: 30}
 	o.Faults = Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 3 * time.Millisecond, ApplyLag: 5 * time.Millisecond}
 	return o
 }
@@ -38,10 +40,9 @@ func RequireSpeculatedCASCaught(t *testing.T, p Protocol) {
 		o.Mutation = replica.Mutation{SpeculateFromStore: true}
 		return o
 	}
-	// A fast-path CAS whose outcome its execution contradicts.
-	RequireViolation(t, 200, mutated, check.RuleLogMismatch)
-	// An INCR (or a CAS) whose result fits no order of the key.
-	RequireViolation(t, 200, mutated, check.RuleLinearizability)
+	// A fast-path CAS whose outcome its execution contradicts, or an
+	// INCR (or a CAS) whose result fits no order of the key.
+	RequireViolation(t, 200, mutated, check.RuleLogMismatch, check.RuleLinearizability)
 }
 
 // RequireWeakRMWCaught: a hostile client (Workload.WeakRMW, past the
