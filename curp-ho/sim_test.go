@@ -38,7 +38,6 @@ func TestMutationNoBarrierIsCaught(t *testing.T) {
 	})
 }
 
-
 // TestMutationAcceptWeakRMWIsCaught: sim.RequireWeakRMWCaught.
 func TestMutationAcceptWeakRMWIsCaught(t *testing.T) {
 	sim.RequireWeakRMWCaught(t, protocol(curpho.Mutation{}))
