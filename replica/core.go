@@ -203,7 +203,7 @@ func (c *Core) StepClient(from wire.ClientID, m wire.Message) {
 }
 
 func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
-	if !validRequest(m, c.o.Limits) && !(c.o.Mutation.AcceptWeakRMW && weakRMW(m, c.o.Limits)) {
+	if !validRequest(m, c.o.Limits, c.o.Mutation.AcceptWeakRMW) {
 		c.log.Debug("invalid client request dropped", zap.Uint64("client", uint64(from)), zap.Stringer("type", typeName{m}))
 		return
 	}
@@ -335,61 +335,6 @@ func (c *Core) flush() {
 		c.checkViewCommitted()
 	}
 	c.policy.Flush(c)
-}
-
-// validRequest is the admission check of a client request (kvs.Command
-// Validate, against the configured limits): a well-formed command of the
-// kind the message carries. A no-op is never a client command: in the log
-// a no-op with a command id is a refusal. A weak write is a PUT or a
-// DELETE: a CAS or an INCR is strong only, since a weak write is answered
-// before it is ordered and its result would be invented (PROTOCOL.md 1.2).
-func validRequest(m wire.Message, l kvs.Limits) bool {
-	var id wire.CmdID
-	var cmd kvs.Command
-	kind := func(c kvs.Command) bool { return c.IsWrite() && !c.StrongOnly() }
-	switch m := m.(type) {
-	case *wire.Propose:
-		id, cmd = m.Cmd, m.Command
-		kind = func(c kvs.Command) bool { return c.Op != kvs.OpNoop }
-	case *wire.WeakRead:
-		id, cmd, kind = m.Cmd, m.Command, kvs.Command.IsRead
-	case *wire.WeakPropose:
-		id, cmd = m.Cmd, m.Command
-	case *wire.CausalPropose:
-		id, cmd = m.Cmd, m.Command
-	default:
-		return true
-	}
-	// Seq 0 is no command's: in the log a no-op of a client with Seq 0 ends
-	// that client's session.
-	return id.Client != 0 && id.Seq != 0 && cmd.Validate(l) == nil && kind(cmd)
-}
-
-// weakRMW reports whether m is a weak write request carrying a CAS or an
-// INCR that is otherwise valid: what validRequest refuses and the
-// AcceptWeakRMW mutation admits.
-func weakRMW(m wire.Message, l kvs.Limits) bool {
-	var id wire.CmdID
-	var cmd kvs.Command
-	switch m := m.(type) {
-	case *wire.WeakPropose:
-		id, cmd = m.Cmd, m.Command
-	case *wire.CausalPropose:
-		id, cmd = m.Cmd, m.Command
-	default:
-		return false
-	}
-	return id.Client != 0 && id.Seq != 0 && cmd.Validate(l) == nil && cmd.StrongOnly()
-}
-
-// admitsEntry is validEntry, except that under the AcceptWeakRMW mutation a
-// weak CAS or INCR is a log entry too (a replica that admits the request
-// must also accept the entry from its leader, or the log stalls there).
-func (c *Core) admitsEntry(e *wire.Entry) bool {
-	if validEntry(e, c.o.Limits) {
-		return true
-	}
-	return c.o.Mutation.AcceptWeakRMW && !e.Cmd.IsZero() && e.Command.Validate(c.o.Limits) == nil && e.Command.StrongOnly()
 }
 
 type typeName struct{ m wire.Message }

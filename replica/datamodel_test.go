@@ -46,7 +46,7 @@ func TestWeakCASAndIncrRefused(t *testing.T) {
 	}
 	for _, cmd := range []kvs.Command{cas, casDelete, incr} {
 		for _, m := range weak(cmd) {
-			require.False(t, validRequest(m, kvs.DefaultLimits), "%T %v", m, cmd)
+			require.False(t, validRequest(m, kvs.DefaultLimits, false), "%T %v", m, cmd)
 			for _, r := range []wire.ReplicaID{0, 1} {
 				var handled []wire.Message
 				c := newStepCore(t, r, 3, func(o *Options) { o.Policy = handledPolicy{handled: &handled} })
@@ -57,11 +57,11 @@ func TestWeakCASAndIncrRefused(t *testing.T) {
 				require.Empty(t, c.out.take())
 			}
 		}
-		require.True(t, validRequest(&wire.Propose{Cmd: id, Command: cmd}, kvs.DefaultLimits), "strong %v", cmd)
+		require.True(t, validRequest(&wire.Propose{Cmd: id, Command: cmd}, kvs.DefaultLimits, false), "strong %v", cmd)
 	}
 	for _, cmd := range []kvs.Command{putCmd(1, "v"), del} {
 		for _, m := range weak(cmd) {
-			require.True(t, validRequest(m, kvs.DefaultLimits), "%T %v", m, cmd)
+			require.True(t, validRequest(m, kvs.DefaultLimits, false), "%T %v", m, cmd)
 			var handled []wire.Message
 			c := newStepCore(t, 0, 3, func(o *Options) { o.Policy = handledPolicy{handled: &handled} })
 			c.StepClient(7, m)

@@ -85,11 +85,11 @@ func TestForgedWeakCASRefused(t *testing.T) {
 	cas := kvs.Command{Op: kvs.OpCAS, Key: key(1), Expect: kvs.ExpectValue, ExpectValue: kvs.Value("a"), Value: kvs.Value("forged")}
 	incr := kvs.Command{Op: kvs.OpIncr, Key: key(1), Delta: 5}
 	for _, cmd := range []kvs.Command{cas, incr} {
-		require.False(t, validEntry(&wire.Entry{Cmd: id, Command: cmd, Level: wire.Weak}, kvs.DefaultLimits), "weak %v", cmd)
-		require.True(t, validEntry(&wire.Entry{Cmd: id, Command: cmd, Level: wire.Strong}, kvs.DefaultLimits), "strong %v", cmd)
+		require.False(t, validEntry(&wire.Entry{Cmd: id, Command: cmd, Level: wire.Weak}, kvs.DefaultLimits, false), "weak %v", cmd)
+		require.True(t, validEntry(&wire.Entry{Cmd: id, Command: cmd, Level: wire.Strong}, kvs.DefaultLimits, false), "strong %v", cmd)
 	}
 	for _, cmd := range []kvs.Command{putCmd(1, "v"), {Op: kvs.OpDelete, Key: key(1)}} {
-		require.True(t, validEntry(&wire.Entry{Cmd: id, Command: cmd, Level: wire.Weak}, kvs.DefaultLimits), "weak %v", cmd)
+		require.True(t, validEntry(&wire.Entry{Cmd: id, Command: cmd, Level: wire.Weak}, kvs.DefaultLimits, false), "weak %v", cmd)
 	}
 
 	c := follower1(t)

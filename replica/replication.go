@@ -263,7 +263,7 @@ func (c *Core) checkAccept(from wire.ReplicaID, m *wire.Accept) error {
 			return invalid("Accept of ballot %d from replica %d carries an entry of ballot %d at slot %d", m.Ballot, from, e.Ballot, s)
 		case e.Ballot < prev:
 			return invalid("Accept from replica %d: ballots go down at slot %d", from, s)
-		case !c.admitsEntry(e):
+		case !validEntry(e, c.o.Limits, c.o.Mutation.AcceptWeakRMW):
 			return invalid("Accept from replica %d: slot %d holds no valid entry (%v %s)", from, s, e.Cmd, e.Command)
 		}
 		prev = e.Ballot
@@ -295,15 +295,6 @@ func (c *Core) checkLeader(from wire.ReplicaID, b wire.Ballot) error {
 		return invalid("replica %d acts as leader of ballot %d, which replica %d leads", from, b, c.leader)
 	}
 	return nil
-}
-
-// validEntry reports whether e is a log entry: a view's no-op, a refusal,
-// or a valid command with a command id (a CAS or an INCR only strong).
-func validEntry(e *wire.Entry, l kvs.Limits) bool {
-	if e.Command.Op == kvs.OpNoop {
-		return true // a view no-op (no id), a refusal (an id) or a session end (a client, Seq 0)
-	}
-	return !e.Cmd.IsZero() && e.Command.Validate(l) == nil && (e.Level == wire.Strong || !e.Command.StrongOnly())
 }
 
 func (c *Core) onCommit(from wire.ReplicaID, m *wire.Commit) {
