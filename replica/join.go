@@ -1,6 +1,8 @@
 package replica
 
 import (
+	"slices"
+
 	"go.uber.org/zap"
 
 	"swiftpaxos/kvs"
@@ -89,7 +91,9 @@ func (c *Core) onJoin(from wire.ReplicaID, m *wire.Join) error {
 	}
 	founder := c.founders != nil && c.founders[from] == m.Incarnation
 	if founder {
-		r.Founders = c.founders
+		// A copy: the message is encoded by another goroutine, and a
+		// late answer may still add a founder (onJoinReply).
+		r.Founders = slices.Clone(c.founders)
 	}
 	if c.role == Leader && c.rec == nil && c.member && !founder {
 		// The peer lost its log: replicate to it from scratch, and do
