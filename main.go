@@ -31,11 +31,14 @@ import (
 	"swiftpaxos/replica"
 )
 
-// protocols is the registry of protocol implementations.
-var protocols = map[string]struct {
+// protocol is one protocol's two sides.
+type protocol struct {
 	replica func() replica.Policy
 	client  func() client.Policy
-}{
+}
+
+// protocols is the registry of protocol implementations.
+var protocols = map[string]protocol{
 	curpht.Name: {curpht.NewReplicaPolicy, curpht.NewClientPolicy},
 	curpho.Name: {curpho.NewReplicaPolicy, curpho.NewClientPolicy},
 }
@@ -307,7 +310,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return kvcli.Run(ctx, kvcli.Options{Config: cfg.For(*alias), Alias: *alias, Policy: p.client, Level: kl, Verbose: *verbose,
 			Timeout: *timeout, Interactive: isTerminal(stdin) && fs.NArg() == 0, Log: log, In: stdin, Out: stdout, Err: stderr}, fs.Args())
 	case "server":
-		err = replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath, Metrics: registerer(reg),
+		err = serveReplica(ctx, cfg, p, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath, Metrics: registerer(reg),
 			ClusterNew: *clusterState == "new"})
 	case "client":
 		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath, Metrics: registerer(reg)})

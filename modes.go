@@ -46,7 +46,8 @@ func makeCerts(cfg *config.Config, dir string, stdout, stderr io.Writer) int {
 }
 
 // printHosts lists the processes of cfg, one per line ("replica ALIAS
-// IP:PORT" or "client ALIAS IP"), "option check true" when the file
+// IP:PORT" or "client ALIAS IP", then "resp ALIAS IP:PORT" for each
+// replica's RESP front-end when respPort is set), "option check true" when the file
 // turns check mode on, "option tls DIR" when it turns TLS on and "option
 // data DIR" when the replicas are durable, for run-multi-client.sh.
 func printHosts(w io.Writer, cfg *config.Config) {
@@ -61,6 +62,11 @@ func printHosts(w io.Writer, cfg *config.Config) {
 	}
 	for _, h := range cfg.Replicas {
 		fmt.Fprintf(w, "replica %s %s\n", h.Alias, h.Addr())
+	}
+	for i, h := range cfg.Replicas {
+		if addr, ok := cfg.RESPAddr(i); ok {
+			fmt.Fprintf(w, "resp %s %s\n", h.Alias, addr)
+		}
 	}
 	for _, h := range cfg.Clients {
 		fmt.Fprintf(w, "client %s %s\n", h.Alias, h.IP)

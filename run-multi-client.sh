@@ -539,8 +539,9 @@ probe() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 # A port that already accepts connections belongs to another run: probing
 # it would connect this run's clients to somebody else's replica.
 while read -r role alias addr; do
-	[ "$role" = replica ] || continue
+	[ "$role" = replica ] || [ "$role" = resp ] || continue
 	if probe "$(host_of "$addr")" "${addr##*:}"; then
+		[ "$role" = replica ] || addr="$addr (its RESP port, respPort)"
 		echo "run-multi-client.sh: replica $alias cannot start: $addr is already in use (another run?)" >&2
 		exit 1
 	fi

@@ -151,11 +151,7 @@ func (s *Session) Scan(ctx context.Context, start, end []byte, limit int, level 
 		out.Items = append(out.Items, KV{Key: []byte(it.Key), Value: owned(it.Value, true), Version: it.Version})
 	}
 	if r.More {
-		last := r.Through
-		if last == "" && len(r.Items) > 0 {
-			last = r.Items[len(r.Items)-1].Key
-		}
-		out.Resume = append([]byte(last), 0)
+		out.Resume = []byte(r.Resume())
 	}
 	return out, nil
 }

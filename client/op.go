@@ -148,3 +148,14 @@ var (
 func (o Op) String() string {
 	return fmt.Sprintf("%s %s", o.Level, o.Command)
 }
+
+// Resume is where to scan again from to go on after a SCAN's answer whose
+// More is set: just past the last key it covered (Through, or its last
+// item).
+func (r Result) Resume() kvs.Key {
+	last := r.Through
+	if last == "" && len(r.Items) > 0 {
+		last = r.Items[len(r.Items)-1].Key
+	}
+	return last + "\x00"
+}

@@ -33,6 +33,10 @@ type SessionOptions struct {
 	// curpht.NewClientPolicy() or curpho.NewClientPolicy(). One policy
 	// value per session.
 	Policy Policy
+	// Nearest, when set, names the replica the session treats as its
+	// nearest (CURP-HO: its bound replica) whatever Alias says: the
+	// replica a front-end such as RESP runs in.
+	Nearest string
 	// Log receives the session's diagnostics (nil: none).
 	Log *zap.Logger
 	// Window is the capacity of Completions: the most operations the
@@ -134,6 +138,14 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 		o.Window = 1
 	}
 	cfg := o.Config
+	near := wire.NoReplica
+	if o.Nearest != "" {
+		i, ok := cfg.ReplicaIndex(o.Nearest)
+		if !ok {
+			return nil, fmt.Errorf("client: SessionOptions.Nearest: %q is not a replica of the configuration", o.Nearest)
+		}
+		near = wire.ReplicaID(i)
+	}
 	t, ownT := o.Transport, false
 	if t == nil {
 		var err error
@@ -165,6 +177,9 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	}
 	if r, _, ok := cfg.BoundReplica(o.Alias); ok {
 		nearest = wire.ReplicaID(r)
+	}
+	if near != wire.NoReplica {
+		nearest = near
 	}
 	s.log.Debug("session connected", zap.Int32("nearest", int32(nearest)), zap.Durations("rtt", rtts))
 	s.core, err = NewCore(Options{

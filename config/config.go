@@ -101,6 +101,15 @@ func (c *Config) SuperQuorum() int { return quorum.Super(c.N()) }
 // witnessed request kept by at least R of the M responders (PROTOCOL.md 1.7).
 func (c *Config) RecoveryThreshold() int { return quorum.Recovery(c.N()) }
 
+// RESPAddr is the address replica i serves the Redis protocol on
+// (respPort+i on its IP), and false when respPort is not set.
+func (c *Config) RESPAddr(i int) (string, bool) {
+	if c.RESPPort == 0 {
+		return "", false
+	}
+	return net.JoinHostPort(c.Replicas[i].IP, strconv.Itoa(c.RESPPort+i)), true
+}
+
 // Replica returns the host of replica i; i must be in [0, N()).
 func (c *Config) Replica(i int) Host { return c.Replicas[i] }
 

@@ -93,6 +93,11 @@ func init() {
 		// The client closes its idle connections before the replica does
 		// (client/session.go), so both must use the same value.
 		{name: "clientIdleTimeoutMs", global: true, set: durationIn(time.Millisecond, func(p *Params) *time.Duration { return &p.ClientIdleTimeout })},
+		// Every process derives each replica's RESP address from it
+		// (swiftpaxos -run hosts lists them), so it is the cluster's.
+		{name: "respPort", global: true, set: intIn(1, 65535, func(p *Params) *int { return &p.RESPPort })},
+		{name: "respLevel", set: setRESPLevel},
+		{name: "respPassword", set: func(p *Params, v string) error { p.RESPPassword = v; return nil }},
 	}
 	for _, s := range specs {
 		keyTable[strings.ToLower(s.name)] = s
@@ -319,6 +324,16 @@ func ignoredIfTrue(name string, get func(*Params) bool) func(*Params) string {
 		}
 		return name + ": true is ignored: it applies only to other protocols"
 	}
+}
+
+// setRESPLevel takes the level a RESP connection starts at.
+func setRESPLevel(p *Params, v string) error {
+	switch l := lower(v); l {
+	case "strong", "weak":
+		p.RESPLevel = l
+		return nil
+	}
+	return fmt.Errorf("want strong or weak, not %q", v)
 }
 
 // setMetrics takes HOST:PORT or :PORT (loopback, metrics.Listen); the

@@ -97,6 +97,13 @@ type Params struct {
 	MaxConns          int           // maxConns: incoming connections a replica keeps open at once; 0 = no limit
 	HandshakeTimeout  time.Duration // handshakeTimeoutMs: time a new connection has for the TLS handshake and its Hello
 	ClientIdleTimeout time.Duration // clientIdleTimeoutMs: a client connection silent both ways this long is closed; 0 = never
+
+	// The Redis-protocol front-end (client/resp), off unless RESPPort is
+	// set; its connections share maxConns, handshakeTimeoutMs and
+	// clientIdleTimeoutMs with the replica's port.
+	RESPPort     int    // respPort: replica i serves RESP on its IP at respPort+i; 0 = off
+	RESPLevel    string // respLevel: a RESP connection's level until it says otherwise, "strong" or "weak"
+	RESPPassword string // respPassword: the password AUTH must give before any other command; "" = none
 }
 
 // Default returns the value of every setting a file leaves out. It is the
@@ -125,6 +132,7 @@ func Default() Params {
 		ClientIdleTimeout:  5 * time.Minute,
 		MaxKeyBytes:        kvs.DefaultLimits.MaxKey,
 		MaxValueBytes:      kvs.DefaultLimits.MaxValue,
+		RESPLevel:          "strong",
 	}
 }
 

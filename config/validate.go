@@ -67,6 +67,27 @@ func (c *Config) validateAddresses(errs *Errors) {
 		}
 		used[h.Addr()] = h
 	}
+	c.validateRESP(errs, used)
+}
+
+// validateRESP checks the RESP addresses (respPort+i on replica i's IP):
+// each a port, none another process's address.
+func (c *Config) validateRESP(errs *Errors, used map[string]Host) {
+	if c.RESPPort == 0 {
+		return
+	}
+	_, lines := build(c.global)
+	line := lines["respPort"]
+	if last := c.RESPPort + c.N() - 1; last > 65535 {
+		errs.add(c.file, line, "respPort: %d: replica %d would serve RESP on port %d, past 65535", c.RESPPort, c.N()-1, last)
+		return
+	}
+	for i, r := range c.Replicas {
+		addr, _ := c.RESPAddr(i)
+		if other, dup := used[addr]; dup {
+			errs.add(c.file, line, "respPort: %d: replica %q would serve RESP on %s, the address of %q (line %d)", c.RESPPort, r.Alias, addr, other.Alias, other.line)
+		}
+	}
 }
 
 func (c *Config) validateReferences(errs *Errors) {

@@ -57,6 +57,9 @@ type ServerOptions struct {
 	// Metrics, when set, is where the replica registers its metrics
 	// (replica/metrics.go; the caller serves the registry).
 	Metrics prometheus.Registerer
+	// FrontEndConns, when set, counts the connections of the process's
+	// RESP front-end, for the replica's status.
+	FrontEndConns func() int64
 }
 
 // tickEvery is the period of the core's timers. It only drives failure

@@ -27,6 +27,9 @@ func (s *server) answerStatus(from wire.ClientID, req *wire.StatusRequest) {
 	}
 	joining, fresh, freshNew := c.JoinStatus()
 	reply.Joining, reply.ClusterNew, reply.Fresh, reply.FreshNew = joining, s.o.ClusterNew, uint64(fresh), uint64(freshNew)
+	if s.o.FrontEndConns != nil {
+		reply.RESPConns = uint64(max(s.o.FrontEndConns(), 0))
+	}
 	if s.disk != nil {
 		st := s.disk.store.Syncs()
 		reply.Durable, reply.Fsyncs, reply.FsyncMeanNs = true, st.Count, uint64(st.Mean())

@@ -94,6 +94,19 @@ func Query(ctx context.Context, cfg *config.Config, timeout time.Duration) ([]An
 	return out, nil
 }
 
+// Ask asks replica i of cfg for its status, within ctx.
+func Ask(ctx context.Context, cfg *config.Config, i int) (*wire.StatusReply, error) {
+	var tlsm *certs.Material
+	if cfg.TLSDir != "" {
+		m, err := certs.Load(cfg.TLSDir, certs.GenericClient)
+		if err != nil {
+			return nil, err
+		}
+		tlsm = m
+	}
+	return ask(ctx, cfg.Replica(i), tlsm)
+}
+
 // ask sends one StatusRequest to replica h and waits for its reply.
 func ask(ctx context.Context, h config.Host, tlsm *certs.Material) (*wire.StatusReply, error) {
 	var d net.Dialer
@@ -184,11 +197,11 @@ func Run(ctx context.Context, o Options) int {
 // Print writes the answers as one table.
 func Print(w io.Writer, answers []Answer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "REPLICA\tADDRESS\tROLE\tMODE\tBALLOT\tLEADER\tCOMMIT\tAPPLIED\tLOG\tSNAPSHOT\tSESSIONS\tRECORDS\tFSYNCS\tFSYNC\tUPTIME\t")
+	fmt.Fprintln(tw, "REPLICA\tADDRESS\tROLE\tMODE\tBALLOT\tLEADER\tCOMMIT\tAPPLIED\tLOG\tSNAPSHOT\tSESSIONS\tRESP\tRECORDS\tFSYNCS\tFSYNC\tUPTIME\t")
 	for _, a := range answers {
 		st := a.Status
 		if st == nil {
-			fmt.Fprintf(tw, "%s\t%s\tdown\t\t\t\t\t\t\t\t\t\t\t\t\t\n", a.Alias, a.Addr)
+			fmt.Fprintf(tw, "%s\t%s\tdown\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", a.Alias, a.Addr)
 			continue
 		}
 		mode, fsyncs, fsync := "memory", "-", "-"
@@ -202,8 +215,8 @@ func Print(w io.Writer, answers []Answer) {
 		if st.Leader != wire.NoReplica && int(st.Leader) < len(answers) {
 			leader = answers[st.Leader].Alias
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", a.Alias, a.Addr, RoleName(st), mode, st.Ballot, leader,
-			st.CommitIndex, st.AppliedIndex, st.LastSlot-st.SnapshotSlot, st.SnapshotSlot, st.Sessions, st.WitnessRecords,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", a.Alias, a.Addr, RoleName(st), mode, st.Ballot, leader,
+			st.CommitIndex, st.AppliedIndex, st.LastSlot-st.SnapshotSlot, st.SnapshotSlot, st.Sessions, st.RESPConns, st.WitnessRecords,
 			fsyncs, fsync, (time.Duration(st.UptimeMs) * time.Millisecond).Round(100*time.Millisecond))
 	}
 	tw.Flush()

@@ -116,6 +116,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendBool(b, m.ClusterNew)
 		b = appendUvarint(b, m.Fresh)
 		b = appendUvarint(b, m.FreshNew)
+		b = appendUvarint(b, m.RESPConns)
 	case *Hello:
 		b = append(b, byte(m.Kind))
 		b = appendReplica(b, m.Replica)

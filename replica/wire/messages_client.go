@@ -188,6 +188,9 @@ type StatusReply struct {
 	ClusterNew bool
 	Fresh      uint64
 	FreshNew   uint64
+	// RESPConns counts the connections of the replica's RESP front-end
+	// (client/resp), 0 when it has none.
+	RESPConns uint64
 }
 
 // JoinState is how a replica that is not a member of the cluster waits to

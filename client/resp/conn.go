@@ -1,0 +1,314 @@
+package resp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"time"
+
+	"go.uber.org/zap"
+
+	"swiftpaxos/client"
+	"swiftpaxos/replica/wire"
+)
+
+// A connection is served by two goroutines: a reader that parses commands
+// and hands them over in order, and the connection's loop, which alone
+// owns its state (the session, the jobs, the output). The loop submits
+// the commands' operations to the session in command order, collects the
+// completions (in any order), and writes the replies in command order,
+// several at once when the client pipelines.
+
+// window is the most operations a connection keeps in flight: enough for
+// redis-benchmark -P 16 and for an MGET of many keys in a few rounds.
+const window = 64
+
+// maxJobs is the most commands a connection holds between reading them
+// and writing their replies; beyond it the reader waits, and so does a
+// client that sends without reading.
+const maxJobs = 1024
+
+// parsed is what the reader hands the loop: a command, or why reading
+// ended. more says the reader already holds the start of the next one.
+type parsed struct {
+	args [][]byte
+	more bool
+	err  error
+}
+
+// opRef names an operation of a job.
+type opRef struct {
+	j *job
+	i int
+}
+
+type conn struct {
+	srv   *Server
+	nc    net.Conn
+	id    int64
+	log   *zap.Logger
+	sess  *client.Session
+	level client.Level
+	// authed: AUTH succeeded, or no password is set.
+	authed bool
+	name   string // CLIENT SETNAME
+
+	cmds  chan parsed
+	async chan *job // jobs whose reply a goroutine made
+
+	jobs     []*job  // in command order; the first is the next reply
+	queue    []opRef // operations waiting for room in the window
+	inflight map[wire.Seq]opRef
+	seq      wire.Seq // the session numbers operations 1, 2, ... in Submit order
+	out      []byte
+	more     bool // the reader holds the start of another command
+	eof      bool // the client sent its last command
+	closing  bool // a reply asked to close once written
+	timer    *time.Timer
+}
+
+// serve runs the connection until the client leaves, a reply closes it,
+// or ctx ends.
+func (c *conn) serve(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go c.read(ctx)
+	c.timer = time.NewTimer(time.Hour)
+	c.timer.Stop()
+	defer c.timer.Stop()
+	for !c.closing && !(c.eof && len(c.jobs) == 0) {
+		c.pump()
+		c.emit()
+		if c.closing || c.eof && len(c.jobs) == 0 {
+			break
+		}
+		var cmds chan parsed
+		if !c.eof && len(c.jobs) < maxJobs && !c.blocked() {
+			cmds = c.cmds
+		}
+		// Replies wait only for a command already on its way, so that a
+		// pipeline's replies leave in one write.
+		if len(c.out) > 0 && (cmds == nil || len(c.cmds) == 0 && !c.more) {
+			if !c.flush() {
+				return
+			}
+		}
+		c.arm()
+		select {
+		case p := <-cmds:
+			c.more = p.more
+			if p.err != nil {
+				c.readEnded(p.err)
+				continue
+			}
+			c.dispatch(p.args)
+		case r := <-c.sess.Completions():
+			c.complete(r)
+		case j := <-c.async:
+			j.done = true
+		case <-c.timer.C:
+			c.expire(time.Now())
+		case <-ctx.Done():
+			return
+		}
+	}
+	c.emit()
+	c.flush()
+}
+
+// read parses commands off the connection until it fails or ends.
+func (c *conn) read(ctx context.Context) {
+	p := newParser(c.nc, c.srv.limits)
+	idle := c.srv.cfg.ClientIdleTimeout
+	for {
+		if idle > 0 {
+			_ = c.nc.SetReadDeadline(time.Now().Add(idle))
+		}
+		args, err := p.next()
+		select {
+		case c.cmds <- parsed{args: args, more: err == nil && p.buffered(), err: err}:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readEnded handles the end of the reader: the commands already read are
+// still answered, then the connection closes; a request that could not be
+// framed is answered with its error first, as Redis does.
+func (c *conn) readEnded(err error) {
+	c.eof = true
+	var pe *ProtocolError
+	switch {
+	case errors.As(err, &pe):
+		c.srv.log.Info("RESP connection closed: protocol error", zap.Int64("conn", c.id), zap.Stringer("remote", c.nc.RemoteAddr()), zap.String("error", pe.Msg))
+		j := &job{spec: unknownSpec, start: time.Now()}
+		j.fail("ERR " + pe.Error())
+		j.quit = true
+		c.jobs = append(c.jobs, j)
+	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+	default:
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			c.srv.log.Info("RESP connection closed: idle longer than clientIdleTimeoutMs", zap.Int64("conn", c.id), zap.Stringer("remote", c.nc.RemoteAddr()))
+			c.closing = true
+			return
+		}
+		c.log.Debug("RESP connection: read failed", zap.Error(err))
+	}
+}
+
+// blocked says a command of several steps is still running: the commands
+// after it wait, so that its later operations come before theirs.
+func (c *conn) blocked() bool {
+	for i := len(c.jobs) - 1; i >= 0; i-- {
+		if j := c.jobs[i]; j.multi && !j.done {
+			return true
+		}
+	}
+	return false
+}
+
+// dispatch starts a command.
+func (c *conn) dispatch(args [][]byte) {
+	j := &job{start: time.Now(), level: c.level}
+	c.jobs = append(c.jobs, j)
+	c.srv.start(c, j, args)
+	c.enqueue(j)
+}
+
+// enqueue queues the operations of j's current step for submission, or,
+// for a step without operations, runs its continuation at once.
+func (c *conn) enqueue(j *job) {
+	for !j.done && len(j.ops) == 0 && j.then != nil {
+		then := j.then
+		j.then = nil
+		then(c, j)
+	}
+	for i := range j.ops {
+		c.queue = append(c.queue, opRef{j, i})
+	}
+}
+
+// pump submits queued operations while the window has room.
+func (c *conn) pump() {
+	for len(c.queue) > 0 && len(c.inflight) < window {
+		ref := c.queue[0]
+		c.queue = c.queue[1:]
+		j := ref.j
+		if j.done { // timed out before it was sent
+			continue
+		}
+		j.sent++
+		if err := c.sess.Submit(j.ops[ref.i]); err != nil {
+			j.res[ref.i] = client.Result{Err: err}
+			c.stepped(j)
+			continue
+		}
+		c.seq++
+		c.inflight[c.seq] = ref
+		j.left++
+	}
+}
+
+// complete takes the result of a submitted operation.
+func (c *conn) complete(r client.Result) {
+	ref, ok := c.inflight[r.Seq]
+	if !ok {
+		return
+	}
+	delete(c.inflight, r.Seq)
+	j := ref.j
+	if j.done { // the job timed out meanwhile
+		return
+	}
+	j.left--
+	j.res[ref.i] = r
+	c.stepped(j)
+}
+
+// stepped runs j's continuation once its step is complete, and queues the
+// next step's operations.
+func (c *conn) stepped(j *job) {
+	if !j.stepDone() {
+		return
+	}
+	then := j.then
+	j.then = nil
+	j.ops = nil
+	then(c, j)
+	c.enqueue(j)
+}
+
+// emit moves the replies of finished jobs, in command order, to the
+// output.
+func (c *conn) emit() {
+	n := 0
+	for _, j := range c.jobs {
+		if !j.done {
+			break
+		}
+		n++
+		c.out = append(c.out, j.out...)
+		c.srv.metrics.observe(j)
+		if j.quit {
+			c.closing = true
+			break
+		}
+	}
+	if n > 0 {
+		clear(c.jobs[:n])
+		c.jobs = c.jobs[n:]
+	}
+}
+
+// flush writes the output; false: the connection is broken.
+func (c *conn) flush() bool {
+	if len(c.out) == 0 {
+		return true
+	}
+	if idle := c.srv.cfg.ClientIdleTimeout; idle > 0 {
+		_ = c.nc.SetWriteDeadline(time.Now().Add(idle))
+	}
+	_, err := c.nc.Write(c.out)
+	if cap(c.out) > 64<<10 {
+		c.out = nil
+	} else {
+		c.out = c.out[:0]
+	}
+	if err != nil {
+		c.log.Debug("RESP connection: write failed", zap.Error(err))
+		return false
+	}
+	return true
+}
+
+// arm sets the timer to the reply deadline of the oldest unfinished job.
+func (c *conn) arm() {
+	c.timer.Stop()
+	for _, j := range c.jobs {
+		if !j.done && !j.async {
+			c.timer.Reset(time.Until(j.start.Add(c.srv.cfg.ReplyTimeout)))
+			return
+		}
+	}
+}
+
+// expire answers every job older than the reply timeout with an error:
+// the cluster did not answer (no majority reachable, or no leader). Its
+// operations may still take effect later; their results are dropped.
+func (c *conn) expire(now time.Time) {
+	for _, j := range c.jobs {
+		if j.done || j.async {
+			continue
+		}
+		if now.Sub(j.start) < c.srv.cfg.ReplyTimeout {
+			break
+		}
+		j.fail("TIMEOUT no reply from the cluster within replyTimeout (" + c.srv.cfg.ReplyTimeout.String() + "): no majority reachable or no leader; the command may still take effect")
+	}
+}
