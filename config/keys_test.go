@@ -59,6 +59,9 @@ func TestEveryKeyReachesItsField(t *testing.T) {
 		"maxConns: 100",
 		"handshakeTimeoutMs: 250",
 		"clientIdleTimeoutMs: 60000",
+		"respPort: 6380",
+		"respLevel: Weak",
+		"respPassword: s3cret",
 	))
 	require.Len(t, c.Warnings, 1, "runTime overrides reqs")
 	assert.Contains(t, c.Warnings[0].Msg, "reqs: 12345 is ignored")
@@ -108,6 +111,9 @@ func TestEveryKeyReachesItsField(t *testing.T) {
 		MaxConns:           100,
 		HandshakeTimeout:   250 * time.Millisecond,
 		ClientIdleTimeout:  time.Minute,
+		RESPPort:           6380,
+		RESPLevel:          "weak",
+		RESPPassword:       "s3cret",
 	}, c.Params)
 	assert.Equal(t, "/etc/swiftpaxos/Certs", c.TLSDir)
 	assert.Equal(t, "/var/lib/swiftpaxos", c.DataPath)
@@ -140,6 +146,7 @@ func TestDefaults(t *testing.T) {
 		MaxValueBytes:      1 << 20,
 		HandshakeTimeout:   5 * time.Second,
 		ClientIdleTimeout:  5 * time.Minute,
+		RESPLevel:          "strong",
 	}, c.Params)
 	assert.Nil(t, c.Latency)
 	assert.Empty(t, c.TLSDir, "TLS is off by default")
