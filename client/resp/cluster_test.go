@@ -1,0 +1,175 @@
+package resp_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest"
+
+	"swiftpaxos/client"
+	"swiftpaxos/client/resp"
+	"swiftpaxos/client/statuscli"
+	"swiftpaxos/config"
+	curpho "swiftpaxos/curp-ho"
+	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/replica"
+	"swiftpaxos/replica/wire"
+)
+
+// policies are the two protocols' sides, by configuration name.
+var policies = map[string]struct {
+	replica func() replica.Policy
+	client  func() client.Policy
+}{
+	"curpht": {curpht.NewReplicaPolicy, curpht.NewClientPolicy},
+	"curpho": {curpho.NewReplicaPolicy, curpho.NewClientPolicy},
+}
+
+// freePorts reserves n TCP ports on 127.0.0.1 and releases them.
+func freePorts(t testing.TB, n int) []int {
+	t.Helper()
+	ports := make([]int, n)
+	for i := range ports {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		ports[i] = ln.Addr().(*net.TCPAddr).Port
+		defer ln.Close()
+	}
+	return ports
+}
+
+// cluster is three replicas, each with its RESP front-end, in this
+// process; a test may stop any of them.
+type cluster struct {
+	cfg     *config.Config
+	resp    []string // RESP address by replica
+	servers []*resp.Server
+	stop    []context.CancelFunc
+	done    []chan struct{}
+	elected chan string
+}
+
+// startCluster runs a cluster of protocol with the extra settings.
+func startCluster(t *testing.T, protocol, settings string) *cluster {
+	t.Helper()
+	ports := freePorts(t, 3)
+	var run []int
+	var err error
+	for range 20 {
+		if run, err = listenRun(); err == nil {
+			break
+		}
+	}
+	require.NoError(t, err, "no free run of RESP ports")
+	ports = append(ports, run[0])
+	text := fmt.Sprintf(`-- Replicas --
+replica0 127.0.0.1:%d
+replica1 127.0.0.2:%d
+replica2 127.0.0.3:%d
+---
+protocol: %s
+respPort: %d
+%s
+`, ports[0], ports[1], ports[2], protocol, ports[3], settings)
+	cfg, err := config.Parse("resp.conf", strings.NewReader(text))
+	require.NoError(t, err)
+	c := &cluster{cfg: cfg, elected: make(chan string, 16)}
+	ready := make(chan struct{}, 2*cfg.N())
+	var wg sync.WaitGroup
+	for i := range cfg.N() {
+		alias := fmt.Sprintf("replica%d", i)
+		addr, _ := cfg.RESPAddr(i)
+		c.resp = append(c.resp, addr)
+		hook := zap.Hooks(func(e zapcore.Entry) error {
+			switch e.Message {
+			case "cluster bootstrapped", "rejoined as a full member":
+				ready <- struct{}{}
+			case "view started":
+				select {
+				case c.elected <- alias:
+				default:
+				}
+			}
+			return nil
+		})
+		log := zaptest.NewLogger(t, zaptest.WrapOptions(hook), zaptest.Level(zapcore.InfoLevel)).Named(alias)
+		p := policies[protocol]
+		fe, err := resp.New(resp.Options{Config: cfg, Alias: alias, NewPolicy: p.client, Log: log,
+			Ready:  func(net.Addr) { ready <- struct{}{} },
+			Status: func(ctx context.Context) (*wire.StatusReply, error) { return statuscli.Ask(ctx, cfg, i) }})
+		require.NoError(t, err)
+		c.servers = append(c.servers, fe)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		c.stop, c.done = append(c.stop, cancel), append(c.done, done)
+		wg.Go(func() {
+			defer close(done)
+			var inner sync.WaitGroup
+			inner.Go(func() {
+				if err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, ClusterNew: true, Policy: p.replica,
+					Log: log, FrontEndConns: fe.Conns}); ctx.Err() == nil {
+					t.Errorf("%s stopped: %v", alias, err)
+				}
+			})
+			if err := fe.Serve(ctx); ctx.Err() == nil {
+				t.Errorf("%s RESP stopped: %v", alias, err)
+			}
+			inner.Wait()
+		})
+	}
+	t.Cleanup(func() {
+		for _, s := range c.stop {
+			s()
+		}
+		wg.Wait()
+	})
+	for range 2 * cfg.N() {
+		<-ready
+	}
+	return c
+}
+
+// listenRun finds a port p such that replica i's RESP address,
+// 127.0.0.(i+1):p+i, is free for each of the three.
+func listenRun() ([]int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	base := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	lns := make([]net.Listener, 0, 3)
+	defer func() {
+		for _, l := range lns {
+			l.Close()
+		}
+	}()
+	for i := range 3 {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:%d", i+1, base+i))
+		if err != nil {
+			return nil, err
+		}
+		lns = append(lns, l)
+	}
+	return []int{base, base + 1, base + 2}, nil
+}
+
+// client opens a go-redis client of replica i's front-end.
+func (c *cluster) client(t *testing.T, i int, o ...func(*redis.Options)) *redis.Client {
+	t.Helper()
+	opts := &redis.Options{Addr: c.resp[i], DisableIdentity: false, MaxRetries: -1}
+	for _, f := range o {
+		f(opts)
+	}
+	rc := redis.NewClient(opts)
+	t.Cleanup(func() { rc.Close() })
+	return rc
+}
