@@ -124,6 +124,7 @@ func TestHostsListsTheDefaultDeployment(t *testing.T) {
 	code, stdout, stderr := runMain("-run", "hosts", "-config", "multi-client.conf")
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, "replica replica0 127.0.0.1:7070\nreplica replica1 127.0.0.2:7071\nreplica replica2 127.0.0.3:7072\n"+
+		"resp replica0 127.0.0.1:6380\nresp replica1 127.0.0.2:6381\nresp replica2 127.0.0.3:6382\n"+
 		"client client0 127.0.0.4\nclient client1 127.0.0.5\n", stdout)
 }
 

@@ -2,6 +2,7 @@ package resp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"swiftpaxos/client/statuscli"
+	"swiftpaxos/replica/wire"
 )
 
 // The server's commands: what clients and tools ask at start-up (COMMAND,
@@ -190,7 +192,7 @@ func info(c *conn, j *job, args [][]byte) {
 	all := len(sections) == 0 || sections["all"] || sections["everything"] || sections["default"]
 	want := func(s string) bool { return all || sections[s] }
 	j.async = true
-	srv, level, id := c.srv, c.level, c.id
+	srv, level := c.srv, c.level
 	go func() {
 		var b strings.Builder
 		if want("server") {
@@ -200,8 +202,8 @@ func info(c *conn, j *job, args [][]byte) {
 		if want("clients") {
 			fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\nmaxclients:%d\r\n\r\n", srv.open.Load(), srv.cfg.MaxConns)
 		}
-		if want("replication") {
-			b.WriteString(srv.replication(level, id))
+		if want("replication") || want("log") {
+			b.WriteString(srv.replication(level, want("replication"), want("log")))
 		}
 		if want("keyspace") {
 			b.WriteString("# Keyspace\r\n\r\n")
@@ -220,31 +222,38 @@ func (s *Server) port() int {
 	return s.cfg.RESPPort + i
 }
 
-// replication is INFO's replication section: the replica's role, the
+// replication is INFO's replication section (the replica's role, the
 // leader and the ballot as the replica itself reports them, and the
-// connection's level.
-func (s *Server) replication(level fmt.Stringer, id int64) string {
+// connection's level) and its log section (the replica's commit and
+// applied indexes).
+func (s *Server) replication(level fmt.Stringer, repl, log bool) string {
 	var b strings.Builder
-	b.WriteString("# Replication\r\n")
-	fmt.Fprintf(&b, "connection_level:%s\r\nprotocol:%s\r\nreplicas:%d\r\n", level, s.cfg.Protocol, s.cfg.N())
-	if s.o.Status == nil {
-		b.WriteString("role:unknown\r\n\r\n")
-		return b.String()
+	var st *wire.StatusReply
+	err := errors.New("the front-end has no status source")
+	if s.o.Status != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), infoTimeout)
+		st, err = s.o.Status(ctx)
+		cancel()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), infoTimeout)
-	defer cancel()
-	st, err := s.o.Status(ctx)
-	if err != nil {
-		fmt.Fprintf(&b, "role:unknown\r\nstatus_error:%s\r\n\r\n", strings.ReplaceAll(err.Error(), "\r\n", " "))
-		return b.String()
+	if repl {
+		b.WriteString("# Replication\r\n")
+		fmt.Fprintf(&b, "connection_level:%s\r\nprotocol:%s\r\nreplicas:%d\r\n", level, s.cfg.Protocol, s.cfg.N())
+		if err != nil {
+			fmt.Fprintf(&b, "role:unknown\r\nstatus_error:%s\r\n", strings.ReplaceAll(err.Error(), "\r\n", " "))
+		} else {
+			fmt.Fprintf(&b, "role:%s\r\nmember:%v\r\nballot:%d\r\n", statuscli.RoleName(st), st.Member, st.Ballot)
+			if int(st.Leader) >= 0 && int(st.Leader) < s.cfg.N() {
+				addr, _ := s.cfg.RESPAddr(int(st.Leader))
+				fmt.Fprintf(&b, "leader:%s\r\nleader_resp:%s\r\n", s.cfg.Replica(int(st.Leader)).Alias, addr)
+			} else {
+				b.WriteString("leader:none\r\n")
+			}
+		}
+		b.WriteString("\r\n")
 	}
-	fmt.Fprintf(&b, "role:%s\r\nmember:%v\r\nballot:%d\r\n", statuscli.RoleName(st), st.Member, st.Ballot)
-	if int(st.Leader) >= 0 && int(st.Leader) < s.cfg.N() {
-		addr, _ := s.cfg.RESPAddr(int(st.Leader))
-		fmt.Fprintf(&b, "leader:%s\r\nleader_resp:%s\r\n", s.cfg.Replica(int(st.Leader)).Alias, addr)
-	} else {
-		b.WriteString("leader:none\r\n")
+	if log && err == nil {
+		fmt.Fprintf(&b, "# Log\r\ncommit_index:%d\r\napplied_index:%d\r\nlast_slot:%d\r\nsessions:%d\r\n\r\n",
+			st.CommitIndex, st.AppliedIndex, st.LastSlot, st.Sessions)
 	}
-	fmt.Fprintf(&b, "commit_index:%d\r\napplied_index:%d\r\n\r\n", st.CommitIndex, st.AppliedIndex)
 	return b.String()
 }
