@@ -166,7 +166,10 @@ const walkLimit = kvs.MaxScanLimit
 
 // maxKeysReply bounds the keys KEYS returns: a larger answer is an
 // error that says to use SCAN.
-const maxKeysReply = 100_000
+const (
+	maxKeysReply = 100_000
+	maxKeysBytes = 16 << 20
+)
 
 // walkAll reads the keys of [start, end) in key order, one SCAN of
 // walkLimit keys per step, giving each step's items to visit; visit
@@ -202,14 +205,16 @@ func keysCmd(c *conn, j *job, args [][]byte) {
 	pattern := args[0]
 	start, end := prefixRange(pattern)
 	var keys []kvs.Key
+	size := 0
 	walkAll(j, start, end, func(items []kvs.Item) bool {
 		for _, it := range items {
 			if match(pattern, []byte(it.Key)) {
 				keys = append(keys, it.Key)
+				size += len(it.Key)
 			}
 		}
-		if len(keys) > maxKeysReply {
-			j.fail("ERR KEYS: more than 100000 keys match; use SCAN")
+		if len(keys) > maxKeysReply || size > maxKeysBytes {
+			j.fail("ERR KEYS: more than 100000 keys, or 16 MiB of keys, match; use SCAN")
 			return false
 		}
 		return true

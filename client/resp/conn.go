@@ -24,6 +24,13 @@ import (
 // redis-benchmark -P 16 and for an MGET of many keys in a few rounds.
 const window = 64
 
+// maxHeld bounds the bytes a connection holds in results and replies not
+// yet written: a command whose results grow past it is answered with an
+// error, and no new command is read while the connection holds more (a
+// client that pipelines GETs of large values without reading the
+// replies, or an MGET of one large key many times over).
+const maxHeld = 64 << 20
+
 // maxJobs is the most commands a connection holds between reading them
 // and writing their replies; beyond it the reader waits, and so does a
 // client that sends without reading.
@@ -62,6 +69,7 @@ type conn struct {
 	inflight map[wire.Seq]opRef
 	seq      wire.Seq // the session numbers operations 1, 2, ... in Submit order
 	out      []byte
+	held     int  // bytes of results and replies held (maxHeld)
 	more     bool // the reader holds the start of another command
 	eof      bool // the client sent its last command
 	closing  bool // a reply asked to close once written
@@ -84,7 +92,7 @@ func (c *conn) serve(ctx context.Context) {
 			break
 		}
 		var cmds chan parsed
-		if !c.eof && len(c.jobs) < maxJobs && !c.blocked() {
+		if !c.eof && len(c.jobs) < maxJobs && c.held < maxHeld && !c.blocked() {
 			cmds = c.cmds
 		}
 		// Replies wait only for a command already on its way, so that a
@@ -107,13 +115,13 @@ func (c *conn) serve(ctx context.Context) {
 			c.complete(r)
 		case j := <-c.async:
 			j.done = true
+			c.settle(j)
 		case <-c.timer.C:
 			c.expire(time.Now())
 		case <-ctx.Done():
 			return
 		}
 	}
-	c.emit()
 	c.flush()
 }
 
@@ -179,6 +187,7 @@ func (c *conn) dispatch(args [][]byte) {
 	c.jobs = append(c.jobs, j)
 	c.srv.start(c, j, args)
 	c.enqueue(j)
+	c.settle(j)
 }
 
 // enqueue queues the operations of j's current step for submission, or,
@@ -228,7 +237,35 @@ func (c *conn) complete(r client.Result) {
 	}
 	j.left--
 	j.res[ref.i] = r
+	size := resultBytes(r)
+	j.bytes += size
+	c.held += size
+	if j.bytes > maxHeld {
+		j.fail("ERR the reply would hold more than 64 MiB: ask for fewer keys, or smaller values, at once")
+		c.settle(j)
+		return
+	}
 	c.stepped(j)
+}
+
+// resultBytes is the memory a result's keys and values take.
+func resultBytes(r client.Result) int {
+	n := len(r.Value)
+	for _, it := range r.Items {
+		n += len(it.Key) + len(it.Value)
+	}
+	return n
+}
+
+// settle accounts for a finished job: its reply replaces its results in
+// what the connection holds.
+func (c *conn) settle(j *job) {
+	if !j.done || j.settled {
+		return
+	}
+	j.settled = true
+	c.held += len(j.out) - j.bytes
+	j.bytes = len(j.out)
 }
 
 // stepped runs j's continuation once its step is complete, and queues the
@@ -241,7 +278,13 @@ func (c *conn) stepped(j *job) {
 	j.then = nil
 	j.ops = nil
 	then(c, j)
+	if !j.done {
+		// The next step has results of its own; this step's are dropped.
+		c.held -= j.bytes
+		j.bytes = 0
+	}
 	c.enqueue(j)
+	c.settle(j)
 }
 
 // emit moves the replies of finished jobs, in command order, to the
@@ -254,6 +297,7 @@ func (c *conn) emit() {
 		}
 		n++
 		c.out = append(c.out, j.out...)
+		c.held -= j.bytes
 		c.srv.metrics.observe(j)
 		if j.quit {
 			c.closing = true
@@ -310,5 +354,6 @@ func (c *conn) expire(now time.Time) {
 			break
 		}
 		j.fail("TIMEOUT no reply from the cluster within replyTimeout (" + c.srv.cfg.ReplyTimeout.String() + "): no majority reachable or no leader; the command may still take effect")
+		c.settle(j)
 	}
 }

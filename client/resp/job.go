@@ -37,6 +37,11 @@ type job struct {
 
 	out  []byte
 	done bool
+	// bytes is what the job holds in its connection's memory: its
+	// results' keys and values until it finishes, its reply after
+	// (conn.held adds them up).
+	bytes   int
+	settled bool
 	// quit closes the connection once the reply is written (QUIT, a
 	// protocol error).
 	quit bool

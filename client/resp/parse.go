@@ -26,13 +26,19 @@ type Limits struct {
 	Inline int
 }
 
+// maxArgs is the most arguments a command may have. Redis allows more;
+// here each key of a multi-key command becomes an operation held until
+// the command's reply, so the bound is lower: a longer MGET or DEL is
+// split by the client.
+const maxArgs = 1 << 16
+
 // limitsFor are the parser's bounds for a store whose values are at most
 // maxValue bytes and keys at most maxKey: room for the longest value with
 // its key (so that a value over the limit gets the store's error, not a
 // closed connection) and for a command of many keys.
 func limitsFor(maxKey, maxValue int) Limits {
 	bulk := max(maxValue, maxKey) + 64<<10
-	return Limits{Bulk: bulk, Args: 1 << 20, Command: 2*bulk + 4<<20, Inline: 64 << 10}
+	return Limits{Bulk: bulk, Args: maxArgs, Command: 2*bulk + 4<<20, Inline: 64 << 10}
 }
 
 // ProtocolError is a request the parser cannot read: the connection is
@@ -68,7 +74,11 @@ func (p *parser) next() ([][]byte, error) {
 			return nil, err
 		}
 		if b[0] == '*' {
-			return p.multibulk()
+			args, err := p.multibulk()
+			if err != nil || len(args) > 0 {
+				return args, err
+			}
+			continue // "*0": nothing to run, as Redis
 		}
 		args, err := p.inline()
 		if err != nil || len(args) > 0 {
