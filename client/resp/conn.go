@@ -71,6 +71,8 @@ type conn struct {
 	out      []byte
 	held     int  // bytes of results and replies held (maxHeld)
 	more     bool // the reader holds the start of another command
+	// heldSince is when the oldest reply not yet written was ready.
+	heldSince time.Time
 	eof      bool // the client sent its last command
 	closing  bool // a reply asked to close once written
 	timer    *time.Timer
@@ -95,9 +97,7 @@ func (c *conn) serve(ctx context.Context) {
 		if !c.eof && len(c.jobs) < maxJobs && c.held < maxHeld && !c.blocked() {
 			cmds = c.cmds
 		}
-		// Replies wait only for a command already on its way, so that a
-		// pipeline's replies leave in one write.
-		if len(c.out) > 0 && (cmds == nil || len(c.cmds) == 0 && !c.more) {
+		if len(c.out) > 0 && (cmds == nil || len(c.cmds) == 0 && !c.more) && !c.hold() {
 			if !c.flush() {
 				return
 			}
@@ -310,8 +310,29 @@ func (c *conn) emit() {
 	}
 }
 
+// holdReplies bounds how long ready replies wait for the operations
+// still in flight on their connection before they are written.
+const holdReplies = time.Millisecond
+
+// hold says whether the ready replies should wait for more: a pipeline's
+// operations complete close together but one by one, and writing each
+// reply as it comes costs a write call per reply (nearly all of a
+// pipelining client's cost at the front-end). They wait while operations
+// are in flight, at most holdReplies; a client with one command in
+// flight at a time never waits.
+func (c *conn) hold() bool {
+	if len(c.inflight) == 0 {
+		return false
+	}
+	if c.heldSince.IsZero() {
+		c.heldSince = time.Now()
+	}
+	return time.Since(c.heldSince) < holdReplies
+}
+
 // flush writes the output; false: the connection is broken.
 func (c *conn) flush() bool {
+	c.heldSince = time.Time{}
 	if len(c.out) == 0 {
 		return true
 	}
@@ -331,14 +352,24 @@ func (c *conn) flush() bool {
 	return true
 }
 
-// arm sets the timer to the reply deadline of the oldest unfinished job.
+// arm sets the timer to the reply deadline of the oldest unfinished job,
+// or to the end of the replies' hold when that is sooner.
 func (c *conn) arm() {
 	c.timer.Stop()
+	var at time.Time
 	for _, j := range c.jobs {
 		if !j.done && !j.async {
-			c.timer.Reset(time.Until(j.start.Add(c.srv.cfg.ReplyTimeout)))
-			return
+			at = j.start.Add(c.srv.cfg.ReplyTimeout)
+			break
 		}
+	}
+	if len(c.out) > 0 && !c.heldSince.IsZero() {
+		if end := c.heldSince.Add(holdReplies); at.IsZero() || end.Before(at) {
+			at = end
+		}
+	}
+	if !at.IsZero() {
+		c.timer.Reset(time.Until(at))
 	}
 }
 

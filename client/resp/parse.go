@@ -58,7 +58,15 @@ func protoErr(format string, args ...any) error {
 type parser struct {
 	r   *bufio.Reader
 	lim Limits
+	// scratch gathers a command's arguments, which are then copied into
+	// one allocation of their exact size; it is kept for the next
+	// command unless a large argument grew it.
+	scratch []byte
+	ends    []int
 }
+
+// keepScratch is the largest scratch kept between commands.
+const keepScratch = 64 << 10
 
 func newParser(r io.Reader, lim Limits) *parser {
 	return &parser{r: bufio.NewReaderSize(r, 16<<10), lim: lim}
@@ -157,11 +165,9 @@ func (p *parser) multibulk() ([][]byte, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	// Grown as arguments arrive, never from the announced count: a header
-	// alone costs nothing.
-	args := make([][]byte, 0, min(n, 16))
-	var buf []byte
-	total := 0
+	// Gathered as arguments arrive, never sized from the announced
+	// count: a header alone costs nothing.
+	buf, ends := p.scratch[:0], p.ends[:0]
 	for range n {
 		size, err := p.header('$', "bulk")
 		if err != nil {
@@ -170,25 +176,30 @@ func (p *parser) multibulk() ([][]byte, error) {
 		if size > p.lim.Bulk {
 			return nil, protoErr("invalid bulk length")
 		}
-		if total += size; total > p.lim.Command {
+		if len(buf)+size > p.lim.Command {
 			return nil, protoErr("command of more than %d bytes", p.lim.Command)
 		}
-		if cap(buf)-len(buf) < size {
-			buf = make([]byte, 0, max(size, 4<<10))
-		}
 		start := len(buf)
-		buf = buf[:start+size]
+		buf = append(buf, make([]byte, size+2)...)[:start+size+2]
 		if _, err := io.ReadFull(p.r, buf[start:]); err != nil {
 			return nil, unexpected(err)
 		}
-		args = append(args, buf[start:start+size:start+size])
-		var crlf [2]byte
-		if _, err := io.ReadFull(p.r, crlf[:]); err != nil {
-			return nil, unexpected(err)
-		}
-		if crlf != [2]byte{'\r', '\n'} {
+		if buf[start+size] != '\r' || buf[start+size+1] != '\n' {
 			return nil, protoErr("bulk string not followed by CRLF")
 		}
+		buf = buf[:start+size]
+		ends = append(ends, len(buf))
+	}
+	if cap(buf) <= keepScratch && cap(ends) <= keepScratch/8 {
+		p.scratch, p.ends = buf, ends
+	}
+	owned := make([]byte, len(buf))
+	copy(owned, buf)
+	args := make([][]byte, len(ends))
+	from := 0
+	for i, e := range ends {
+		args[i] = owned[from:e:e]
+		from = e
 	}
 	return args, nil
 }
