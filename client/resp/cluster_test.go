@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -60,6 +61,13 @@ type cluster struct {
 // startCluster runs a cluster of protocol with the extra settings.
 func startCluster(t *testing.T, protocol, settings string) *cluster {
 	t.Helper()
+	return startClusterLogs(t, protocol, settings, "")
+}
+
+// startClusterLogs is startCluster whose replicas, when logDir is set,
+// write their applied logs there (log-ALIAS.jsonl), for the checker.
+func startClusterLogs(t *testing.T, protocol, settings, logDir string) *cluster {
+	t.Helper()
 	ports := freePorts(t, 3)
 	var run []int
 	var err error
@@ -102,6 +110,10 @@ respPort: %d
 		})
 		log := zaptest.NewLogger(t, zaptest.WrapOptions(hook), zaptest.Level(zapcore.InfoLevel)).Named(alias)
 		p := policies[protocol]
+		var appliedLog string
+		if logDir != "" {
+			appliedLog = filepath.Join(logDir, "log-"+alias+".jsonl")
+		}
 		fe, err := resp.New(resp.Options{Config: cfg, Alias: alias, NewPolicy: p.client, Log: log,
 			Ready:  func(net.Addr) { ready <- struct{}{} },
 			Status: func(ctx context.Context) (*wire.StatusReply, error) { return statuscli.Ask(ctx, cfg, i) }})
@@ -115,7 +127,7 @@ respPort: %d
 			var inner sync.WaitGroup
 			inner.Go(func() {
 				if err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, ClusterNew: true, Policy: p.replica,
-					Log: log, FrontEndConns: fe.Conns}); ctx.Err() == nil {
+					Log: log, FrontEndConns: fe.Conns, AppliedLogPath: appliedLog}); ctx.Err() == nil {
 					t.Errorf("%s stopped: %v", alias, err)
 				}
 			})

@@ -1,0 +1,415 @@
+package resp_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/check"
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// The acceptance run of the RESP front-end (issue 30): go-redis
+// connections spread over the three front-ends, half of them weak, run a
+// seeded mix of SET, GET, DEL, INCR and compare-and-set on a few keys
+// while the leader is killed; what they saw is checked, with the
+// replicas' applied logs, by the project's checker.
+
+var histSeed = flag.Uint64("resp.seed", 0, "seed of TestHistoryLeaderKilled's workload (0: from the clock)")
+
+const (
+	histWorkers = 8
+	histKeys    = 10
+	histOps     = 250 // commands per worker, over all its sessions
+)
+
+// histSettings keep a failover short: the leader's death is noticed in
+// a few heartbeats and a view starts within the election timeout, well
+// inside replyTimeout (whole seconds), so the commands that wait for it
+// are answered rather than timed out.
+const histSettings = `heartbeatMs: 10
+electionTimeoutMs: 100-200
+retryMs: 200
+replyTimeout: 2
+checkerMode: true
+`
+
+// goRedisReadTimeout is longer than replyTimeout: a live front-end always
+// answers first (at worst TIMEOUT), so go-redis gives up on a connection
+// only when the front-end is gone.
+const goRedisReadTimeout = 4 * time.Second
+
+func TestHistoryLeaderKilled(t *testing.T) {
+	seed := *histSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	for i, protocol := range []string{"curpht", "curpho"} {
+		t.Run(protocol, func(t *testing.T) {
+			s := seed + uint64(i)
+			t.Logf("seed %d (replay: go test ./client/resp -run 'TestHistoryLeaderKilled/%s' -resp.seed %d)", s, protocol, seed)
+			historyRun(t, protocol, s)
+		})
+	}
+}
+
+// run is what the workers of one run share.
+type run struct {
+	c    *cluster
+	base time.Time // the clock of every record: ns since base, plus one
+	// sessions numbers the sessions (go-redis connections) of the run.
+	sessions atomic.Int64
+	dead     [3]atomic.Bool
+	done     atomic.Int64 // commands finished, any outcome
+	killAt   int64
+	killedNS atomic.Int64 // when the leader was stopped, on the run's clock
+	kill     chan struct{}
+	killOnce sync.Once
+}
+
+func (r *run) now() int64 { return int64(time.Since(r.base)) + 1 }
+
+// histOp is one command as its client saw it.
+type histOp struct {
+	session  int64 // the run's number of its session
+	seq      wire.Seq
+	level    check.Level
+	cmd      kvs.Command
+	res      kvs.Result
+	ok       bool   // completed with a known result
+	unknown  bool   // a weak DEL that answered 1: existed, or not known
+	outcome  string // why a pending one has no known return
+	inv, ret int64
+}
+
+func historyRun(t *testing.T, protocol string, seed uint64) {
+	start := time.Now()
+	dir := t.TempDir()
+	c := startClusterLogs(t, protocol, histSettings, dir)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	r := &run{c: c, base: time.Now(), killAt: histWorkers * histOps / 2, kill: make(chan struct{})}
+
+	ws := make([]*worker, histWorkers)
+	for i := range ws {
+		ws[i] = &worker{r: r, id: i, replica: i % 3, weak: i%2 == 1,
+			rng: rand.New(rand.NewPCG(seed, uint64(i))), last: map[string]string{}}
+	}
+	killed := make(chan killReport, 1)
+	go func() { killed <- r.killLeader(ctx) }()
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Go(func() { w.work(ctx) })
+	}
+	wg.Wait()
+	k := <-killed
+	require.NoError(t, k.err, "killing the leader")
+	for _, w := range ws {
+		w.drop()
+	}
+	outcomes := map[string]int{}
+	after := 0
+	for _, w := range ws {
+		for _, o := range w.ops {
+			if o.outcome != "" {
+				outcomes[o.outcome]++
+			}
+			if o.inv > r.killedNS.Load() {
+				after++
+			}
+		}
+	}
+	t.Logf("workload: %d commands in %v, %d invoked after the kill; killed %s after %d commands, %s started a view %v later; pending: %v",
+		r.done.Load(), time.Since(start).Round(time.Millisecond), after, k.alias, r.killAt, k.next, k.elected.Round(time.Millisecond), outcomes)
+
+	survivors := []int{}
+	for i := range 3 {
+		if !r.dead[i].Load() {
+			survivors = append(survivors, i)
+		}
+	}
+	settle(t, ctx, c, survivors)
+	for _, i := range survivors {
+		c.stop[i]()
+		<-c.done[i]
+	}
+	var ops []histOp
+	for _, w := range ws {
+		ops = append(ops, w.ops...)
+	}
+	checkHistory(t, dir, ops)
+	t.Logf("run took %v", time.Since(start).Round(time.Millisecond))
+}
+
+type killReport struct {
+	alias, next string
+	elected     time.Duration
+	err         error
+}
+
+// killLeader waits until half the commands are done, stops the replica
+// the front-ends name as leader, and waits for another to start a view.
+func (r *run) killLeader(ctx context.Context) killReport {
+	select {
+	case <-r.kill:
+	case <-ctx.Done():
+		return killReport{err: ctx.Err()}
+	}
+	rc := redis.NewClient(&redis.Options{Addr: r.c.resp[1], Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	info, err := rc.Info(ctx, "replication").Result()
+	rc.Close()
+	if err != nil {
+		return killReport{err: err}
+	}
+	var alias string
+	for _, l := range strings.Split(info, "\r\n") {
+		if a, ok := strings.CutPrefix(l, "leader:"); ok {
+			alias = a
+		}
+	}
+	i, ok := r.c.cfg.ReplicaIndex(alias)
+	if !ok {
+		return killReport{err: fmt.Errorf("INFO names no leader: %q", info)}
+	}
+	for len(r.c.elected) > 0 { // views started before the kill
+		<-r.c.elected
+	}
+	r.dead[i].Store(true)
+	killedAt := time.Now()
+	r.killedNS.Store(r.now())
+	r.c.stop[i]()
+	<-r.c.done[i]
+	for {
+		select {
+		case next := <-r.c.elected:
+			if next != alias {
+				return killReport{alias: alias, next: next, elected: time.Since(killedAt)}
+			}
+		case <-ctx.Done():
+			return killReport{alias: alias, err: fmt.Errorf("no view started after %s was killed: %w", alias, ctx.Err())}
+		}
+	}
+}
+
+// worker is one client: a go-redis connection (PoolSize 1, no retries)
+// at a time, each a session. A connection lost with its front-end ends
+// the session; the worker goes on with a new one on the next live
+// replica.
+type worker struct {
+	r       *run
+	id      int
+	replica int
+	weak    bool
+	rng     *rand.Rand
+	last    map[string]string // the last value seen per key, for CAS
+	lastKey string            // the key of the last value seen
+	ops     []histOp
+
+	rc       *redis.Client
+	session  int64
+	seq      wire.Seq
+	n        int64 // values written in the session
+	redialed atomic.Bool
+}
+
+func (w *worker) work(ctx context.Context) {
+	for range histOps {
+		if ctx.Err() != nil {
+			return
+		}
+		if w.rc == nil {
+			w.open()
+			w.exec(ctx, opSet) // names the session in the applied logs
+		} else {
+			w.exec(ctx, w.pick())
+		}
+		if w.r.done.Add(1) == w.r.killAt {
+			w.r.killOnce.Do(func() { close(w.r.kill) })
+		}
+	}
+}
+
+// open starts a session on the first live replica from the worker's.
+func (w *worker) open() {
+	for w.r.dead[w.replica].Load() {
+		w.replica = (w.replica + 1) % 3
+	}
+	w.session, w.seq, w.n = w.r.sessions.Add(1), 0, 0
+	var connected atomic.Bool
+	level := "strong"
+	if w.weak {
+		level = "weak"
+	}
+	w.redialed.Store(false)
+	w.rc = redis.NewClient(&redis.Options{Addr: w.r.c.resp[w.replica], Protocol: 2, DisableIdentity: true,
+		PoolSize: 1, MaxRetries: -1, ReadTimeout: goRedisReadTimeout,
+		OnConnect: func(ctx context.Context, cn *redis.Conn) error {
+			// A second connection would be a new session under the
+			// old one's name: refuse it, so the command fails unsent.
+			if connected.Swap(true) {
+				w.redialed.Store(true)
+				return errors.New("the session's connection was lost")
+			}
+			return cn.Do(ctx, "LEVEL", level).Err()
+		}})
+}
+
+// drop ends the session.
+func (w *worker) drop() {
+	if w.rc != nil {
+		w.rc.Close()
+		w.rc = nil
+	}
+}
+
+type opKind int
+
+const (
+	opGet opKind = iota
+	opSet
+	opDel
+	opIncr
+	opCAS   // CAS key expected new
+	opIfEq  // SET key new IFEQ expected
+	opKinds // how many
+)
+
+// weights of the kinds, by opKind, in percent. Compare-and-sets are few:
+// one that does not apply is recorded pending (exec says why), and a
+// dozen pending ones on a key take its linearizability search past the
+// checker's bound (the key is then undecided and the run fails).
+var opWeights = [opKinds]int{35, 30, 12, 17, 3, 3}
+
+func (w *worker) pick() opKind {
+	n := w.rng.IntN(100)
+	for k, wt := range opWeights {
+		if n < wt {
+			return opKind(k)
+		}
+		n -= wt
+	}
+	return opGet
+}
+
+// value is the session's next written value: unique in the run, an
+// integer so that INCR applies to every key, a multiple of 10^6 so that
+// no INCR result equals one, and naming its session (value / 10^12),
+// which is how the applied logs tell the session's id.
+func (w *worker) value() string {
+	w.n++
+	return strconv.FormatInt(w.session*1e12+w.n*1e6, 10)
+}
+
+// exec runs one command and records it.
+func (w *worker) exec(ctx context.Context, kind opKind) {
+	key := "k" + strconv.Itoa(w.rng.IntN(histKeys))
+	if (kind == opCAS || kind == opIfEq) && w.lastKey != "" {
+		// A read-modify-write of the value just seen, which applies
+		// more often than a guess (see opWeights).
+		key = w.lastKey
+	}
+	level := check.Strong
+	if w.weak {
+		level = check.Weak
+	}
+	w.seq++
+	o := histOp{session: w.session, seq: w.seq, level: level}
+	o.cmd.Key = kvs.Key(key)
+	var err error
+	o.inv = w.r.now()
+	switch kind {
+	case opGet:
+		o.cmd.Op = kvs.OpGet
+		var v string
+		v, err = w.rc.Get(ctx, key).Result()
+		switch {
+		case err == nil:
+			o.res = kvs.Result{Found: true, Value: []byte(v)}
+			w.last[key], w.lastKey = v, key
+		case errors.Is(err, redis.Nil):
+			err = nil
+		}
+	case opSet:
+		o.cmd.Op, o.cmd.Value = kvs.OpPut, []byte(w.value())
+		if err = w.rc.Set(ctx, key, string(o.cmd.Value), 0).Err(); err == nil {
+			w.last[key] = string(o.cmd.Value)
+		}
+	case opDel:
+		o.cmd.Op = kvs.OpDelete
+		var n int64
+		if n, err = w.rc.Del(ctx, key).Result(); err == nil {
+			// A weak DEL counts a key whose existence it does not know
+			// (cmd_keys.go): 1 is "existed, or not known".
+			o.res.Found = n == 1
+			o.unknown = w.weak && n == 1
+		}
+	case opIncr:
+		// The front-end runs INCR strong at either level.
+		o.level, o.cmd.Op, o.cmd.Delta = check.Strong, kvs.OpIncr, 1
+		var n int64
+		if n, err = w.rc.Incr(ctx, key).Result(); err == nil {
+			o.res = kvs.Result{Found: true, Value: []byte(strconv.FormatInt(n, 10))}
+			w.last[key], w.lastKey = string(o.res.Value), key
+		}
+	case opCAS, opIfEq:
+		// Strong at either level, like INCR.
+		expect, ok := w.last[key]
+		if !ok {
+			expect = "1"
+		}
+		o.level = check.Strong
+		o.cmd = kvs.Command{Op: kvs.OpCAS, Key: o.cmd.Key, Expect: kvs.ExpectValue, ExpectValue: []byte(expect), Value: []byte(w.value())}
+		var applied bool
+		if kind == opCAS {
+			var n int
+			n, err = w.rc.Do(ctx, "CAS", key, expect, string(o.cmd.Value)).Int()
+			applied = n == 1
+		} else {
+			err = w.rc.Do(ctx, "SET", key, string(o.cmd.Value), "IFEQ", expect).Err()
+			applied = err == nil
+			if errors.Is(err, redis.Nil) {
+				err = nil
+			}
+		}
+		if err == nil && applied {
+			o.res = kvs.Result{Applied: true, Found: true, Value: o.cmd.Value}
+			w.last[key] = string(o.cmd.Value)
+		} else if err == nil {
+			// The reply says only that the value was not the one
+			// expected, not what it was, and a record of a CAS that did
+			// not apply must carry the state it found: leave it pending
+			// (no known return), which claims nothing false.
+			err = errCASFailed
+		}
+	}
+	o.ret = w.r.now()
+	o.ok = err == nil
+	switch {
+	case err == nil:
+	case errors.Is(err, errCASFailed):
+		o.outcome = "cas-not-applied"
+	case strings.HasPrefix(err.Error(), "TIMEOUT ") && !w.redialed.Load():
+		// The session is as it was: the command was submitted and may
+		// still take effect.
+		o.outcome = "timeout"
+	default:
+		// The connection lost, the session refused: the session ends.
+		o.outcome = "lost"
+		w.drop()
+	}
+	w.ops = append(w.ops, o)
+}
+
+var errCASFailed = errors.New("the compare-and-set did not apply")
