@@ -73,9 +73,9 @@ type conn struct {
 	more     bool // the reader holds the start of another command
 	// heldSince is when the oldest reply not yet written was ready.
 	heldSince time.Time
-	eof      bool // the client sent its last command
-	closing  bool // a reply asked to close once written
-	timer    *time.Timer
+	eof       bool // the client sent its last command
+	closing   bool // a reply asked to close once written
+	timer     *time.Timer
 }
 
 // serve runs the connection until the client leaves, a reply closes it,
