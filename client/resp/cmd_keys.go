@@ -56,10 +56,6 @@ func del(c *conn, j *job, args [][]byte) {
 }
 
 func exists(c *conn, j *job, args [][]byte) {
-	ops := make([]client.Op, len(args))
-	for i, k := range args {
-		ops[i] = getOp(j.level, k)
-	}
 	j.run(func(c *conn, j *job) {
 		if failed(j) {
 			return
@@ -69,7 +65,7 @@ func exists(c *conn, j *job, args [][]byte) {
 			n += b2i(r.Found)
 		}
 		j.reply(appendInt(nil, n))
-	}, ops...)
+	}, getOps(j.level, args)...)
 }
 
 func typeCmd(c *conn, j *job, args [][]byte) {

@@ -102,11 +102,16 @@ func appendValue(b []byte, r client.Result) []byte {
 	return appendBulk(b, r.Value)
 }
 
-func mget(c *conn, j *job, args [][]byte) {
-	ops := make([]client.Op, len(args))
-	for i, k := range args {
-		ops[i] = getOp(j.level, k)
+// getOps are GETs of keys, in order.
+func getOps(l client.Level, keys [][]byte) []client.Op {
+	ops := make([]client.Op, len(keys))
+	for i, k := range keys {
+		ops[i] = getOp(l, k)
 	}
+	return ops
+}
+
+func mget(c *conn, j *job, args [][]byte) {
 	j.run(func(c *conn, j *job) {
 		if failed(j) {
 			return
@@ -116,7 +121,7 @@ func mget(c *conn, j *job, args [][]byte) {
 			b = appendValue(b, r)
 		}
 		j.reply(b)
-	}, ops...)
+	}, getOps(j.level, args)...)
 }
 
 func strlen(c *conn, j *job, args [][]byte) {
@@ -156,7 +161,12 @@ func set(c *conn, j *job, args [][]byte) {
 		}
 	}
 	switch {
-	case ifeq != nil && !get:
+	case (ifeq != nil || nx) && !get:
+		// One CAS: OK if it applied, nil if not.
+		cmd := kvs.Command{Expect: kvs.ExpectAbsent, Value: val}
+		if ifeq != nil {
+			cmd.Expect, cmd.ExpectValue = kvs.ExpectValue, ifeq
+		}
 		j.run(func(c *conn, j *job) {
 			if failed(j) {
 				return
@@ -166,18 +176,7 @@ func set(c *conn, j *job, args [][]byte) {
 			} else {
 				j.reply(appendNull(nil))
 			}
-		}, casOp(key, kvs.Command{Expect: kvs.ExpectValue, ExpectValue: ifeq, Value: val}))
-	case nx && !get:
-		j.run(func(c *conn, j *job) {
-			if failed(j) {
-				return
-			}
-			if j.res[0].Applied {
-				j.reply(okReply)
-			} else {
-				j.reply(appendNull(nil))
-			}
-		}, casOp(key, kvs.Command{Expect: kvs.ExpectAbsent, Value: val}))
+		}, casOp(key, cmd))
 	case nx || xx || get || ifeq != nil:
 		modify(c, j, key, func(old client.Result) (kvs.Command, bool, []byte) {
 			write := true
