@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/client"
+	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
 
@@ -48,6 +49,9 @@ type parsed struct {
 type opRef struct {
 	j *job
 	i int
+	// writes is the key the operation writes, once it is in flight
+	// ("" for a read).
+	writes kvs.Key
 }
 
 type conn struct {
@@ -67,13 +71,16 @@ type conn struct {
 	jobs     []*job  // in command order; the first is the next reply
 	queue    []opRef // operations waiting for room in the window
 	inflight map[wire.Seq]opRef
-	seq      wire.Seq // the session numbers operations 1, 2, ... in Submit order
-	out      []byte
-	held     int  // bytes of results and replies held (maxHeld)
-	more     bool // the reader holds the start of another command
-	eof      bool // the client sent its last command
-	closing  bool // a reply asked to close once written
-	timer    *time.Timer
+	// writing counts the operations in flight that write each key: a
+	// read of the key waits for them (pump).
+	writing map[kvs.Key]int
+	seq     wire.Seq // the session numbers operations 1, 2, ... in Submit order
+	out     []byte
+	held    int  // bytes of results and replies held (maxHeld)
+	more    bool // the reader holds the start of another command
+	eof     bool // the client sent its last command
+	closing bool // a reply asked to close once written
+	timer   *time.Timer
 }
 
 // serve runs the connection until the client leaves, a reply closes it,
@@ -199,29 +206,59 @@ func (c *conn) enqueue(j *job) {
 		then(c, j)
 	}
 	for i := range j.ops {
-		c.queue = append(c.queue, opRef{j, i})
+		c.queue = append(c.queue, opRef{j: j, i: i})
 	}
 }
 
-// pump submits queued operations while the window has room.
+// pump submits queued operations while the window has room. A read of a
+// key that an operation in flight writes waits, and the operations after
+// it with it: the session guarantees read-your-writes only towards
+// operations that completed before the read was issued (operations in
+// flight together are concurrent; a CURP-HT weak GET, answered by the
+// nearest replica, does not see a weak PUT still on its way through the
+// leader), while a pipeline's GET must see the SET before it.
 func (c *conn) pump() {
 	for len(c.queue) > 0 && len(c.inflight) < window {
 		ref := c.queue[0]
-		c.queue = c.queue[1:]
 		j := ref.j
 		if j.done { // timed out before it was sent
+			c.queue = c.queue[1:]
 			continue
 		}
+		cmd := j.ops[ref.i].Command
+		if c.readsWritten(cmd) {
+			return
+		}
+		c.queue = c.queue[1:]
 		j.sent++
 		if err := c.sess.Submit(j.ops[ref.i]); err != nil {
 			j.res[ref.i] = client.Result{Err: err}
 			c.stepped(j)
 			continue
 		}
+		if cmd.Op != kvs.OpGet && cmd.Op != kvs.OpScan {
+			ref.writes = cmd.Key
+			c.writing[cmd.Key]++
+		}
 		c.seq++
 		c.inflight[c.seq] = ref
 		j.left++
 	}
+}
+
+// readsWritten says cmd reads a key that an operation in flight writes.
+func (c *conn) readsWritten(cmd kvs.Command) bool {
+	switch cmd.Op {
+	case kvs.OpGet:
+		return c.writing[cmd.Key] > 0
+	case kvs.OpScan:
+		for k := range c.writing {
+			if k >= cmd.Key && (cmd.End == "" || k < cmd.End) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // complete takes the result of a submitted operation.
@@ -231,6 +268,11 @@ func (c *conn) complete(r client.Result) {
 		return
 	}
 	delete(c.inflight, r.Seq)
+	if ref.writes != "" {
+		if c.writing[ref.writes]--; c.writing[ref.writes] == 0 {
+			delete(c.writing, ref.writes)
+		}
+	}
 	j := ref.j
 	if j.done { // the job timed out meanwhile
 		return
