@@ -104,7 +104,7 @@ func allocated(f func()) uint64 {
 func TestFrontEndInput(t *testing.T) {
 	for _, protocol := range []string{"curpht", "curpho"} {
 		t.Run(protocol, func(t *testing.T) {
-			c := startCluster(t, protocol, "")
+			c := startCluster(t, protocol, quick)
 			t.Run("hostile", func(t *testing.T) { hostileInput(t, c) })
 			t.Run("inline", func(t *testing.T) { inlineCommands(t, c) })
 			for _, level := range []string{"strong", "weak"} {
