@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,24 +71,36 @@ func TestNoMajorityIsATimeoutReply(t *testing.T) {
 	assert.Less(t, time.Since(start), 3*replyTimeout)
 }
 
-// Clients of replicas 1 and 2 keep writing and reading while replica 0,
-// the leader, is stopped: during the failover a command may be answered
+// Clients of the two followers keep writing and reading while the leader
+// is stopped: during the failover a command may be answered
 // with an error (TIMEOUT, or ERR), never left hanging and never by a
 // closed connection; once a new leader's view has started, every command
 // succeeds. Each client's INCRs of its own counter return increasing
 // values throughout.
 func TestLeaderKilledUnderLoad(t *testing.T) {
 	const replyTimeout = time.Second
-	c := startCluster(t, "curpht", quick+"replyTimeout: 1")
+	// Elections a little slower than quick's, so that a slow start (the
+	// race detector) does not elect anew while the test runs.
+	c := startCluster(t, "curpht", "heartbeatMs: 50\nelectionTimeoutMs: 300-600\nretryMs: 200\nreplyTimeout: 1")
 	ctx := t.Context()
-	leader := c.client(t, 0)
-	require.Regexp(t, `role:leader\r\n`, leader.Info(ctx, "replication").Val(), "replica0 leads ballot 0")
+	// The leader, as the replicas see it: replica0 leads ballot 0, but a
+	// slow start may have elected another already.
+	var leader int
+	for i := range 3 {
+		m := regexp.MustCompile(`leader:replica(\d)\r\n`).FindStringSubmatch(c.client(t, i).Info(ctx, "replication").Val())
+		require.NotNil(t, m, "replica%d names no leader", i)
+		if i == 0 {
+			leader = int(m[1][0] - '0')
+		}
+		require.Equal(t, "replica"+strconv.Itoa(leader), "replica"+m[1], "replica%d names another leader", i)
+	}
+	followers := []int{(leader + 1) % 3, (leader + 2) % 3}
 	for len(c.elected) > 0 {
 		<-c.elected
 	}
 
 	const workers = 4
-	var started sync.WaitGroup // until every worker has succeeded once
+	var started sync.WaitGroup // until every worker has completed 20 commands
 	started.Add(workers)
 	var mu sync.Mutex
 	var after time.Time // when the new view started
@@ -109,7 +122,7 @@ func TestLeaderKilledUnderLoad(t *testing.T) {
 		if w == workers-1 {
 			level = "weak"
 		}
-		rc := c.client(t, 1+w%2, func(o *redis.Options) {
+		rc := c.client(t, followers[w%2], func(o *redis.Options) {
 			o.PoolSize = 1
 			o.ReadTimeout = 10 * replyTimeout
 			o.OnConnect = func(ctx context.Context, cn *redis.Conn) error { return cn.Do(ctx, "LEVEL", level).Err() }
@@ -140,7 +153,7 @@ func TestLeaderKilledUnderLoad(t *testing.T) {
 				if errors.Is(err, redis.Nil) {
 					err = nil // a GET before the first SET applied
 				}
-				if i == 0 {
+				if i == 19 {
 					started.Done()
 				}
 				mu.Lock()
@@ -181,7 +194,7 @@ func TestLeaderKilledUnderLoad(t *testing.T) {
 	}()
 
 	started.Wait()
-	c.stopReplica(t, 0)
+	c.stopReplica(t, leader)
 	select {
 	case alias := <-c.elected:
 		mu.Lock()
