@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/client"
+	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
 
@@ -48,6 +49,9 @@ type parsed struct {
 type opRef struct {
 	j *job
 	i int
+	// cmd is the operation's command, once it is in flight: its job may
+	// finish (a timeout) and drop its operations before it completes.
+	cmd *kvs.Command
 }
 
 type conn struct {
@@ -67,10 +71,14 @@ type conn struct {
 	jobs     []*job  // in command order; the first is the next reply
 	queue    []opRef // operations waiting for room in the window
 	inflight map[wire.Seq]opRef
-	seq      wire.Seq // the session numbers operations 1, 2, ... in Submit order
-	out      []byte
-	held     int  // bytes of results and replies held (maxHeld)
-	more     bool // the reader holds the start of another command
+	// keys and scans are what the operations in flight touch: an
+	// operation that conflicts with one of them waits (pump).
+	keys  map[kvs.Key]keyUse
+	scans int
+	seq     wire.Seq // the session numbers operations 1, 2, ... in Submit order
+	out     []byte
+	held    int  // bytes of results and replies held (maxHeld)
+	more    bool // the reader holds the start of another command
 	// heldSince is when the oldest reply not yet written was ready.
 	heldSince time.Time
 	eof       bool // the client sent its last command
@@ -199,28 +207,97 @@ func (c *conn) enqueue(j *job) {
 		then(c, j)
 	}
 	for i := range j.ops {
-		c.queue = append(c.queue, opRef{j, i})
+		c.queue = append(c.queue, opRef{j: j, i: i})
 	}
 }
 
-// pump submits queued operations while the window has room.
+// pump submits queued operations while the window has room. An
+// operation that conflicts with one in flight (kvs.Command.Conflicts: a
+// common key, and one of them writes) waits until that one completes,
+// and the operations after it wait with it. The session orders only
+// operations that completed before the next was issued: operations in
+// flight together are concurrent (a CURP-HT weak GET, answered by the
+// nearest replica, does not see a weak PUT still on its way through the
+// leader; two writes of a key in flight may take effect in either order
+// across a failover), while a pipeline's commands must take effect in
+// their order, as Redis runs them. Pipelines of distinct keys, or of
+// reads only, keep their window.
 func (c *conn) pump() {
 	for len(c.queue) > 0 && len(c.inflight) < window {
 		ref := c.queue[0]
-		c.queue = c.queue[1:]
 		j := ref.j
 		if j.done { // timed out before it was sent
+			c.queue = c.queue[1:]
 			continue
 		}
+		cmd := j.ops[ref.i].Command
+		if c.conflicts(cmd) {
+			return
+		}
+		c.queue = c.queue[1:]
 		j.sent++
 		if err := c.sess.Submit(j.ops[ref.i]); err != nil {
 			j.res[ref.i] = client.Result{Err: err}
 			c.stepped(j)
 			continue
 		}
+		c.use(cmd, 1)
+		ref.cmd = &j.ops[ref.i].Command
 		c.seq++
 		c.inflight[c.seq] = ref
 		j.left++
+	}
+}
+
+// keyUse counts the operations in flight that read and that write a key.
+type keyUse struct{ reads, writes int }
+
+// use adds n (1 or -1) operations like cmd to those in flight.
+func (c *conn) use(cmd kvs.Command, n int) {
+	if cmd.Op == kvs.OpScan {
+		c.scans += n
+		return
+	}
+	u := c.keys[cmd.Key]
+	if cmd.IsWrite() {
+		u.writes += n
+	} else {
+		u.reads += n
+	}
+	if u == (keyUse{}) {
+		delete(c.keys, cmd.Key)
+	} else {
+		c.keys[cmd.Key] = u
+	}
+}
+
+// conflicts says cmd conflicts with an operation in flight. The window
+// bounds the keys in flight, so a SCAN's look through them is short; a
+// write's look through the SCANs in flight is needed only when one is.
+func (c *conn) conflicts(cmd kvs.Command) bool {
+	switch {
+	case cmd.Op == kvs.OpScan:
+		for k, u := range c.keys {
+			if u.writes > 0 && cmd.Covers(k) {
+				return true
+			}
+		}
+		return false
+	case cmd.IsWrite():
+		u := c.keys[cmd.Key]
+		if u.reads > 0 || u.writes > 0 {
+			return true
+		}
+		if c.scans > 0 {
+			for _, ref := range c.inflight {
+				if sc := ref.cmd; sc.Op == kvs.OpScan && sc.Covers(cmd.Key) {
+					return true
+				}
+			}
+		}
+		return false
+	default:
+		return c.keys[cmd.Key].writes > 0
 	}
 }
 
@@ -232,6 +309,7 @@ func (c *conn) complete(r client.Result) {
 	}
 	delete(c.inflight, r.Seq)
 	j := ref.j
+	c.use(*ref.cmd, -1)
 	if j.done { // the job timed out meanwhile
 		return
 	}

@@ -5,52 +5,55 @@ import "swiftpaxos/kvs"
 // match reports whether s matches the glob pattern as Redis's MATCH and
 // KEYS read it: * any run of bytes, ? one byte, [abc] [^abc] [a-z] a class,
 // \x the byte x.
+//
+// Every element but * matches exactly one byte, so on a mismatch only the
+// last * needs to take one byte more: the earlier ones cannot help, since
+// any way they could is one the last * covers too. The walk is therefore
+// at most len(pattern)*len(s) steps; trying every split at every *
+// instead takes exponential time on a pattern such as "*a*a*a*a*b",
+// which a client could send to stall its connection and burn a core.
 func match(pattern, s []byte) bool {
-	for len(pattern) > 0 {
-		switch pattern[0] {
-		case '*':
-			for len(pattern) > 1 && pattern[1] == '*' {
-				pattern = pattern[1:]
+	p, i := 0, 0
+	star, from := -1, 0 // the element after the last *, and where s resumes for it
+	for i < len(s) || p < len(pattern) {
+		if p < len(pattern) {
+			if pattern[p] == '*' {
+				star, from = p+1, i
+				p++
+				continue
 			}
-			if len(pattern) == 1 {
-				return true
-			}
-			for i := 0; i <= len(s); i++ {
-				if match(pattern[1:], s[i:]) {
-					return true
+			if i < len(s) {
+				if ok, n := one(pattern[p:], s[i]); ok {
+					p += n
+					i++
+					continue
 				}
 			}
-			return false
-		case '?':
-			if len(s) == 0 {
-				return false
-			}
-			s = s[1:]
-		case '[':
-			if len(s) == 0 {
-				return false
-			}
-			var ok bool
-			ok, pattern = class(pattern[1:], s[0])
-			if !ok {
-				return false
-			}
-			s = s[1:]
-			continue
-		case '\\':
-			if len(pattern) > 1 {
-				pattern = pattern[1:]
-			}
-			fallthrough
-		default:
-			if len(s) == 0 || s[0] != pattern[0] {
-				return false
-			}
-			s = s[1:]
 		}
-		pattern = pattern[1:]
+		if star < 0 || from >= len(s) {
+			return false
+		}
+		from++
+		p, i = star, from
 	}
-	return len(s) == 0
+	return true
+}
+
+// one matches the byte c against the element pattern starts with (not a
+// *), and says how many bytes of pattern the element takes.
+func one(pattern []byte, c byte) (bool, int) {
+	switch pattern[0] {
+	case '?':
+		return true, 1
+	case '[':
+		ok, rest := class(pattern[1:], c)
+		return ok, len(pattern) - len(rest)
+	case '\\':
+		if len(pattern) > 1 {
+			return pattern[1] == c, 2
+		}
+	}
+	return pattern[0] == c, 1
 }
 
 // class matches c against the class that p starts (after its '['), and

@@ -212,7 +212,27 @@ func (p *parser) inline() ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return splitInline(b)
+	args, err := splitInline(b)
+	if err != nil {
+		return nil, err
+	}
+	// The line's bound keeps an inline command within the other bounds
+	// only while Inline is the smallest of them; checking them here keeps
+	// Limits true of every command whatever the bounds are.
+	if len(args) > p.lim.Args {
+		return nil, protoErr("too many arguments in inline request")
+	}
+	total := 0
+	for _, a := range args {
+		if len(a) > p.lim.Bulk {
+			return nil, protoErr("too big argument in inline request")
+		}
+		total += len(a)
+	}
+	if total > p.lim.Command {
+		return nil, protoErr("command of more than %d bytes", p.lim.Command)
+	}
+	return args, nil
 }
 
 var errUnbalanced = protoErr("unbalanced quotes in request")
