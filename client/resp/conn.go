@@ -75,10 +75,10 @@ type conn struct {
 	// operation that conflicts with one of them waits (pump).
 	keys  map[kvs.Key]keyUse
 	scans int
-	seq     wire.Seq // the session numbers operations 1, 2, ... in Submit order
-	out     []byte
-	held    int  // bytes of results and replies held (maxHeld)
-	more    bool // the reader holds the start of another command
+	seq   wire.Seq // the session numbers operations 1, 2, ... in Submit order
+	out   []byte
+	held  int  // bytes of results and replies held (maxHeld)
+	more  bool // the reader holds the start of another command
 	// heldSince is when the oldest reply not yet written was ready.
 	heldSince time.Time
 	eof       bool // the client sent its last command
