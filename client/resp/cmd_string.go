@@ -177,7 +177,20 @@ func set(c *conn, j *job, args [][]byte) {
 				j.reply(appendNull(nil))
 			}
 		}, casOp(key, cmd))
-	case nx || xx || get || ifeq != nil:
+	case ifeq != nil:
+		// With GET: still one CAS, whose result is the key's state when
+		// it did not apply, and the value expected when it did.
+		j.run(func(c *conn, j *job) {
+			if failed(j) {
+				return
+			}
+			if r := j.res[0]; r.Applied {
+				j.reply(appendBulk(nil, ifeq))
+			} else {
+				j.reply(appendValue(nil, r))
+			}
+		}, casOp(key, kvs.Command{Expect: kvs.ExpectValue, ExpectValue: ifeq, Value: val}))
+	case nx || xx || get:
 		modify(c, j, key, func(old client.Result) (kvs.Command, bool, []byte) {
 			write := true
 			switch {

@@ -14,7 +14,7 @@ import (
 func TestCommandsThroughGoRedis(t *testing.T) {
 	for _, protocol := range []string{"curpht", "curpho"} {
 		t.Run(protocol, func(t *testing.T) {
-			c := startCluster(t, protocol, "")
+			c := startCluster(t, protocol, quick)
 			for _, level := range []string{"strong", "weak"} {
 				t.Run(level, func(t *testing.T) {
 					rc := c.client(t, 1, func(o *redis.Options) {
@@ -63,6 +63,7 @@ func commandsAtLevel(t *testing.T, rc *redis.Client, level string) {
 	assert.Equal(t, "v", rc.Do(ctx, "SET", k("nx"), "u", "IFEQ", "v", "GET").Val())
 	assert.Equal(t, "OK", rc.Do(ctx, "SET", k("nx"), "t", "IFEQ", "u").Val())
 	assert.ErrorIs(t, rc.Do(ctx, "SET", k("nx"), "s", "IFEQ", "nope").Err(), redis.Nil)
+	assert.Equal(t, "t", rc.Do(ctx, "SET", k("nx"), "s", "IFEQ", "nope", "GET").Val(), "what a CAS that did not apply found")
 	assert.Equal(t, int64(3), rc.Append(ctx, k("ap"), "abc").Val())
 	assert.Equal(t, int64(5), rc.Append(ctx, k("ap"), "de").Val())
 	assert.Equal(t, "abcde", rc.GetDel(ctx, k("ap")).Val())
@@ -118,7 +119,7 @@ func commandsAtLevel(t *testing.T, rc *redis.Client, level string) {
 
 // The connection's own commands, and the refusals.
 func TestConnectionCommands(t *testing.T) {
-	c := startCluster(t, "curpht", "")
+	c := startCluster(t, "curpht", quick)
 	rc := c.client(t, 0, func(o *redis.Options) { o.PoolSize = 1; o.ClientName = "tester" })
 	ctx := t.Context()
 	assert.Equal(t, "tester", rc.ClientGetName(ctx).Val())
@@ -151,7 +152,7 @@ func TestConnectionCommands(t *testing.T) {
 
 // A password guards every command but AUTH, HELLO and QUIT.
 func TestPassword(t *testing.T) {
-	c := startCluster(t, "curpho", "respPassword: s3cret")
+	c := startCluster(t, "curpho", quick+"respPassword: s3cret")
 	ctx := t.Context()
 	bad := c.client(t, 2, func(o *redis.Options) { o.PoolSize = 1 })
 	assert.ErrorContains(t, bad.Get(ctx, "k").Err(), "NOAUTH")

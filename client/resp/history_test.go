@@ -282,15 +282,16 @@ const (
 	opDel
 	opIncr
 	opCAS   // CAS key expected new
-	opIfEq  // SET key new IFEQ expected
+	opIfEq  // SET key new IFEQ expected GET
 	opKinds // how many
 )
 
-// weights of the kinds, by opKind, in percent. Compare-and-sets are few:
-// one that does not apply is recorded pending (exec says why), and a
-// dozen pending ones on a key take its linearizability search past the
-// checker's bound (the key is then undecided and the run fails).
-var opWeights = [opKinds]int{35, 30, 12, 17, 3, 3}
+// weights of the kinds, by opKind, in percent. Plain CASes are few: one
+// that does not apply is recorded pending (exec says why), and a dozen
+// pending ones on a key take its linearizability search past the
+// checker's bound (the key is then undecided and the run fails). SET
+// IFEQ GET says what it found, so it can be more.
+var opWeights = [opKinds]int{35, 30, 12, 17, 1, 5}
 
 func (w *worker) pick() opKind {
 	n := w.rng.IntN(100)
@@ -371,22 +372,33 @@ func (w *worker) exec(ctx context.Context, kind opKind) {
 		}
 		o.level = check.Strong
 		o.cmd = kvs.Command{Op: kvs.OpCAS, Key: o.cmd.Key, Expect: kvs.ExpectValue, ExpectValue: []byte(expect), Value: []byte(w.value())}
-		var applied bool
+		var applied, seen bool
 		if kind == opCAS {
 			var n int
 			n, err = w.rc.Do(ctx, "CAS", key, expect, string(o.cmd.Value)).Int()
 			applied = n == 1
 		} else {
-			err = w.rc.Do(ctx, "SET", key, string(o.cmd.Value), "IFEQ", expect).Err()
-			applied = err == nil
+			// With GET the reply is the value the CAS found (one
+			// operation still), so one that did not apply is a read of it.
+			var old string
+			old, err = w.rc.Do(ctx, "SET", key, string(o.cmd.Value), "IFEQ", expect, "GET").Text()
+			found := err == nil
 			if errors.Is(err, redis.Nil) {
 				err = nil
+			}
+			applied, seen = found && old == expect, err == nil
+			if seen && !applied {
+				o.res = kvs.Result{Found: found}
+				if found {
+					o.res.Value = []byte(old)
+					w.last[key] = old
+				}
 			}
 		}
 		if err == nil && applied {
 			o.res = kvs.Result{Applied: true, Found: true, Value: o.cmd.Value}
 			w.last[key] = string(o.cmd.Value)
-		} else if err == nil {
+		} else if err == nil && !seen {
 			// The reply says only that the value was not the one
 			// expected, not what it was, and a record of a CAS that did
 			// not apply must carry the state it found: leave it pending

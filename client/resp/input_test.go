@@ -2,7 +2,6 @@ package resp_test
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -227,10 +226,12 @@ func inlineCommands(t *testing.T, c *cluster) {
 // at the weak level too.
 func pipelineInOrder(t *testing.T, c *cluster, level string) {
 	ctx := t.Context()
-	rc := c.client(t, 1, func(o *redis.Options) {
-		o.OnConnect = func(ctx context.Context, cn *redis.Conn) error { return cn.Do(ctx, "LEVEL", level).Err() }
-		o.PoolSize = 1
-	})
+	// One connection, one session: go-redis may run a pipeline on
+	// another pooled connection than the commands around it, even with a
+	// pool of one, and another session need not read this one's writes.
+	rc := c.client(t, 1).Conn()
+	t.Cleanup(func() { rc.Close() })
+	require.NoError(t, rc.Do(ctx, "LEVEL", level).Err())
 	key := func(i int) string { return fmt.Sprintf("pipe:%s:%d", level, i) }
 	val := func(i int) string { return fmt.Sprintf("v%d-%s", i, strings.Repeat("x", i%7)) }
 	counter := "pipe:" + level + ":n"
