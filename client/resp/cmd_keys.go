@@ -39,7 +39,7 @@ func del(c *conn, j *job, args [][]byte) {
 	for i, k := range args {
 		ops[i] = client.Op{Level: j.level, Command: kvs.Command{Op: kvs.OpDelete, Key: kvs.Key(k)}}
 	}
-	j.run(func(c *conn, j *job) {
+	j.runAll(func(c *conn, j *job) {
 		if failed(j) {
 			return
 		}
@@ -52,11 +52,11 @@ func del(c *conn, j *job, args [][]byte) {
 			}
 		}
 		j.reply(appendInt(nil, n))
-	}, ops...)
+	}, ops)
 }
 
 func exists(c *conn, j *job, args [][]byte) {
-	j.run(func(c *conn, j *job) {
+	j.runAll(func(c *conn, j *job) {
 		if failed(j) {
 			return
 		}
@@ -65,7 +65,7 @@ func exists(c *conn, j *job, args [][]byte) {
 			n += b2i(r.Found)
 		}
 		j.reply(appendInt(nil, n))
-	}, getOps(j.level, args)...)
+	}, getOps(j.level, args))
 }
 
 func typeCmd(c *conn, j *job, args [][]byte) {

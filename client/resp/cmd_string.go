@@ -112,7 +112,7 @@ func getOps(l client.Level, keys [][]byte) []client.Op {
 }
 
 func mget(c *conn, j *job, args [][]byte) {
-	j.run(func(c *conn, j *job) {
+	j.runAll(func(c *conn, j *job) {
 		if failed(j) {
 			return
 		}
@@ -121,7 +121,7 @@ func mget(c *conn, j *job, args [][]byte) {
 			b = appendValue(b, r)
 		}
 		j.reply(b)
-	}, getOps(j.level, args)...)
+	}, getOps(j.level, args))
 }
 
 func strlen(c *conn, j *job, args [][]byte) {

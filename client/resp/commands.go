@@ -65,8 +65,7 @@ func (s *Server) start(c *conn, j *job, args [][]byte) {
 		j.fail("ERR empty command")
 		return
 	}
-	name := strings.ToUpper(string(args[0]))
-	sp := table[name]
+	sp := lookup(args[0])
 	if sp == nil {
 		j.spec = unknownSpec
 		j.fail("ERR unknown command '" + clip(args[0]) + "', with args beginning with: " + quoteArgs(args[1:]))
@@ -74,7 +73,7 @@ func (s *Server) start(c *conn, j *job, args [][]byte) {
 	}
 	j.spec = sp
 	if n := len(args); sp.arity > 0 && n != sp.arity || sp.arity < 0 && n < -sp.arity {
-		j.fail("ERR wrong number of arguments for '" + strings.ToLower(name) + "' command")
+		j.fail("ERR wrong number of arguments for '" + strings.ToLower(sp.name) + "' command")
 		return
 	}
 	if !c.authed && !sp.open {
@@ -82,6 +81,23 @@ func (s *Server) start(c *conn, j *job, args [][]byte) {
 		return
 	}
 	sp.run(c, j, args[1:])
+}
+
+// lookup finds a command by its name in any case, without allocating:
+// clients send "GET" or "get" with every command.
+func lookup(name []byte) *spec {
+	var buf [16]byte
+	if len(name) > len(buf) {
+		return nil // no command's name is that long
+	}
+	up := buf[:len(name)]
+	for i, c := range name {
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		up[i] = c
+	}
+	return table[string(up)]
 }
 
 // quoteArgs quotes the first arguments of an unknown command back, as

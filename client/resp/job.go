@@ -21,6 +21,10 @@ type job struct {
 
 	ops  []client.Op
 	res  []client.Result
+	// one holds the operation and result of a one-operation step, the
+	// most common, so that it takes no allocations of its own.
+	oneOp  [1]client.Op
+	oneRes [1]client.Result
 	sent int // ops of this step submitted
 	left int // ops submitted and not completed
 	then func(c *conn, j *job)
@@ -61,9 +65,16 @@ func (j *job) fail(msg string) {
 	j.failed = true
 }
 
-// run sets the operations of j's next step and what to do once they
-// complete.
-func (j *job) run(then func(c *conn, j *job), ops ...client.Op) {
+// run sets the operation of j's next step and what to do once it
+// completes.
+func (j *job) run(then func(c *conn, j *job), op client.Op) {
+	j.oneOp[0], j.oneRes[0] = op, client.Result{}
+	j.ops, j.res, j.sent, j.left, j.then = j.oneOp[:], j.oneRes[:], 0, 0, then
+}
+
+// runAll sets the operations of j's next step and what to do once they
+// all complete.
+func (j *job) runAll(then func(c *conn, j *job), ops []client.Op) {
 	j.ops, j.res, j.sent, j.left, j.then = ops, make([]client.Result, len(ops)), 0, 0, then
 }
 
