@@ -19,15 +19,15 @@ type job struct {
 	level client.Level
 	start time.Time
 
-	ops  []client.Op
-	res  []client.Result
+	ops []client.Op
+	res []client.Result
 	// one holds the operation and result of a one-operation step, the
 	// most common, so that it takes no allocations of its own.
 	oneOp  [1]client.Op
 	oneRes [1]client.Result
-	sent int // ops of this step submitted
-	left int // ops submitted and not completed
-	then func(c *conn, j *job)
+	sent   int // ops of this step submitted
+	left   int // ops submitted and not completed
+	then   func(c *conn, j *job)
 
 	// multi says the command may take more than one step.
 	multi bool
