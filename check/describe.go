@@ -54,6 +54,9 @@ func (x *history) what(o *Op) string {
 		}
 		cmd = fmt.Sprintf("cas of key %s from %s to %s", qk(o.Key), exp, nv)
 		res = fmt.Sprintf("not applied, finding %s", describeState(o.Ret, o.Found))
+		if o.FoundUnknown {
+			res = "not applied, finding something else"
+		}
 		if o.Applied {
 			res = "applied"
 		}

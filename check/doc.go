@@ -51,7 +51,8 @@
 //	        "value", "version"),         the key's state after the CAS,
 //	        expect_value or              the current one if it did not
 //	        expect_version, value or     apply
-//	        delete:true
+//	        delete:true                  or applied:false with
+//	                                     found_unknown:true (below)
 //	incr    key, delta                   found, ret: the new value; with
 //	                                     err ("not-integer", "overflow")
 //	                                     the state it found
@@ -68,7 +69,11 @@
 // the weak level every operation but CAS and INCR is recorded as at the
 // strong level, with one exception: where the reply could not know
 // whether a weak DELETE's key existed (CURP-HO answers it before it
-// executes), the client sets found_unknown:true instead of found. The
+// executes), the client sets found_unknown:true instead of found. A CAS
+// that did not apply and whose reply said only that (RESP's CAS replies
+// 0) sets found_unknown:true too: it wrote nothing and read nothing
+// known, so it takes part in no search and no causal rule, and only the
+// applied logs check it (their entry says it did not apply). The
 // result's versions are not recorded: fast-path versions are tentative
 // (docs/DECISIONS.md 14), so the checker never relies on them; a CAS on a
 // version is decided against the slots of the applied logs.

@@ -50,8 +50,8 @@ func validateOp(o Op) error {
 		return errors.New("instants must lie strictly between the least and the greatest int64, which stand for -infinity and +infinity")
 	case (o.Kind == CAS || o.Kind == Incr) && o.Level != Strong:
 		return fmt.Errorf("a weak %v: CAS and INCR are strong only, the client refuses them (PROTOCOL.md 1.2)", o.Kind)
-	case o.FoundUnknown && (o.Kind != Delete || o.Level != Weak):
-		return errors.New("only a weak delete may leave found unknown")
+	case o.FoundUnknown && !(o.Kind == Delete && o.Level == Weak) && !(o.Kind == CAS && o.OK && !o.Applied):
+		return errors.New("only a weak delete, or a cas that did not apply, may leave found unknown")
 	case o.Kind == CAS && (o.Expect < kvs.ExpectAbsent || o.Expect > kvs.ExpectVersion):
 		return fmt.Errorf("a cas needs expect \"absent\", \"value\" or \"version\"")
 	case o.Kind == CAS && o.Delete && o.Value != "":

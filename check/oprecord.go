@@ -107,7 +107,11 @@ func appendResult(buf []byte, o Op) []byte {
 	case CAS:
 		buf = append(buf, `,"applied":`...)
 		buf = strconv.AppendBool(buf, o.Applied)
-		found()
+		if o.FoundUnknown {
+			buf = append(buf, `,"found_unknown":true`...)
+		} else {
+			found()
+		}
 	case Scan:
 		buf = append(buf, `,"items":[`...)
 		for i, it := range o.Items {

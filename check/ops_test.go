@@ -42,6 +42,13 @@ func cas(s string, seq uint64, k kvs.Key, exp kvs.Expect, ev string, v string, a
 	return o
 }
 
+// casUnknown is o, a CAS that did not apply, whose reply said only that
+// (RESP's CAS: 0).
+func casUnknown(o Op) Op {
+	o.FoundUnknown = true
+	return o
+}
+
 func TestOperationsTable(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -66,6 +73,11 @@ func TestOperationsTable(t *testing.T) {
 			cas("b", 1, "k", kvs.ExpectValue, "v1", "v2", true, "v2", true, 20, 30),
 			cas("c", 1, "k", kvs.ExpectValue, "v1", "v3", true, "v3", true, 40, 50),
 		}, RuleLinearizability, `key "k"`},
+		{"cas not applied, found unknown", []Op{
+			put("a", 1, Strong, "k", "v1", 0, 10),
+			casUnknown(cas("b", 1, "k", kvs.ExpectValue, "v0", "v2", false, "", false, 20, 30)),
+			get("c", 1, Strong, "k", "v1", true, 40, 50),
+		}, "", ""},
 		{"cas failed against a matching value", []Op{
 			put("a", 1, Strong, "k", "v1", 0, 10),
 			cas("b", 1, "k", kvs.ExpectValue, "v1", "v2", false, "v1", true, 20, 30),

@@ -79,6 +79,8 @@ func lower(parts []part, h []Op, i int32, keys []kvs.Key) []part {
 		return write("", false)
 	case CAS:
 		switch {
+		case o.OK && !o.Applied && o.FoundUnknown:
+			return parts // it wrote nothing, and what it read is not known
 		case o.OK && !o.Applied:
 			return read(o.Ret, o.Found)
 		case o.Delete:

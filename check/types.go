@@ -81,8 +81,12 @@ type Op struct {
 	// Ret is meaningless unless Found.
 	Ret   string
 	Found bool
-	// FoundUnknown: the reply could not know Found (a weak DELETE that
-	// CURP-HO acknowledges before it executes).
+	// FoundUnknown: the reply does not say Found: a weak DELETE that
+	// CURP-HO acknowledges before it executes, or a CAS that did not
+	// apply whose reply said only that (a RESP CAS's 0). Such a CAS wrote
+	// nothing and read nothing known: it has no parts, so the search and
+	// the causal rules leave it out, and only the applied logs check it
+	// (their entry of it says it did not apply).
 	FoundUnknown bool
 	// Applied is a CAS's.
 	Applied bool

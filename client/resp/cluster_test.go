@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -72,9 +73,11 @@ func startClusterLogs(t *testing.T, protocol, settings, logDir string) *cluster 
 	var run []int
 	var err error
 	for range 20 {
-		if run, err = listenRun(); err == nil {
+		// The replicas' ports were released: a run may land on one.
+		if run, err = listenRun(); err == nil && !slices.ContainsFunc(run, func(p int) bool { return slices.Contains(ports, p) }) {
 			break
 		}
+		err = fmt.Errorf("the RESP ports %v take a replica's port of %v", run, ports)
 	}
 	require.NoError(t, err, "no free run of RESP ports")
 	ports = append(ports, run[0])
