@@ -41,7 +41,9 @@ func (c *Core) takeSnapshot() {
 	c.snap = &snapshot{lastSlot: c.appliedIndex, lastBallot: b, store: c.store.Snapshot(), sessions: c.sessions.states()}
 	c.persistSnapshot(c.snap, false)
 	if retain := kvs.Slot(c.o.LogRetain); c.snap.lastSlot > retain {
-		c.entries.compact(c.snap.lastSlot - retain)
+		// Room for the entries applied until the next snapshot, and an
+		// unapplied tail as long as today's.
+		c.entries.compact(c.snap.lastSlot-retain, c.o.SnapshotEvery+int(c.entries.last()-c.appliedIndex))
 	}
 }
 
