@@ -73,17 +73,16 @@ func (l *raftLog) truncate(s kvs.Slot) {
 
 // compact forgets the entries up to slot s (at most last), keeping the
 // ballot of s. The rest is copied to a new array, so that the memory of the
-// compacted entries is released, with room for the next n entries (at
-// most the old array's capacity): grown from the kept entries alone, the
-// array would be copied again and again as the log grows back, allocating
-// several times its size in all.
+// compacted entries is released, with room for the next n entries: grown
+// from the kept entries alone, the array would be copied again and again
+// as the log grows back, allocating several times its size in all.
 func (l *raftLog) compact(s kvs.Slot, n int) {
 	if s <= l.base {
 		return
 	}
 	b, _ := l.ballotAt(s)
 	rest := l.entries[s-l.base:]
-	l.entries = append(make([]wire.Entry, 0, min(len(rest)+n, cap(l.entries))), rest...)
+	l.entries = append(make([]wire.Entry, 0, len(rest)+n), rest...)
 	l.base, l.baseBallot = s, b
 }
 

@@ -16,7 +16,7 @@ func BenchmarkLogAppendCompact(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if s := l.append(e); s%every == 0 && s > retain {
-			l.compact(s-retain, every)
+			l.compact(s-retain, every+every/4)
 		}
 	}
 }
