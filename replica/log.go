@@ -95,7 +95,10 @@ func (l *raftLog) reset(s kvs.Slot, b wire.Ballot) {
 }
 
 // slice returns the entries of slots from..to (inclusive), at most max of
-// them; from must be above base.
+// them; from must be above base. They are the log's own and read-only. A
+// message may carry them while the log moves on: the log never writes an
+// entry twice (append writes past the end, which the slice's capacity
+// excludes; truncate and compact move to a new array).
 func (l *raftLog) slice(from, to kvs.Slot, max int) []wire.Entry {
 	if to > l.last() {
 		to = l.last()
@@ -106,5 +109,5 @@ func (l *raftLog) slice(from, to kvs.Slot, max int) []wire.Entry {
 	if int(to-from+1) > max {
 		to = from + kvs.Slot(max) - 1
 	}
-	return l.entries[from-l.base-1 : to-l.base]
+	return l.entries[from-l.base-1 : to-l.base : to-l.base]
 }
