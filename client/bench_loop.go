@@ -94,10 +94,15 @@ type sentOp struct {
 // one warm-up and as many as fit in RunFor) with at most Window in flight
 // (PROTOCOL.md 8.1).
 type loop struct {
-	o        loopOptions
-	s        opSession
-	st       *threadStats
-	inflight map[wire.Seq]sentOp
+	o  loopOptions
+	s  opSession
+	st *threadStats
+	// inflight maps each operation in flight to its slot in sent; free
+	// lists the slots not in use. A map of sentOp values would allocate
+	// on every insert: Go stores a value over 128 bytes out of line.
+	inflight map[wire.Seq]int
+	sent     []sentOp
+	free     []int
 	seq      wire.Seq // Seq of the last submitted operation
 	timer    *time.Timer
 	logged   int // seconds of the timeline already logged as TPUT
@@ -114,11 +119,11 @@ func runThread(ctx context.Context, s opSession, o loopOptions) (*threadStats, e
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
-	l := &loop{o: o, s: s, st: &threadStats{}, inflight: make(map[wire.Seq]sentOp, o.Window)}
+	l := &loop{o: o, s: s, st: &threadStats{}, inflight: make(map[wire.Seq]int, o.Window)}
 	err := l.run(ctx)
 	if l.o.Record != nil {
-		for seq, sent := range l.inflight {
-			l.o.Record(seq, sent.op, sent.wall, 0, Result{}, false)
+		for seq, i := range l.inflight {
+			l.o.Record(seq, l.sent[i].op, l.sent[i].wall, 0, Result{}, false)
 		}
 	}
 	if err != nil {
@@ -181,12 +186,37 @@ func (l *loop) submit(op Op) error {
 		return fmt.Errorf("submit %s: %w", op, err)
 	}
 	l.seq++
-	l.inflight[l.seq] = sentOp{op: op, at: at, wall: wall}
+	l.track(l.seq, sentOp{op: op, at: at, wall: wall})
 	l.st.maxInFlight = max(l.st.maxInFlight, len(l.inflight))
 	if l.seq == 2 { // operation 1: the first measured one
 		l.st.first, l.st.started = at, true
 	}
 	return nil
+}
+
+// track records op seq as in flight.
+func (l *loop) track(seq wire.Seq, op sentOp) {
+	i := len(l.sent)
+	if n := len(l.free); n > 0 {
+		i, l.free = l.free[n-1], l.free[:n-1]
+		l.sent[i] = op
+	} else {
+		l.sent = append(l.sent, op)
+	}
+	l.inflight[seq] = i
+}
+
+// untrack returns the operation seq was in flight with and forgets it.
+func (l *loop) untrack(seq wire.Seq) (sentOp, bool) {
+	i, ok := l.inflight[seq]
+	if !ok {
+		return sentOp{}, false
+	}
+	delete(l.inflight, seq)
+	op := l.sent[i]
+	l.sent[i] = sentOp{} // holds no key or value of a completed operation
+	l.free = append(l.free, i)
+	return op, true
 }
 
 // await waits for the next completion.
@@ -209,11 +239,10 @@ func (l *loop) await(ctx context.Context) (Result, sentOp, int64, error) {
 		if !ok {
 			return Result{}, sentOp{}, 0, ErrClosed
 		}
-		sent, found := l.inflight[r.Seq]
+		sent, found := l.untrack(r.Seq)
 		if !found {
 			return Result{}, sentOp{}, 0, fmt.Errorf("completion of seq %d, which is not in flight", r.Seq)
 		}
-		delete(l.inflight, r.Seq)
 		l.timer.Reset(l.o.ReplyTimeout)
 		if l.o.Record != nil {
 			l.o.Record(r.Seq, sent.op, sent.wall, l.o.Wall(), r, r.Err == nil)

@@ -241,17 +241,17 @@ func (s *Core) evict() {
 	}
 }
 
-// cachedIn lists the keys of the cache in [lo, hi), where hi "" means no
-// upper bound, in key order: a weak SCAN merges them with the replica's
-// answer. It walks the whole cache (at most maxCache entries); SCANs are
+// cachedIn appends to ks the keys of the cache in [lo, hi), where hi ""
+// means no upper bound, in key order: a weak SCAN merges them with the
+// replica's answer. It walks the whole cache (at most maxCache entries); SCANs are
 // rarer than point reads, which look up one key.
-func (s *Core) cachedIn(lo, hi kvs.Key) []kvs.Key {
-	var ks []kvs.Key
+func (s *Core) cachedIn(lo, hi kvs.Key, ks []kvs.Key) []kvs.Key {
+	n := len(ks)
 	for k := range s.cache {
 		if k >= lo && (hi == "" || k < hi) {
 			ks = append(ks, k)
 		}
 	}
-	slices.Sort(ks)
+	slices.Sort(ks[n:])
 	return ks
 }

@@ -41,7 +41,8 @@ func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
 		return
 	}
 	ans := answerOf(p.Op.Command, m)
-	for _, k := range s.readKeys(ans) {
+	var one [1]kvs.Key
+	for _, k := range s.readKeys(ans, one[:0]) {
 		if e, ok := s.cache[k]; ok && e.pending && e.src <= m.WeakApplied {
 			// The replica applied the pending own write: its state is at
 			// least as new, and may hold newer writes the session already
@@ -109,20 +110,21 @@ func (a answer) at(k kvs.Key) (kvs.Value, bool, kvs.Slot) {
 	return nil, false, a.applied
 }
 
-// readKeys lists, in key order, the keys of the session's cache that the
-// answer covers: those whose cache entry may change the answer or be
-// settled by it.
-func (s *Core) readKeys(a answer) []kvs.Key {
+// readKeys appends to ks, in key order, the keys of the session's cache
+// that the answer covers: those whose cache entry may change the answer
+// or be settled by it. A GET's caller passes room for its one key, so
+// that the most common read allocates nothing here.
+func (s *Core) readKeys(a answer, ks []kvs.Key) []kvs.Key {
 	if a.cmd.Op != kvs.OpScan {
 		if _, ok := s.cache[a.cmd.Key]; ok {
-			return []kvs.Key{a.cmd.Key}
+			return append(ks, a.cmd.Key)
 		}
-		return nil
+		return ks
 	}
 	if a.empty {
-		return nil
+		return ks
 	}
-	return s.cachedIn(a.lo, a.hi)
+	return s.cachedIn(a.lo, a.hi, ks)
 }
 
 // settleFromReplica replaces a pending own entry by the replica's state,
@@ -146,7 +148,8 @@ func (s *Core) finishWeakRead(p *Pending, m *wire.WeakReadReply) {
 		return // completed meanwhile, through an answer parked earlier
 	}
 	a := answerOf(p.Op.Command, m)
-	cached := s.readKeys(a)
+	var one [1]kvs.Key
+	cached := s.readKeys(a, one[:0])
 	if !s.o.Mutation.IgnoreCache {
 		for _, k := range cached {
 			if s.cache[k].ambiguous() {

@@ -60,3 +60,14 @@ func BenchmarkApplyIncr(b *testing.B) {
 		s.Apply(slot, Command{Op: OpIncr, Key: keys[slot%benchKeys] + "n", Delta: 1})
 	}
 }
+
+// BenchmarkReadGet is a weak read's evaluation (Store.Read).
+func BenchmarkReadGet(b *testing.B) {
+	s, keys, _ := filled()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if r := s.Read(Command{Op: OpGet, Key: keys[i%benchKeys]}); len(r.Value) != 100 {
+			b.Fatalf("GET returned %d bytes, want 100", len(r.Value))
+		}
+	}
+}

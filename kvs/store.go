@@ -53,6 +53,16 @@ func (s *Store) Apply(slot Slot, c Command) Result {
 			slot, c, s.lastApplied))
 	}
 	s.lastApplied = slot
+	// GET and PUT, most of a log, do what Eval would without its copies
+	// of the command and its results, which are over a hundred bytes each.
+	switch c.Op {
+	case OpGet:
+		e := s.index[c.Key]
+		return Result{Value: e.Value, Found: e.Found, Version: e.Version}
+	case OpPut:
+		s.write(Write{Key: c.Key, Entry: Entry{Value: c.Value, Found: true, Version: slot}})
+		return Result{Version: slot}
+	}
 	res, w, ok := s.Eval(slot, c, nil)
 	if ok {
 		stored := s.write(w)
@@ -72,9 +82,8 @@ func (s *Store) write(w Write) Value {
 		e.Value = make(Value, len(w.Value))
 		copy(e.Value, w.Value)
 	}
-	old := s.index[w.Key]
+	old, _ := s.tree.Set(w.Key, e) // tree and index hold the same
 	s.index[w.Key] = e
-	s.tree.Set(w.Key, e)
 	switch {
 	case !old.Found && e.Found:
 		s.present++
@@ -92,7 +101,18 @@ func (s *Store) Read(c Command) Result { return s.ReadOver(c, nil) }
 // ReadOver is Read with an overlay consulted before the store; a nil
 // overlay reads the store alone.
 func (s *Store) ReadOver(c Command, over Overlay) Result {
-	if !c.IsRead() {
+	switch c.Op {
+	case OpGet: // what Eval does, without its copies (Apply)
+		e, ok := Entry{}, false
+		if over != nil {
+			e, ok = over.Lookup(c.Key)
+		}
+		if !ok {
+			e = s.index[c.Key]
+		}
+		return Result{Value: e.Value, Found: e.Found, Version: e.Version}
+	case OpScan:
+	default:
 		return Result{}
 	}
 	res, _, _ := s.Eval(0, c, over)

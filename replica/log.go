@@ -73,13 +73,16 @@ func (l *raftLog) truncate(s kvs.Slot) {
 
 // compact forgets the entries up to slot s (at most last), keeping the
 // ballot of s. The rest is copied to a new array, so that the memory of the
-// compacted entries is released.
-func (l *raftLog) compact(s kvs.Slot) {
+// compacted entries is released, with room for the next n entries: grown
+// from the kept entries alone, the array would be copied again and again
+// as the log grows back, allocating several times its size in all.
+func (l *raftLog) compact(s kvs.Slot, n int) {
 	if s <= l.base {
 		return
 	}
 	b, _ := l.ballotAt(s)
-	l.entries = slices.Clone(l.entries[s-l.base:])
+	rest := l.entries[s-l.base:]
+	l.entries = append(make([]wire.Entry, 0, len(rest)+n), rest...)
 	l.base, l.baseBallot = s, b
 }
 
@@ -92,7 +95,10 @@ func (l *raftLog) reset(s kvs.Slot, b wire.Ballot) {
 }
 
 // slice returns the entries of slots from..to (inclusive), at most max of
-// them; from must be above base.
+// them; from must be above base. They are the log's own and read-only. A
+// message may carry them while the log moves on: the log never writes an
+// entry twice (append writes past the end, which the slice's capacity
+// excludes; truncate and compact move to a new array).
 func (l *raftLog) slice(from, to kvs.Slot, max int) []wire.Entry {
 	if to > l.last() {
 		to = l.last()
@@ -103,5 +109,5 @@ func (l *raftLog) slice(from, to kvs.Slot, max int) []wire.Entry {
 	if int(to-from+1) > max {
 		to = from + kvs.Slot(max) - 1
 	}
-	return l.entries[from-l.base-1 : to-l.base]
+	return l.entries[from-l.base-1 : to-l.base : to-l.base]
 }

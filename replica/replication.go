@@ -35,10 +35,10 @@ func (c *Core) replicate() {
 			m := shared
 			if m == nil || m.PrevSlot != prev {
 				pb, _ := c.entries.ballotAt(prev)
-				// Copy: the log's backing array is reused after a
-				// truncation, and the message is encoded later on
-				// another goroutine (a message is read-only once out).
-				ents := slices.Clone(c.entries.slice(prev+1, last, c.o.MaxBatch))
+				// The log's own entries, which it never rewrites
+				// (raftLog.slice): the message is encoded later, on
+				// another goroutine.
+				ents := c.entries.slice(prev+1, last, c.o.MaxBatch)
 				m = &wire.Accept{
 					Ballot: c.ballot, Leader: c.o.ID, PrevSlot: prev, PrevBallot: pb,
 					Entries: ents, LeaderCommit: c.commitIndex,

@@ -41,7 +41,12 @@ func (c *Core) takeSnapshot() {
 	c.snap = &snapshot{lastSlot: c.appliedIndex, lastBallot: b, store: c.store.Snapshot(), sessions: c.sessions.states()}
 	c.persistSnapshot(c.snap, false)
 	if retain := kvs.Slot(c.o.LogRetain); c.snap.lastSlot > retain {
-		c.entries.compact(c.snap.lastSlot - retain)
+		// Room for the entries applied until the next snapshot and an
+		// unapplied tail then: a quarter as many, or today's tail if
+		// longer (a tail that outgrew the room would copy the log).
+		every := c.o.SnapshotEvery
+		tail := int(c.entries.last() - c.appliedIndex)
+		c.entries.compact(c.snap.lastSlot-retain, every+max(tail, every/4))
 	}
 }
 
