@@ -13,7 +13,8 @@
 //
 // The files: parse.go reads requests (multibulk and inline) within
 // Limits; reply.go writes RESP2 replies; conn.go is a connection's loop
-// (jobs, the window, the reply order, the reply timeout); job.go a
+// (jobs, the window, the reply order, the reply timeout), conn_order.go
+// which of its operations may be in flight together; job.go a
 // command's steps; commands.go the table and dispatch, and cmd_*.go the
 // commands by group; rmw.go the compare-and-set loop of the commands
 // whose effect depends on the key's state; cursors.go and match.go

@@ -413,4 +413,3 @@ func (w *worker) exec(ctx context.Context, kind opKind) {
 	}
 	w.ops = append(w.ops, o)
 }
-
