@@ -98,7 +98,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 peers="$here/scripts/peers"
 all_systems="sp-curpht sp-curpho sp-curpht-weak sp-curpho-weak sp-curpht-disk sp-curpho-disk etcd-tmpfs etcd-disk redis redis-aof"
-systems=($all_systems)
+read -r -a systems <<<"$all_systems"
 workloads=abcdf
 records=10000
 ops=50000
@@ -369,7 +369,8 @@ start_swiftpaxos() {
 	{ [ ${#raddr[@]} = 3 ] && [ -n "$resp0" ]; } || fatal "$conf does not list 3 replicas and a RESP address: $hosts"
 	local extra=()
 	if [ "$data" = disk ]; then
-		local dd="$diskdir/$(basename "$slog")"
+		local dd
+		dd="$diskdir/$(basename "$slog")"
 		mkdir -p "$dd"
 		datadirs+=("$dd")
 		extra=(-data "$dd")
@@ -473,12 +474,12 @@ system_start() { # SYSTEM
 runs_workload() { [ "$2" != e ] || [[ "$1" == etcd-* ]]; }
 
 cpu_ticks() { # PID...: utime+stime summed (fields 14 and 15 of /proc/PID/stat, counted after the ")" that ends the command name)
-	local p s sum=0
+	local p s sum=0 st
 	for p in "$@"; do
 		s=$(cat "/proc/$p/stat" 2>/dev/null) || continue
 		s=${s##*) }
-		read -r -a f <<<"$s"
-		sum=$((sum + f[11] + f[12]))
+		read -r -a st <<<"$s"
+		sum=$((sum + st[11] + st[12]))
 	done
 	echo "$sum"
 }
@@ -554,7 +555,11 @@ cell() {
 		c1=$(cpu_ticks "${spids[@]}")
 		summary=$(parse "$d/$w-run.out")
 		if [ "$summary" != none ]; then
-			read -r secs n errs lat[0] lat[1] lat[2] lat[3] lat[4] lat[5] lat[6] lat[7] lat[8] lat[9] counts <<<"$summary"
+			local rest
+			read -r secs n errs rest <<<"$summary"
+			read -r -a lat <<<"$rest"
+			counts="${lat[*]:10}"
+			lat=("${lat[@]:0:10}")
 		fi
 		if [ "$rc" != 0 ]; then status="exit $rc"
 		elif [ "$summary" = none ]; then status="no summary"
