@@ -78,6 +78,10 @@ func hello(c *conn, j *job, args [][]byte) {
 			}
 			args = args[3:]
 		case is(args[0], "SETNAME") && len(args) >= 2:
+			if strings.ContainsAny(string(args[1]), " \n\r\t") {
+				j.fail("ERR Client names cannot contain spaces, newlines or special characters.")
+				return
+			}
 			name, named = string(args[1]), true
 			args = args[2:]
 		default:

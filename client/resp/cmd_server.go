@@ -192,7 +192,7 @@ func info(c *conn, j *job, args [][]byte) {
 	all := len(sections) == 0 || sections["all"] || sections["everything"] || sections["default"]
 	want := func(s string) bool { return all || sections[s] }
 	j.async = true
-	srv, level := c.srv, c.level
+	srv, level, done := c.srv, c.level, c.ctx.Done()
 	go func() {
 		var b strings.Builder
 		if want("server") {
@@ -209,9 +209,12 @@ func info(c *conn, j *job, args [][]byte) {
 			b.WriteString("# Keyspace\r\n\r\n")
 		}
 		j.out = appendBulkString(nil, b.String())
+		// The connection waits for this reply (the ones after it wait
+		// behind it), so it is handed over for as long as the connection
+		// lives, however long its loop is busy writing.
 		select {
 		case c.async <- j:
-		case <-time.After(2 * infoTimeout):
+		case <-done:
 		}
 	}()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -56,6 +57,7 @@ type opRef struct {
 
 type conn struct {
 	srv   *Server
+	ctx   context.Context // ends when the connection's loop does
 	nc    net.Conn
 	id    int64
 	log   *zap.Logger
@@ -91,6 +93,7 @@ type conn struct {
 func (c *conn) serve(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	c.ctx = ctx
 	go c.read(ctx)
 	c.timer = time.NewTimer(time.Hour)
 	c.timer.Stop()
@@ -105,7 +108,7 @@ func (c *conn) serve(ctx context.Context) {
 		if !c.eof && len(c.jobs) < maxJobs && c.held < maxHeld && !c.blocked() {
 			cmds = c.cmds
 		}
-		if len(c.out) > 0 && (cmds == nil || len(c.cmds) == 0 && !c.more) && !c.hold() {
+		if len(c.out) > 0 && (cmds == nil || len(c.cmds) == 0 && !c.hold()) {
 			if !c.flush() {
 				return
 			}
@@ -305,11 +308,14 @@ const holdReplies = time.Millisecond
 // hold says whether the ready replies should wait for more: a pipeline's
 // operations complete close together but one by one, and writing each
 // reply as it comes costs a write call per reply (nearly all of a
-// pipelining client's cost at the front-end). They wait while operations
-// are in flight, at most holdReplies; a client with one command in
-// flight at a time never waits.
+// pipelining client's cost at the front-end); and the reader may hold
+// the start of another command. They wait while operations are in
+// flight or a command may be on its way, at most holdReplies from the
+// first reply held: a byte read ahead (a blank line, half a command) is
+// no promise of a command. A client with one command in flight at a
+// time, and nothing sent after it, never waits.
 func (c *conn) hold() bool {
-	if len(c.inflight) == 0 {
+	if len(c.inflight) == 0 && !c.more {
 		return false
 	}
 	if c.heldSince.IsZero() {
@@ -375,4 +381,8 @@ func (c *conn) expire(now time.Time) {
 		j.fail("TIMEOUT no reply from the cluster within replyTimeout (" + c.srv.cfg.ReplyTimeout.String() + "): no majority reachable or no leader; the command may still take effect")
 		c.settle(j)
 	}
+	// Operations of failed jobs not yet sent leave the queue now: with
+	// the window full of operations that do not complete, pump would not
+	// reach them, and a client going on would pile them up.
+	c.queue = slices.DeleteFunc(c.queue, func(r opRef) bool { return r.j.done })
 }

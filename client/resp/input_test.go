@@ -106,6 +106,7 @@ func TestFrontEndInput(t *testing.T) {
 			c := startCluster(t, protocol, quick)
 			t.Run("hostile", func(t *testing.T) { hostileInput(t, c) })
 			t.Run("inline", func(t *testing.T) { inlineCommands(t, c) })
+			t.Run("read-ahead", func(t *testing.T) { readAhead(t, c) })
 			for _, level := range []string{"strong", "weak"} {
 				t.Run("pipeline/"+level, func(t *testing.T) { pipelineInOrder(t, c, level) })
 			}
@@ -265,4 +266,18 @@ func pipelineInOrder(t *testing.T, c *cluster, level string) {
 		require.Equal(t, want, r.mget.Val(), "MGET %d: %v", i, r.mget.Err())
 	}
 	assert.Equal(t, strconv.Itoa(n), rc.Get(ctx, counter).Val())
+}
+
+// readAhead: bytes read after a command that are no whole command (a
+// blank line, the start of another) must not hold its reply back: the
+// client waits for the reply before it sends the rest.
+func readAhead(t *testing.T, c *cluster) {
+	rc := c.raw(t, 0)
+	require.NoError(t, rc.nc.SetDeadline(time.Now().Add(3*time.Second)))
+	rc.send("PING\r\n\r\n")
+	rc.expect("+PONG")
+	rc.send("PING\r\n*1\r\n")
+	rc.expect("+PONG")
+	rc.send("$4\r\nPING\r\n")
+	rc.expect("+PONG")
 }
