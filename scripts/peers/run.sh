@@ -187,20 +187,9 @@ if [[ " ${systems[*]} " == *" etcd-tmpfs "* ]] && { [ ! -d /dev/shm ] || [ ! -w 
 fi
 
 # The binaries, as scripts/peers/ycsb-resp.sh builds them.
-stale() {
-	[ ! -x "$1" ] || [ "$here/go.mod" -nt "$1" ] ||
-		[ -n "$(find "$here" -path "$here/scripts" -prune -o -path "$here/results" -prune -o -name '*.go' ! -name '*_test.go' -newer "$1" -print -quit)" ]
-}
-if [ -n "${BIN:-}" ]; then
-	bin=$BIN
-	[ -x "$bin" ] || die "BIN=$bin is not an executable"
-else
-	bin="$here/bin/swiftpaxos"
-	if stale "$bin"; then
-		echo "building $bin"
-		(cd "$here" && go build -o bin/swiftpaxos .)
-	fi
-fi
+# shellcheck source=scripts/cluster-lib.sh
+. "$here/scripts/cluster-lib.sh"
+swiftpaxos_binary
 if [ -n "${YCSB:-}" ]; then
 	ycsb=$YCSB
 	[ -x "$ycsb" ] || die "YCSB=$ycsb is not an executable"
@@ -254,24 +243,6 @@ trap cleanup EXIT
 trap 'echo "run.sh: interrupted" >&2; failed=true; exit 130' INT TERM
 fatal() { echo "run.sh: $*" >&2; failed=true; exit 1; }
 
-port_free() { [ -z "$(ss -Htan "sport = :$1" 2>/dev/null)" ]; }
-declare -A taken=()
-free_ports() { # N: the first of N consecutive free ports
-	local b i ok
-	for _ in $(seq 100); do
-		b=$((20000 + RANDOM % 12000))
-		ok=true
-		for ((i = 0; i < $1; i++)); do
-			if [ -n "${taken[$((b + i))]:-}" ] || ! port_free $((b + i)); then ok=false; break; fi
-		done
-		if $ok; then
-			for ((i = 0; i < $1; i++)); do taken[$((b + i))]=1; done
-			echo "$b"
-			return
-		fi
-	done
-	fatal "no $1 consecutive free ports found in 20000-31999"
-}
 
 probe() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 # resp_ok HOST PORT CMD...: one RESP command (5 s), true when answered
@@ -341,8 +312,8 @@ system_stop() {
 # of multi-client.conf with respPort and respLevel set.
 start_swiftpaxos() {
 	local proto=$1 level=$2 data=$3 rbase respbase conf="$slog/ycsb.conf" hosts i j t0 r a
-	rbase=$(free_ports 3)
-	respbase=$(free_ports 3)
+	free_ports 3 rbase
+	free_ports 3 respbase
 	awk -v base="$rbase" -v resp="$respbase" -v level="$level" '
 		function first(s) { sub(/^[ \t]+/, "", s); sub(/[ \t].*$/, "", s); return s }
 		BEGIN { print "// scripts/peers/run.sh: multi-client.conf with the replicas on free ports, respPort and respLevel set" }
@@ -401,8 +372,8 @@ start_swiftpaxos() {
 # etcd WHERE(tmpfs|disk): 3 members on 127.0.0.1.
 start_etcd() {
 	local where=$1 cbase pbase i cluster="" eps="" dd token t0
-	cbase=$(free_ports 3)
-	pbase=$(free_ports 3)
+	free_ports 3 cbase
+	free_ports 3 pbase
 	if [ "$where" = tmpfs ]; then
 		dd=$(mktemp -d /dev/shm/swiftpaxos-peers.XXXXXX)
 	else
@@ -436,7 +407,7 @@ start_etcd() {
 # redis AOF(no|always): one redis-server on 127.0.0.1.
 start_redis() {
 	local aof=$1 port dd t0 r
-	port=$(free_ports 1)
+	free_ports 1 port
 	if [ "$aof" = always ]; then
 		dd="$diskdir/$(basename "$slog")"
 		mkdir -p "$dd"

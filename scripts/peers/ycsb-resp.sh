@@ -130,20 +130,9 @@ dir=$(cd "$out" && pwd)
 # or older than go.mod or a Go source file that is not a test, scripts/
 # and results/ aside); bin/go-ycsb when missing or older than this
 # module's go.mod or go.sum.
-stale() {
-	[ ! -x "$1" ] || [ "$here/go.mod" -nt "$1" ] ||
-		[ -n "$(find "$here" -path "$here/scripts" -prune -o -path "$here/results" -prune -o -name '*.go' ! -name '*_test.go' -newer "$1" -print -quit)" ]
-}
-if [ -n "${BIN:-}" ]; then
-	bin=$BIN
-	[ -x "$bin" ] || die "BIN=$bin is not an executable"
-else
-	bin="$here/bin/swiftpaxos"
-	if stale "$bin"; then
-		echo "building $bin"
-		(cd "$here" && go build -o bin/swiftpaxos .)
-	fi
-fi
+# shellcheck source=scripts/cluster-lib.sh
+. "$here/scripts/cluster-lib.sh"
+swiftpaxos_binary
 if [ -n "${YCSB:-}" ]; then
 	ycsb=$YCSB
 	[ -x "$ycsb" ] || die "YCSB=$ycsb is not an executable"
@@ -199,26 +188,9 @@ trap 'echo "ycsb-resp.sh: interrupted" >&2; failed=true; exit 130' INT TERM
 fatal() { echo "ycsb-resp.sh: $*" >&2; failed=true; exit 1; }
 
 # Free ports: N consecutive ones on which no socket of any state is.
-port_free() { [ -z "$(ss -Htan "sport = :$1" 2>/dev/null)" ]; }
-declare -A taken=()
-free_ports() { # N: the first of N consecutive free ports
-	local b i ok
-	for _ in $(seq 100); do
-		b=$((20000 + RANDOM % 12000))
-		ok=true
-		for ((i = 0; i < $1; i++)); do
-			if [ -n "${taken[$((b + i))]:-}" ] || ! port_free $((b + i)); then ok=false; break; fi
-		done
-		if $ok; then
-			for ((i = 0; i < $1; i++)); do taken[$((b + i))]=1; done
-			echo "$b"
-			return
-		fi
-	done
-	fatal "no $1 consecutive free ports found in 20000-31999"
-}
-rbase=$(free_ports 3)
-respbase=$(free_ports 3)
+rbase="" respbase=""
+free_ports 3 rbase
+free_ports 3 respbase
 
 # ycsb.conf: multi-client.conf, replicas on rbase.., respPort respbase.
 conf="$dir/ycsb.conf"

@@ -1,0 +1,47 @@
+# shellcheck shell=bash disable=SC2154 # here: the caller sets it
+# Sourced, not run, by the scripts that start clusters of their own
+# (resp-bench.sh, peers/ycsb-resp.sh, peers/run.sh). The caller sets
+# `here` (the repository) and defines die MSG (a usage error: exit 2)
+# and fatal MSG (a failure: exit 1).
+
+# swiftpaxos_binary: sets bin to $BIN, or to bin/swiftpaxos built as
+# run-multi-client.sh builds it (missing, or older than go.mod or a Go
+# source file that is not a test, scripts/ and results/ aside).
+swiftpaxos_binary() {
+	if [ -n "${BIN:-}" ]; then
+		bin=$BIN
+		[ -x "$bin" ] || die "BIN=$bin is not an executable"
+		return
+	fi
+	bin="$here/bin/swiftpaxos"
+	if [ ! -x "$bin" ] || [ "$here/go.mod" -nt "$bin" ] ||
+		[ -n "$(find "$here" -path "$here/scripts" -prune -o -path "$here/results" -prune -o -name '*.go' ! -name '*_test.go' -newer "$bin" -print -quit)" ]; then
+		echo "building $bin"
+		(cd "$here" && go build -o bin/swiftpaxos .)
+	fi
+}
+
+# port_free PORT: no socket of any state is on PORT.
+port_free() { [ -z "$(ss -Htan "sport = :$1" 2>/dev/null)" ]; }
+
+# free_ports N VAR: sets VAR to the first of N consecutive free ports in
+# 20000-31999 (below Linux's ephemeral range), none handed out before by
+# this function. It sets a variable rather than printing, so that what
+# it hands out is remembered: a $(...) runs in a subshell and forgets.
+declare -A taken_ports=()
+free_ports() {
+	local b i ok
+	for _ in $(seq 100); do
+		b=$((20000 + RANDOM % 12000))
+		ok=true
+		for ((i = 0; i < $1; i++)); do
+			if [ -n "${taken_ports[$((b + i))]:-}" ] || ! port_free $((b + i)); then ok=false; break; fi
+		done
+		if $ok; then
+			for ((i = 0; i < $1; i++)); do taken_ports[$((b + i))]=1; done
+			printf -v "$2" '%s' "$b"
+			return
+		fi
+	done
+	fatal "no $1 consecutive free ports found in 20000-31999"
+}
