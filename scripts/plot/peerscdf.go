@@ -270,4 +270,3 @@ func writePeersCharts(dir, out, prefix string) (files, notes []string, err error
 	}
 	return append([]string{f}, cdfs...), notes, nil
 }
-
