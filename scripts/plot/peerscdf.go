@@ -226,7 +226,7 @@ func writePeersCDF(d peers, out, prefix string) (files, notes []string, err erro
 			}
 		}
 		W := strings.ToUpper(w)
-		what := fmt.Sprintf("each curve every operation of its ok rounds: %d cells", l.Used)
+		what := fmt.Sprintf("every operation of the ok rounds, %d cells", l.Used)
 		if l.Missing > 0 {
 			what += fmt.Sprintf("; %d ok cells without a latency file left out", l.Missing)
 			notes = append(notes, fmt.Sprintf("workload %s: %d ok cells have no latency file under %s and are not in its CDF",
