@@ -21,6 +21,7 @@ func main() {
 const usage = `usage: go run ./scripts/plot -csv SWEEP.csv[,SWEEP2.csv...] -out DIR [-xscale auto|linear|log|category] [-prefix P]
        go run ./scripts/plot -runs RUNDIR[,RUNDIR2...] [-labels L1,L2...] -out DIR [-prefix P]
        go run ./scripts/plot -memory RUNDIR[,RUNDIR2...] [-labels L1,L2...] -out DIR [-prefix P]
+       go run ./scripts/plot -peers PEERSDIR -out DIR [-prefix P]
 
 -csv draws, for every swept key, KEY-throughput.png and KEY-latency.png;
 -runs draws the exact latency CDF of each run (cdf-LABEL.png) and, for
@@ -28,7 +29,10 @@ several runs, cdf-compare.png; -memory draws each run's replica memory
 (rss.csv of run-multi-client.sh --sample-rss) and throughput against
 time (memory-LABEL.png) and prints, as markdown tables, whether both
 stayed within 10% from the first tenth of the run to the last, and the
-RSS curve. Any of them may be given at once; -labels names the
+RSS curve; -peers draws scripts/peers/run.sh's comparison from
+PEERSDIR/peers.csv and PEERSDIR/lat/ (peers-throughput.png, and
+peers-cdf-W.png and peers-tail-W.png for every workload W with raw
+latencies). Any of them may be given at once; -labels names the
 directories of -runs and of -memory alike.
 `
 
@@ -38,6 +42,7 @@ func plotMain(args []string, stdout io.Writer) error {
 	csvs := fs.String("csv", "", "comma-separated sweep.csv files (scripts/sweep.sh)")
 	runs := fs.String("runs", "", "comma-separated run directories (run-multi-client.sh -o)")
 	memory := fs.String("memory", "", "comma-separated run directories with rss.csv (run-multi-client.sh --sample-rss)")
+	peersDir := fs.String("peers", "", "output directory of scripts/peers/run.sh (peers.csv, lat/)")
 	labels := fs.String("labels", "", "comma-separated labels of the -runs or -memory directories (default: directory names)")
 	out := fs.String("out", "", "directory for the PNGs (created)")
 	prefix := fs.String("prefix", "", "prefix of every file name")
@@ -51,8 +56,8 @@ func plotMain(args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q\n%s", fs.Arg(0), usage)
 	}
-	if *out == "" || (*csvs == "" && *runs == "" && *memory == "") {
-		return errors.New("need -out and -csv, -runs or -memory\n" + usage)
+	if *out == "" || (*csvs == "" && *runs == "" && *memory == "" && *peersDir == "") {
+		return errors.New("need -out and -csv, -runs, -memory or -peers\n" + usage)
 	}
 	names := split(*labels)
 	for _, f := range []struct{ name, dirs string }{{"-runs", *runs}, {"-memory", *memory}} {
@@ -118,6 +123,16 @@ func plotMain(args []string, stdout io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(stdout)
+	}
+	if *peersDir != "" {
+		fs, notes, err := writePeersCharts(*peersDir, *out, *prefix)
+		if err != nil {
+			return err
+		}
+		files = append(files, fs...)
+		for _, n := range notes {
+			fmt.Fprintln(stdout, "note:", n)
+		}
 	}
 	for _, f := range files {
 		fmt.Fprintln(stdout, f)
