@@ -36,7 +36,9 @@ type Command struct {
 	Args []string
 }
 
-func (c Command) String() string { return strings.Join(append([]string{string(c.Verb)}, c.Args...), " ") }
+func (c Command) String() string {
+	return strings.Join(append([]string{string(c.Verb)}, c.Args...), " ")
+}
 
 // Hands carry out commands: the launcher, which owns the processes.
 type Hands interface {
