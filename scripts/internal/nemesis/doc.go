@@ -19,7 +19,9 @@
 // the replicas can tell; the plan leaves a settling gap after each fault
 // and the Runner checks membership before it starts the next one.
 //
-// Runner executes a plan against a live deployment. It owns the timing
+// Runner executes a plan against a live deployment. It runs one
+// partition at a time, deferring a second one until the first heals:
+// the proxies hold one cut per link, and two partitions may share one. It owns the timing
 // and the decisions (who leads now, which replicas are impaired, whether
 // a fault may start) and asks Hands, the launcher, to act: the launcher
 // owns the processes and their PIDs, so it alone signals, restarts and

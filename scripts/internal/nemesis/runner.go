@@ -285,6 +285,12 @@ func (r *runner) resolve(ctx context.Context, f Fault) ([]string, string) {
 		}
 		return slices.Clone(r.o.Replicas), ""
 	}
+	if f.Kind == Partition && slices.ContainsFunc(r.live, func(l *live) bool { return l.f.Kind == Partition }) {
+		// Two partitions could share a link (one isolates replica1, the
+		// other replica2: both cut the pair), and the proxies keep one
+		// cut per link: the first heal would undo part of the other.
+		return nil, "another partition is under way"
+	}
 	if n := len(r.impaired) + len(r.rejoining); n+1 > r.o.Plan.F() {
 		return nil, fmt.Sprintf("f = %d replica(s) already impaired: %s", r.o.Plan.F(), r.impairedList())
 	}
