@@ -180,16 +180,23 @@ func (r *runner) tryStart(ctx context.Context) error {
 	return r.begin(f, targets, length)
 }
 
-// begin records fault f on targets and carries it out.
+// begin carries fault f out on targets, then records it: its instant is
+// when it took effect, so that what the run did after it is measured
+// from then, not from before a signal that took milliseconds to send.
 func (r *runner) begin(f Fault, targets []string, length time.Duration) error {
 	target := strings.Join(targets, ">")
 	if f.Kind == CrashAll {
 		target = "all"
 	}
 	r.logf(f, "on %s", target)
-	if err := r.o.Hands.Do(Command{VerbBegin, []string{strconv.Itoa(int(f.ID)), string(f.Kind), target, f.Detail()}}); err != nil {
+	if err := r.act(f, targets, length); err != nil {
 		return err
 	}
+	return r.o.Hands.Do(Command{VerbBegin, []string{strconv.Itoa(int(f.ID)), string(f.Kind), target, f.Detail()}})
+}
+
+// act carries fault f out on targets.
+func (r *runner) act(f Fault, targets []string, length time.Duration) error {
 	r.stats.Started[f.Kind]++
 	l := &live{f: f, targets: targets}
 	if f.Heals() {

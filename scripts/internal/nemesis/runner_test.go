@@ -48,7 +48,6 @@ type fakeDeployment struct {
 	leader   string                 // the one the others follow, "" between two
 	electAt  time.Time
 	ballot   wire.Ballot
-	crash    bool
 	log      []string // every command, stamped with the virtual time
 	fail     Verb     // a verb whose commands fail
 	worst    int      // the most replicas impaired at once outside a crash
@@ -110,8 +109,6 @@ func (d *fakeDeployment) Do(c Command) error {
 		a = c.Args[0]
 	}
 	switch c.Verb {
-	case VerbBegin:
-		d.crash = c.Args[1] == string(CrashAll)
 	case VerbKill:
 		d.killed[a] = true
 		delete(d.leads, a)
@@ -129,10 +126,9 @@ func (d *fakeDeployment) Do(c Command) error {
 		d.lose(c.Args[1])
 	case VerbHeal:
 		d.cut[c.Args[1]] = false
-	case VerbEnd:
-		d.crash = false
 	}
-	if !d.crash && (c.Verb == VerbKill || c.Verb == VerbStop || c.Verb == VerbCut) {
+	// Right after a replica fault took effect (it is recorded then).
+	if c.Verb == VerbBegin && Kind(c.Args[1]).impairsReplica() {
 		n := 0
 		for _, r := range d.replicas {
 			if !d.healthy(r) {
@@ -219,9 +215,9 @@ func TestRunnerWaitsForARestartedReplica(t *testing.T) {
 	_, err := runPlan(t, d, p)
 	require.NoError(t, err)
 	assert.Equal(t, []string{
-		"2s begin 1 kill replica1 follower", "2s kill replica1",
+		"2s kill replica1", "2s begin 1 kill replica1 follower",
 		"3s start replica1", "3s end 1",
-		"6s begin 2 pause replica2 follower", "6s stop replica2",
+		"6s stop replica2", "6s begin 2 pause replica2 follower",
 		"7s cont replica2", "7s end 2",
 	}, trimClock(d.log))
 }
@@ -254,10 +250,10 @@ func TestRunnerTakesTheLeaderThatLeads(t *testing.T) {
 	p.Replicas = 5
 	_, err := runPlan(t, d, p)
 	require.NoError(t, err)
-	assert.Contains(t, d.log[0], "begin 1 pause replica0 leader")
+	assert.Contains(t, d.log[1], "begin 1 pause replica0 leader")
 	// The election takes a second: the partition waits for it.
-	assert.Contains(t, d.log[2], "begin 2 partition replica1 leader:leader-cut:close")
-	assert.Contains(t, d.log[3], "cut -isolate replica1 -from replicas -mode close")
+	assert.Contains(t, d.log[2], "cut -isolate replica1 -from replicas -mode close")
+	assert.Contains(t, d.log[3], "begin 2 partition replica1 leader:leader-cut:close")
 	assert.Contains(t, d.log[4], "heal -isolate replica1 -from replicas")
 }
 
@@ -279,8 +275,8 @@ func TestRunnerSkipsWhatCannotStart(t *testing.T) {
 	assert.Equal(t, map[Kind]int{Kill: 1, Client: 1}, st.Started)
 	require.Len(t, d.log, 5)
 	assert.Contains(t, d.log[2], "skip 2 pause f = 1 replica(s) already impaired: replica0 (fault 1)")
-	assert.Contains(t, d.log[3], "begin 3 client client1 -")
-	assert.Contains(t, d.log[4], "kill-client client1")
+	assert.Contains(t, d.log[3], "kill-client client1")
+	assert.Contains(t, d.log[4], "begin 3 client client1 -")
 }
 
 // TestRunnerStopsOnAFailedCommand: a command the launcher could not
