@@ -506,7 +506,7 @@ cleanup() {
 	fi
 	for p in "${all_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	for p in "${all_pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -f "$out"/.pid-* "$out/.tty" "$out/.progress"
+	rm -f "$out"/.pid-* "$out"/.cpid-* "$out/.tty" "$out/.progress"
 }
 trap cleanup EXIT
 
@@ -729,13 +729,22 @@ start() {
 	local role=$1 alias=$2
 	shift 2
 	if [ "$multi" = 0 ]; then
-		if [ "$role" = replica ]; then
-			rm -f "$out/.pid-$alias"
-			keep "$out/.pid-$alias" "$bin" "$@" 2>>"$out/$alias.err" &
+		local pidfile="$out/.pid-$alias"
+		if [ "$role" = replica ] || [[ ",$nemesis," == *,client,* ]]; then
+			# A client the nemesis may kill runs under a keeper too (its
+			# PID file apart from the replicas', which the memory sampler
+			# reads).
+			if [ "$role" = replica ]; then
+				rm -f "$pidfile"
+				keep "$pidfile" "$bin" "$@" 2>>"$out/$alias.err" &
+			else
+				pidfile="$out/.cpid-$alias"
+				keep "$pidfile" "$bin" "$@" >"$out/$alias.out" 2>"$out/$alias.err" &
+			fi
 			job_of[$alias]=$!
 			all_pids+=($!)
-			until [ -s "$out/.pid-$alias" ] || ! kill -0 "${job_of[$alias]}" 2>/dev/null; do sleep 0.005; done
-			pid_of[$alias]=$(cat "$out/.pid-$alias" 2>/dev/null || echo "${job_of[$alias]}")
+			until [ -s "$pidfile" ] || ! kill -0 "${job_of[$alias]}" 2>/dev/null; do sleep 0.005; done
+			pid_of[$alias]=$(cat "$pidfile" 2>/dev/null || echo "${job_of[$alias]}")
 			return
 		fi
 		"$bin" "$@" >"$out/$alias.out" 2>"$out/$alias.err" &
@@ -761,7 +770,8 @@ start() {
 
 # keep PIDFILE CMD...: runs CMD as its child, writes the child's PID to
 # PIDFILE, passes a TERM on to it and exits with its status. A replica
-# runs under one because the launcher kills replicas with kill -9: bash
+# (and a client the nemesis may kill) runs under one because the
+# launcher kills replicas with kill -9: bash
 # prints "line N: PID Killed ..." on its stderr, whatever it is doing
 # then, for a child of its own that a signal ended, and the kill is the
 # run's purpose, not news. The keeper's child is not the launcher's, and
@@ -1084,6 +1094,8 @@ while read -r role alias addr; do
 	[ -z "${threads:-}" ] || args+=(-threads "$threads")
 	[ -z "${metrics_of[$alias]:-}" ] || args+=(-metrics "${metrics_of[$alias]}")
 	[ "$check" = 0 ] || args+=(-history "$pdir/history-$alias.jsonl")
+	# A client the nemesis may kill writes its history as it goes.
+	[ "$check" = 0 ] || [[ ",$nemesis," != *,client,* ]] || args+=(-journal "$pdir/journal-$alias.jsonl")
 	start client "$alias" "${args[@]}"
 	clients+=("$alias")
 done <<<"$hosts"
@@ -1467,7 +1479,7 @@ wait_for() {
 phase=clients
 status=0
 for a in "${clients[@]}"; do
-	if ! wait_for "${pid_of[$a]}"; then
+	if ! wait_for "${job_of[$a]}"; then
 		# A client the nemesis killed ended as it had to.
 		! grep -q " killed $a\$" "$out/events.txt" 2>/dev/null || continue
 		status=1
