@@ -220,6 +220,7 @@ func median(xs []float64) *float64 {
 func faultNote(faults []FaultJSON, lo, hi int64) string {
 	var during []string
 	var before *FaultJSON
+	var beforeEnd int64
 	for i := range faults {
 		f := &faults[i]
 		if f.Skipped {
@@ -230,20 +231,20 @@ func faultNote(faults []FaultJSON, lo, hi int64) string {
 		case f.EndUnixMs != nil:
 			end = *f.EndUnixMs
 		case f.Kind == "client":
-			end = f.StartUnixMs
+			end = f.StartUnixMs // a client kill is over at once
 		}
 		switch {
 		case f.StartUnixMs <= hi && lo <= end:
 			during = append(during, fmt.Sprintf("fault %d (%s %s)", f.ID, f.Kind, f.Target))
-		case end < lo && (before == nil || end > *before.EndUnixMs):
-			before = f
+		case end < lo && (before == nil || end > beforeEnd):
+			before, beforeEnd = f, end
 		}
 	}
 	switch {
 	case len(during) > 0:
 		return "during " + strings.Join(during, ", ")
-	case before != nil && before.EndUnixMs != nil:
-		return fmt.Sprintf("outside the faults, %.3f s after fault %d (%s %s) healed", float64(lo-*before.EndUnixMs)/1000, before.ID, before.Kind, before.Target)
+	case before != nil:
+		return fmt.Sprintf("outside the faults, %.3f s after fault %d (%s %s) ended", float64(lo-beforeEnd)/1000, before.ID, before.Kind, before.Target)
 	}
 	return "outside the faults"
 }
