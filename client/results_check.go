@@ -18,19 +18,18 @@ type checked struct {
 	ops    []check.Op
 }
 
-// checkRun runs the checker over the histories and applied logs of dir.
-// A client the launcher killed (killed) left no history file: its
-// journal (journal-ALIAS.jsonl) stands for it, with the operations the
-// kill interrupted pending, and its sessions count as crashed ones
-// (check.Options.Crashed), as a simulated client crash's do.
-func checkRun(dir string, killed []string) (checked, error) {
+// RunHistories reads the histories of a run directory: every
+// history-ALIAS.jsonl, and for a client the launcher killed (killed)
+// that left none, its journal (journal-ALIAS.jsonl), with the operations
+// the kill interrupted pending. crashed holds the killed clients'
+// sessions; found is false when the run recorded no history at all (a
+// run without --check).
+func RunHistories(dir string, killed []string) (ops []check.Op, crashed map[check.SessionID]bool, found bool, err error) {
 	hs, _ := filepath.Glob(filepath.Join(dir, "history-*.jsonl"))
-	var ops []check.Op
-	sources := len(hs)
-	crashed := map[check.SessionID]bool{}
+	found = len(hs) > 0
+	crashed = map[check.SessionID]bool{}
 	for _, a := range killed {
-		h := filepath.Join(dir, "history-"+a+".jsonl")
-		if _, err := os.Stat(h); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, "history-"+a+".jsonl")); err == nil {
 			continue // it wrote its history before the kill
 		}
 		j, err := check.ReadJournalFile(filepath.Join(dir, "journal-"+a+".jsonl"))
@@ -38,23 +37,31 @@ func checkRun(dir string, killed []string) (checked, error) {
 			continue // no journal either: a run without --check
 		}
 		if err != nil {
-			return checked{}, err
+			return nil, nil, false, err
 		}
 		for _, o := range j {
 			crashed[o.Session] = true
 		}
-		ops = append(ops, j...)
-		sources++
-	}
-	if sources == 0 {
-		return checked{}, nil
+		ops, found = append(ops, j...), true
 	}
 	for _, p := range hs {
 		h, err := check.ReadHistoryFile(p)
 		if err != nil {
-			return checked{}, err
+			return nil, nil, false, err
 		}
 		ops = append(ops, h...)
+	}
+	return ops, crashed, found, nil
+}
+
+// checkRun runs the checker over the histories and applied logs of dir
+// (RunHistories: a killed client's journal stands for its history, and
+// its sessions count as crashed ones, check.Options.Crashed, as a
+// simulated client crash's do).
+func checkRun(dir string, killed []string) (checked, error) {
+	ops, crashed, found, err := RunHistories(dir, killed)
+	if err != nil || !found {
+		return checked{}, err
 	}
 	if len(ops) == 0 {
 		return checked{json: CheckJSON{Ran: true, First: []string{"history-*.jsonl: " + check.ErrNoOperations.Error()}}}, nil

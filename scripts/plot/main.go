@@ -21,6 +21,7 @@ func main() {
 const usage = `usage: go run ./scripts/plot -csv SWEEP.csv[,SWEEP2.csv...] -out DIR [-xscale auto|linear|log|category] [-prefix P]
        go run ./scripts/plot -runs RUNDIR[,RUNDIR2...] [-labels L1,L2...] -out DIR [-prefix P]
        go run ./scripts/plot -memory RUNDIR[,RUNDIR2...] [-labels L1,L2...] -out DIR [-prefix P]
+       go run ./scripts/plot -timeline RUNDIR[,RUNDIR2...] [-labels L1,L2...] -out DIR [-prefix P]
 
 -csv draws, for every swept key, KEY-throughput.png and KEY-latency.png;
 -runs draws the exact latency CDF of each run (cdf-LABEL.png) and, for
@@ -28,8 +29,12 @@ several runs, cdf-compare.png; -memory draws each run's replica memory
 (rss.csv of run-multi-client.sh --sample-rss) and throughput against
 time (memory-LABEL.png) and prints, as markdown tables, whether both
 stayed within 10% from the first tenth of the run to the last, and the
-RSS curve. Any of them may be given at once; -labels names the
-directories of -runs and of -memory alike.
+RSS curve; -timeline draws each run's throughput over time
+(timeline-LABEL.png), in 100-ms bins from the histories of a checked
+run, else in seconds from summary.json, over shaded bands for the
+faults of a --nemesis run, one colour per kind. Any of them may be
+given at once; -labels names the directories of -runs, -memory and
+-timeline alike.
 `
 
 func plotMain(args []string, stdout io.Writer) error {
@@ -38,6 +43,7 @@ func plotMain(args []string, stdout io.Writer) error {
 	csvs := fs.String("csv", "", "comma-separated sweep.csv files (scripts/sweep.sh)")
 	runs := fs.String("runs", "", "comma-separated run directories (run-multi-client.sh -o)")
 	memory := fs.String("memory", "", "comma-separated run directories with rss.csv (run-multi-client.sh --sample-rss)")
+	timeline := fs.String("timeline", "", "comma-separated run directories (run-multi-client.sh -o), a --nemesis run's faults drawn as bands")
 	labels := fs.String("labels", "", "comma-separated labels of the -runs or -memory directories (default: directory names)")
 	out := fs.String("out", "", "directory for the PNGs (created)")
 	prefix := fs.String("prefix", "", "prefix of every file name")
@@ -51,11 +57,11 @@ func plotMain(args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q\n%s", fs.Arg(0), usage)
 	}
-	if *out == "" || (*csvs == "" && *runs == "" && *memory == "") {
-		return errors.New("need -out and -csv, -runs or -memory\n" + usage)
+	if *out == "" || (*csvs == "" && *runs == "" && *memory == "" && *timeline == "") {
+		return errors.New("need -out and -csv, -runs, -memory or -timeline\n" + usage)
 	}
 	names := split(*labels)
-	for _, f := range []struct{ name, dirs string }{{"-runs", *runs}, {"-memory", *memory}} {
+	for _, f := range []struct{ name, dirs string }{{"-runs", *runs}, {"-memory", *memory}, {"-timeline", *timeline}} {
 		if n := len(split(f.dirs)); len(names) > 0 && n > 0 && len(names) != n {
 			return fmt.Errorf("-labels has %d labels for %d %s directories", len(names), n, f.name)
 		}
@@ -118,6 +124,24 @@ func plotMain(args []string, stdout io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(stdout)
+	}
+	if *timeline != "" {
+		var ts []timelineRun
+		for i, d := range split(*timeline) {
+			r, err := loadTimelineRun(d)
+			if err != nil {
+				return err
+			}
+			if len(names) > 0 {
+				r.Label = names[i]
+			}
+			ts = append(ts, r)
+		}
+		fs, err := writeTimelineCharts(ts, *out, *prefix)
+		if err != nil {
+			return err
+		}
+		files = append(files, fs...)
 	}
 	for _, f := range files {
 		fmt.Fprintln(stdout, f)
