@@ -25,15 +25,19 @@ func main() {
 }
 
 const usage = `usage: nemesis plan -config CONF -kinds KINDS -every D -seed S
-       nemesis run -config CONF -kinds KINDS -every D -seed S -start UNIX_MS [-tls DIR] [-status-timeout D]`
+       nemesis run -config CONF -kinds KINDS -every D -seed S -start UNIX_MS [-tls DIR] [-status-timeout D]
+       nemesis soak -p PROTOCOL [-d D] [-durable] [-kinds KINDS] [-every D] [-c CONF] [-o DIR] [-keep]`
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "nemesis: "+format+"\n", a...)
 		return 2
 	}
+	if len(args) > 0 && args[0] == "soak" {
+		return soakMain(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || (args[0] != "plan" && args[0] != "run") {
-		return fail("want plan or run\n%s", usage)
+		return fail("want plan, run or soak\n%s", usage)
 	}
 	cmd := args[0]
 	fs := flag.NewFlagSet("nemesis "+cmd, flag.ContinueOnError)
