@@ -61,6 +61,11 @@ type FaultJSON struct {
 	EndS              *float64 `json:"end_s"`
 	FirstOpAfterS     *float64 `json:"first_op_after_s"`
 	FirstStrongAfterS *float64 `json:"first_strong_after_s,omitempty"`
+	// GapS is the longest time without a completed operation from its
+	// start until a second after its end (its start, for a fault never
+	// undone), or the first completion after its end if that is later,
+	// while the clients issued (results_nemesis.go).
+	GapS *float64 `json:"gap_s,omitempty"`
 }
 
 // events are the lines of events.txt.

@@ -19,10 +19,14 @@ import (
 // time without a completion (between the first and the last one; to the
 // nanosecond from the histories of a checked run, else to the second
 // from the timeline: From says which), and per fault kind how many
-// faults began and were skipped and the median time from a fault's
-// start until an operation invoked at or after it completed (the
-// operations in flight when it struck say little: a killed leader's
-// last replies are still arriving), and a strong one.
+// faults began and were skipped, the median time from a fault's start
+// until an operation invoked at or after it completed (the operations in
+// flight when it struck say little: a killed leader's last replies are
+// still arriving), and a strong one, and the median of each fault's
+// longest gap without a completion from its start until gapAfter past its
+// end, or the first completion after its end if later (what the fault
+// cost: an operation may complete at once and the cluster stop serving
+// for an election later).
 type AvailabilityJSON struct {
 	Seconds        int                             `json:"seconds"`
 	SecondsWithOps int                             `json:"seconds_with_ops"`
@@ -39,7 +43,12 @@ type KindAvailabilityJSON struct {
 	Skipped            int      `json:"skipped"`
 	MedianFirstOpS     *float64 `json:"median_first_op_s"`
 	MedianFirstStrongS *float64 `json:"median_first_strong_s,omitempty"`
+	MedianGapS         *float64 `json:"median_gap_s"`
 }
+
+// gapAfter is how long after a fault's end its gap is measured: the
+// election or catching up it set off.
+const gapAfter = time.Second
 
 // completions are when operations completed: from the histories, each
 // completed operation's invocation and return (Unix ns), or else the
@@ -148,6 +157,51 @@ func (c completions) longestGap(secs int) (gap, at float64) {
 	return gap, at
 }
 
+// gapEnd is where the gap of a fault that ended at end (Unix ms) is
+// measured to: gapAfter past it, or the first completion after it when
+// that is later, so that an outage that outlasts the fault counts whole.
+func (c completions) gapEnd(end int64) int64 {
+	until := end + gapAfter.Milliseconds()
+	if c.fromHistory() {
+		i := sort.Search(len(c.returns), func(i int) bool { return c.returns[i] >= end*1e6 })
+		if i < len(c.returns) {
+			until = max(until, (c.returns[i]+1e6-1)/1e6)
+		}
+		return until
+	}
+	for i := max(int((end-c.sum.StartUnixMs)/1000), 0); i < len(c.sum.Timeline); i++ {
+		if c.sum.Timeline[i] > 0 {
+			return max(until, c.sum.StartUnixMs+int64(i)*1000)
+		}
+	}
+	return until
+}
+
+// gapIn is the longest time without a completion in [from, to] (Unix
+// ms), its ends included: from the histories to the nanosecond, else in
+// whole seconds of the timeline without an operation.
+func (c completions) gapIn(from, to int64) float64 {
+	if c.fromHistory() {
+		lo, hi := from*1e6, to*1e6
+		i := sort.Search(len(c.returns), func(i int) bool { return c.returns[i] >= lo })
+		gap, last := 0.0, lo
+		for ; i < len(c.returns) && c.returns[i] <= hi; i++ {
+			gap, last = max(gap, float64(c.returns[i]-last)/1e9), c.returns[i]
+		}
+		return max(gap, float64(hi-last)/1e9)
+	}
+	tl, run, gap := c.sum.Timeline, 0, 0
+	for i := max(int((from-c.sum.StartUnixMs)/1000), 0); i < len(tl) && c.sum.StartUnixMs+int64(i)*1000 <= to; i++ {
+		if tl[i] > 0 {
+			run = 0
+			continue
+		}
+		run++
+		gap = max(gap, run)
+	}
+	return float64(gap)
+}
+
 // availabilityOf fills each fault's first operations after it and sums
 // the run's availability up, over the time the clients issued operations
 // (until issuedUntilMs, the first client's runTime ending; 0 for a run
@@ -171,7 +225,7 @@ func availabilityOf(faults []FaultJSON, ops []check.Op, sum *Summary, issuedUnti
 		a.Share = float64(a.SecondsWithOps) / float64(a.Seconds)
 	}
 	a.LongestGapS, a.LongestGapAtS = c.longestGap(secs)
-	firsts, strongs := map[string][]float64{}, map[string][]float64{}
+	firsts, strongs, gaps := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 	for i := range faults {
 		f := &faults[i]
 		k := a.ByKind[f.Kind]
@@ -182,6 +236,15 @@ func availabilityOf(faults []FaultJSON, ops []check.Op, sum *Summary, issuedUnti
 		}
 		k.Faults++
 		a.ByKind[f.Kind] = k
+		end := f.StartUnixMs
+		if f.EndUnixMs != nil {
+			end = *f.EndUnixMs
+		}
+		if until := min(c.gapEnd(end), issuedUntilMs); until > f.StartUnixMs {
+			g := c.gapIn(f.StartUnixMs, until)
+			f.GapS = &g
+			gaps[f.Kind] = append(gaps[f.Kind], g)
+		}
 		if d, ok := c.servedAfter(c.all, f.StartUnixMs); ok {
 			f.FirstOpAfterS = &d
 			firsts[f.Kind] = append(firsts[f.Kind], d)
@@ -195,7 +258,7 @@ func availabilityOf(faults []FaultJSON, ops []check.Op, sum *Summary, issuedUnti
 		}
 	}
 	for kind, k := range a.ByKind {
-		k.MedianFirstOpS, k.MedianFirstStrongS = median(firsts[kind]), median(strongs[kind])
+		k.MedianFirstOpS, k.MedianFirstStrongS, k.MedianGapS = median(firsts[kind]), median(strongs[kind]), median(gaps[kind])
 		a.ByKind[kind] = k
 	}
 	return a
@@ -325,6 +388,9 @@ func writeNemesisText(w io.Writer, faults []FaultJSON, a *AvailabilityJSON) {
 		if f.FirstStrongAfterS != nil {
 			fmt.Fprintf(w, ", strong after %.3f s", *f.FirstStrongAfterS)
 		}
+		if f.GapS != nil {
+			fmt.Fprintf(w, "; longest gap %.3f s", *f.GapS)
+		}
 		fmt.Fprintln(w)
 	}
 	unit := "from the histories"
@@ -343,9 +409,12 @@ func writeNemesisText(w io.Writer, faults []FaultJSON, a *AvailabilityJSON) {
 		if ka.MedianFirstStrongS != nil {
 			m += fmt.Sprintf(" (strong %.3f s)", *ka.MedianFirstStrongS)
 		}
+		if ka.MedianGapS != nil {
+			m += fmt.Sprintf(", gap %.3f s", *ka.MedianGapS)
+		}
 		med = append(med, m)
 	}
 	if len(med) > 0 {
-		fmt.Fprintf(w, "  median time from a fault until an operation invoked after it completed: %s\n", strings.Join(med, ", "))
+		fmt.Fprintf(w, "  per kind, the median time from a fault until an operation invoked after it completed, and the median longest gap without a completion from the fault until 1 s after its heal (or the first completion after it): %s\n", strings.Join(med, "; "))
 	}
 }

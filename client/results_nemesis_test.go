@@ -102,11 +102,17 @@ func TestAvailabilityFromTheHistories(t *testing.T) {
 	assert.InDelta(t, 0.2, *faults[1].FirstOpAfterS, 1e-9)
 	assert.InDelta(t, 1.6, *faults[1].FirstStrongAfterS, 1e-9)
 	assert.Nil(t, faults[2].FirstOpAfterS, "skipped")
+	assert.InDelta(t, 1.1, *faults[0].GapS, 1e-9, "from the fault to 12.1 s, within a second after its heal")
+	assert.InDelta(t, 0.8, *faults[1].GapS, 1e-9, "from 13.1 s to a second after a fault never undone")
 	k := a.ByKind["kill"]
 	assert.Equal(t, 2, k.Faults)
 	assert.InDelta(t, 0.65, *k.MedianFirstOpS, 1e-9)
 	assert.InDelta(t, 1.45, *k.MedianFirstStrongS, 1e-9)
+	assert.InDelta(t, 0.95, *k.MedianGapS, 1e-9)
 	assert.Equal(t, KindAvailabilityJSON{Skipped: 1}, a.ByKind["pause"])
+
+	availabilityOf(faults[:1], ops, sum, 11_300)
+	assert.InDelta(t, 0.3, *faults[0].GapS, 1e-9, "the window ends when the clients stopped issuing")
 }
 
 // TestAvailabilityFromTheTimeline: without histories, to the second.
@@ -123,6 +129,9 @@ func TestAvailabilityFromTheTimeline(t *testing.T) {
 	assert.InDelta(t, 0, *faults[1].FirstOpAfterS, 1e-9, "second 3 has operations")
 	assert.Nil(t, faults[1].FirstStrongAfterS)
 	assert.InDelta(t, 0.75, *a.ByKind["pause"].MedianFirstOpS, 1e-9)
+	assert.InDelta(t, 2, *faults[0].GapS, 1e-9, "seconds 1 and 2")
+	assert.InDelta(t, 1, *faults[1].GapS, 1e-9, "second 4")
+	assert.InDelta(t, 1.5, *a.ByKind["pause"].MedianGapS, 1e-9)
 }
 
 func TestFaultNote(t *testing.T) {

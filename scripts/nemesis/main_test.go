@@ -53,9 +53,11 @@ func TestCommandRefusesBadInput(t *testing.T) {
 // TestSoakTally: a line per run, a replay command per failure, the
 // totals over the runs.
 func TestSoakTally(t *testing.T) {
-	tt := tally{faults: map[string]int{}, skipped: map[string]int{}, served: map[string][]float64{}, strong: map[string][]float64{}}
+	tt := newTally()
 	o := soakOptions{conf: "scripts/nemesis.conf", proto: "curpho", kinds: "kill,restart", every: "5s"}
-	f := func(kind string, served float64) client.FaultJSON { return client.FaultJSON{Kind: kind, FirstOpAfterS: &served} }
+	f := func(kind string, served float64) client.FaultJSON {
+		return client.FaultJSON{Kind: kind, FirstOpAfterS: &served, GapS: &served}
+	}
 	ok := &client.RunSummary{Check: client.CheckJSON{Ran: true, OK: true, Checked: 1000},
 		Nemesis:      []client.FaultJSON{f("kill", 0.2), f("kill", 0.4), f("pause", 0.1), {Kind: "kill", Skipped: true}},
 		Availability: &client.AvailabilityJSON{Seconds: 30, SecondsWithOps: 29, Share: 29.0 / 30, LongestGapS: 1.2}}
@@ -69,7 +71,7 @@ FAIL run 2 seed 22: check: 1 violations
   (kept in d/run-002)
   faults: kill 4, pause 2 (skipped: kill 2)
   availability: operations completed in 58 of 60 seconds (96.67%); longest gap 1.200 s (run 1)
-  median time from a fault until an operation invoked after it completed: kill 0.300 s, pause 0.100 s
+  per kind, the median time from a fault until an operation invoked after it completed, and the median longest gap without a completion from the fault until 1 s after its heal (or the first completion after it): kill 0.300 s, gap 0.300 s; pause 0.100 s, gap 0.100 s
 nemesis-soak: 2 runs, 2000 operations checked in 1m30s: 1 failures
 `, w.String())
 }

@@ -86,7 +86,7 @@ func soakMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		mode = "durable"
 	}
 	fmt.Fprintf(stdout, "nemesis-soak: %s, %s, %s, kinds %s every %s, for %v (runs in %s)\n", o.proto, mode, o.conf, o.kinds, o.every, o.d, o.out)
-	t := tally{faults: map[string]int{}, skipped: map[string]int{}, served: map[string][]float64{}, strong: map[string][]float64{}}
+	t := newTally()
 	start := time.Now()
 	for n := 1; time.Since(start) < o.d && ctx.Err() == nil; n++ {
 		seed, err := freshSeed()
@@ -189,6 +189,11 @@ type tally struct {
 	worstGapRun      int
 	faults, skipped  map[string]int
 	served, strong   map[string][]float64 // per kind, every fault's time until served again
+	gaps             map[string][]float64 // per kind, every fault's longest gap
+}
+
+func newTally() tally {
+	return tally{faults: map[string]int{}, skipped: map[string]int{}, served: map[string][]float64{}, strong: map[string][]float64{}, gaps: map[string][]float64{}}
 }
 
 func (t *tally) add(n int, seed uint64, r runResult, o soakOptions, w io.Writer) {
@@ -210,6 +215,9 @@ func (t *tally) add(n int, seed uint64, r runResult, o soakOptions, w io.Writer)
 			}
 			if f.FirstStrongAfterS != nil {
 				t.strong[f.Kind] = append(t.strong[f.Kind], *f.FirstStrongAfterS)
+			}
+			if f.GapS != nil {
+				t.gaps[f.Kind] = append(t.gaps[f.Kind], *f.GapS)
 			}
 		}
 		if a := s.Availability; a != nil {
@@ -252,8 +260,13 @@ func kindCounts(fs []client.FaultJSON) string {
 }
 
 // perKind renders one item per kind present in c, in the plan's order of
-// kinds, "KIND item", or "none".
+// kinds, "KIND item", joined by ", ", or "none".
 func perKind(c map[string]int, item func(kind string) string) string {
+	return perKindSep(c, ", ", item)
+}
+
+// perKindSep is perKind with items joined by sep.
+func perKindSep(c map[string]int, sep string, item func(kind string) string) string {
 	var s []string
 	for _, k := range []nemesis.Kind{nemesis.Kill, nemesis.Pause, nemesis.Partition, nemesis.CrashAll, nemesis.Client} {
 		if c[string(k)] > 0 {
@@ -263,7 +276,7 @@ func perKind(c map[string]int, item func(kind string) string) string {
 	if len(s) == 0 {
 		return "none"
 	}
-	return strings.Join(s, ", ")
+	return strings.Join(s, sep)
 }
 
 func (t *tally) print(w io.Writer, took time.Duration, interrupted bool) {
@@ -275,13 +288,17 @@ func (t *tally) print(w io.Writer, took time.Duration, interrupted bool) {
 	if t.seconds > 0 {
 		fmt.Fprintf(w, "  availability: operations completed in %d of %d seconds (%.2f%%); longest gap %.3f s (run %d)\n",
 			t.withOps, t.seconds, 100*float64(t.withOps)/float64(t.seconds), t.worstGap, t.worstGapRun)
-		fmt.Fprintf(w, "  median time from a fault until an operation invoked after it completed: %s\n", perKind(t.faults, func(k string) string {
-			s := fmt.Sprintf("%.3f s", medianOf(t.served[k]))
-			if len(t.strong[k]) > 0 {
-				s += fmt.Sprintf(" (strong %.3f s)", medianOf(t.strong[k]))
-			}
-			return s
-		}))
+		fmt.Fprintf(w, "  per kind, the median time from a fault until an operation invoked after it completed, and the median longest gap without a completion from the fault until 1 s after its heal (or the first completion after it): %s\n",
+			perKindSep(t.faults, "; ", func(k string) string {
+				s := fmt.Sprintf("%.3f s", medianOf(t.served[k]))
+				if len(t.strong[k]) > 0 {
+					s += fmt.Sprintf(" (strong %.3f s)", medianOf(t.strong[k]))
+				}
+				if len(t.gaps[k]) > 0 {
+					s += fmt.Sprintf(", gap %.3f s", medianOf(t.gaps[k]))
+				}
+				return s
+			}))
 	}
 	end := ""
 	if interrupted {
