@@ -86,16 +86,9 @@ func plotMain(args []string, stdout io.Writer) error {
 		files = append(files, fs...)
 	}
 	if *runs != "" {
-		var rs []run
-		for i, d := range split(*runs) {
-			r, err := loadRun(d)
-			if err != nil {
-				return err
-			}
-			if len(names) > 0 {
-				r.Label = names[i]
-			}
-			rs = append(rs, r)
+		rs, err := loadAll(split(*runs), names, loadRun, func(r *run, l string) { r.Label = l })
+		if err != nil {
+			return err
 		}
 		fs, err := writeRunCharts(rs, *out, *prefix)
 		if err != nil {
@@ -104,16 +97,9 @@ func plotMain(args []string, stdout io.Writer) error {
 		files = append(files, fs...)
 	}
 	if *memory != "" {
-		var ms []memoryRun
-		for i, d := range split(*memory) {
-			m, err := loadMemoryRun(d)
-			if err != nil {
-				return err
-			}
-			if len(names) > 0 {
-				m.Label = names[i]
-			}
-			ms = append(ms, m)
+		ms, err := loadAll(split(*memory), names, loadMemoryRun, func(m *memoryRun, l string) { m.Label = l })
+		if err != nil {
+			return err
 		}
 		fs, err := writeMemoryCharts(ms, *out, *prefix)
 		if err != nil {
@@ -126,16 +112,9 @@ func plotMain(args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout)
 	}
 	if *timeline != "" {
-		var ts []timelineRun
-		for i, d := range split(*timeline) {
-			r, err := loadTimelineRun(d)
-			if err != nil {
-				return err
-			}
-			if len(names) > 0 {
-				r.Label = names[i]
-			}
-			ts = append(ts, r)
+		ts, err := loadAll(split(*timeline), names, loadTimelineRun, func(r *timelineRun, l string) { r.Label = l })
+		if err != nil {
+			return err
 		}
 		fs, err := writeTimelineCharts(ts, *out, *prefix)
 		if err != nil {
@@ -147,6 +126,23 @@ func plotMain(args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout, f)
 	}
 	return nil
+}
+
+// loadAll loads every run directory of dirs, labelled by names when
+// given (one per directory, checked by the caller).
+func loadAll[T any](dirs, names []string, load func(string) (T, error), label func(*T, string)) ([]T, error) {
+	var out []T
+	for i, d := range dirs {
+		r, err := load(d)
+		if err != nil {
+			return nil, err
+		}
+		if len(names) > 0 {
+			label(&r, names[i])
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // split is a comma-separated list without empty items.
