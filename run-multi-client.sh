@@ -1523,7 +1523,10 @@ if [ -n "$crash_pid" ]; then
 fi
 if [ -n "$nem_pid" ]; then
 	kill -TERM "$nem_pid" 2>/dev/null || true
-	wait "$nem_pid" || { echo "run-multi-client.sh: the nemesis failed; see $out/nemesis.log" >&2; status=1; }
+	if ! wait "$nem_pid"; then
+		status=1
+		[ "$interrupted" = 1 ] || echo "run-multi-client.sh: the nemesis failed; see $out/nemesis.log" >&2
+	fi
 fi
 while read -r role alias addr; do
 	[ "$role" = replica ] || continue
