@@ -17,10 +17,8 @@ import (
 // fills and is evicted: k's entry goes, the frontier stands for it. The
 // answer, from a replica that had not applied slot 100 yet, must not
 // complete the read with the value before the session's own write
-// (read-your-writes, PROTOCOL.md 2.3). Found by the nemesis
-// (run-multi-client.sh --nemesis kill,restart,pause --nemesis-seed 1 on
-// scripts/nemesis.conf with pendings 15 and runTime 20s: a weak get
-// returned the value a strong put of its own session had overwritten).
+// (read-your-writes, PROTOCOL.md 2.3): it is asked again, for the
+// frontier of now (docs/DECISIONS.md 42).
 func TestEvictionDuringAWeakReadKeepsReadYourWrites(t *testing.T) {
 	r := newRecorder(t)
 	core := r.core
