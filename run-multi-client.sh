@@ -147,9 +147,13 @@ trace), both lifetimes of a restarted replica in the same files, client
 outputs (ALIAS.out), raw results (results-ALIAS.json), what each replica
 spent (cost-ALIAS.json, cost-ALIAS.2.json after a restart: merged into the
 summary's cost with the clients' results), the kills and restarts
-(events.txt: UNIX_MS killed|restarted ALIAS), and with --check the
-histories and applied logs (log-ALIAS.jsonl, and log-ALIAS.2.jsonl for
-a restarted replica's second lifetime); with --proxy the proxy
+(events.txt: UNIX_MS killed|restarted ALIAS, and a nemesis's faults:
+UNIX_MS begin ID KIND TARGET DETAIL, UNIX_MS end ID, UNIX_MS skipped
+ID KIND), and with --check the histories and applied logs
+(log-ALIAS.jsonl, and log-ALIAS.N.jsonl for a restarted replica's N-th
+lifetime); with --nemesis the plan (nemesis-plan.txt), the runner's
+decisions (nemesis.log) and a killed client's journal
+(journal-ALIAS.jsonl); with --proxy the proxy
 plan and per-process configurations (netem/) and toxiproxy.log; with
 --tls the certificates (tls/); with a relative dataDir the replicas'
 data (DATADIR/ALIAS: every run starts a brand-new cluster of its own; an
