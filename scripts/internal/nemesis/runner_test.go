@@ -205,8 +205,7 @@ func plan1(fs ...Fault) *Plan {
 // TestRunnerWaitsForARestartedReplica: a fault planned while the replica
 // killed before is still catching up starts once it is a member again.
 func TestRunnerWaitsForARestartedReplica(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1000, 0)}
-	d := newFakeDeployment(t, clock, 3)
+	d := newFakeDeployment(t, &fakeClock{now: time.Unix(1000, 0)}, 3)
 	d.rejoin = 3 * time.Second
 	p := plan1(
 		Fault{Kind: Kill, At: 2 * time.Second, For: time.Second, Target: Follower, Restart: true},
@@ -241,8 +240,7 @@ func trimClock(log []string) []string {
 // one is elected; a fault on "the leader" takes the new one, not the
 // paused replica that still believes it leads.
 func TestRunnerTakesTheLeaderThatLeads(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1000, 0)}
-	d := newFakeDeployment(t, clock, 5)
+	d := newFakeDeployment(t, &fakeClock{now: time.Unix(1000, 0)}, 5)
 	p := plan1(
 		Fault{Kind: Pause, At: 2 * time.Second, For: 5 * time.Second, Target: Leader},
 		Fault{Kind: Partition, At: 3 * time.Second, For: time.Second, Target: Leader, Shape: LeaderCut, Mode: Close},
@@ -261,8 +259,7 @@ func TestRunnerTakesTheLeaderThatLeads(t *testing.T) {
 // on the leader is skipped MaxDelay after its instant, and the launcher
 // is told why; the next fault still runs.
 func TestRunnerSkipsWhatCannotStart(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1000, 0)}
-	d := newFakeDeployment(t, clock, 3)
+	d := newFakeDeployment(t, &fakeClock{now: time.Unix(1000, 0)}, 3)
 	d.elect = time.Hour
 	p := plan1(
 		Fault{Kind: Kill, At: 2 * time.Second, Target: Leader},
@@ -282,8 +279,7 @@ func TestRunnerSkipsWhatCannotStart(t *testing.T) {
 // TestRunnerStopsOnAFailedCommand: a command the launcher could not
 // carry out ends the run with its reason.
 func TestRunnerStopsOnAFailedCommand(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1000, 0)}
-	d := newFakeDeployment(t, clock, 3)
+	d := newFakeDeployment(t, &fakeClock{now: time.Unix(1000, 0)}, 3)
 	d.fail = VerbStop
 	_, err := runPlan(t, d, plan1(Fault{Kind: Pause, At: 2 * time.Second, For: time.Second, Target: Follower}))
 	require.Error(t, err)
