@@ -46,8 +46,21 @@
 # connection's recent writes): go-ycsb counts each such "redis: nil" as a
 # READ_ERROR, and the cell is not ok.
 #
-# No charts: scripts/plot draws sweep lines, CDFs and memory curves, no
-# grouped bars.
+# Workload A's run phase records every operation's latency (go-ycsb's
+# measurementtype=raw, measurement.output_file) for the latency CDF, in
+# DIR/lat/ROUND-THREADS-SYSTEM-a.csv.gz (operation, start and latency in
+# µs, one line per operation, TOTAL repeating each; gzipped). go-ycsb
+# then prints no summary, so scripts/ycsbstat computes it from that file
+# and appends it to the phase's output: the same lines and percentiles
+# go-ycsb's default histogram would have printed (checked identical on a
+# recorded run), so A's columns mean what the other workloads' do. The
+# recording costs the run phase no throughput beyond the noise of a
+# shared machine in a quick check (redis, 20000 operations, three runs
+# each way): go-ycsb appends to a slice under the lock its histogram
+# takes anyway, and writes the file after the "Run finished" time. On
+# disk it takes about
+# 0.1 MB per 10000 operations once gzipped. The other workloads keep
+# go-ycsb's histogram.
 #
 # A cell is (round, threads, system, workload): go-ycsb load, then go-ycsb
 # run, against a system started for the round and thread setting (new,
@@ -69,6 +82,14 @@
 # the exact command lines of the servers and of the go-ycsb run. Then
 # DIR/peers.md: per thread setting and workload, each system's median
 # over its ok rounds (the throughput with its range), printed at the end.
+# Then DIR/charts/, drawn by scripts/plot -peers DIR from every ok cell
+# of peers.csv (a resumed comparison's earlier ones included):
+# peers-throughput.png, a panel per thread setting with a group of bars
+# per workload, one bar per system (the median throughput, a whisker
+# from the slowest round to the fastest); peers-cdf-a.png and
+# peers-tail-a.png, workload A's latency CDF and latency by percentile,
+# a row per thread setting, a column per operation, a curve per system
+# (its ok rounds pooled). docs/PEERS.md shows them.
 #
 # Resuming: DIR may hold an earlier peers.csv of the same -n and -N
 # (others are refused); a cell with an ok row there is not run again, so
@@ -90,9 +111,11 @@
 # installs nothing and, when one is missing, prints the apt-get line and
 # stops. Needs Go (module proxy for the first build) and ss. bin/swiftpaxos
 # and bin/go-ycsb are built as scripts/peers/ycsb-resp.sh builds them
-# (BIN, YCSB and YCSB_WORKLOADS override them). Every process it starts
-# it stops by PID on exit. Exit status: 0 every cell passed, 1 a cell
-# failed, 2 usage or missing tools, 130 interrupted.
+# (BIN, YCSB and YCSB_WORKLOADS override them); scripts/ycsbstat and
+# scripts/plot are built into a temporary directory, removed on exit,
+# before the first cell. Every process it starts it stops by PID on
+# exit. Exit status: 0 every cell passed and the charts were drawn, 1 a
+# cell or the charts failed, 2 usage or missing tools, 130 interrupted.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -161,9 +184,7 @@ fi
 etcd=$(command -v etcd || true)
 redis=$(command -v redis-server || true)
 command -v ss >/dev/null || die "ss (iproute2) is missing: it finds free ports"
-if ! command -v go >/dev/null && { [ -z "${BIN:-}" ] || [ -z "${YCSB:-}" ] || [ -z "${YCSB_WORKLOADS:-}" ]; }; then
-	die "go is missing: it builds bin/swiftpaxos and bin/go-ycsb and finds go-ycsb's workloads (or set BIN, YCSB and YCSB_WORKLOADS)"
-fi
+command -v go >/dev/null || die "go is missing: it builds scripts/ycsbstat and scripts/plot, bin/swiftpaxos and bin/go-ycsb (unless BIN and YCSB name them), and finds go-ycsb's workloads"
 
 [ -n "$out" ] || out="$here/results/peers-$(date +%Y%m%d-%H%M%S)"
 if [ -e "$out" ] && [ ! -d "$out" ]; then die "output $out is not a directory"; fi
@@ -237,11 +258,20 @@ cleanup() {
 	[ ${#live[@]} = 0 ] || stop "${!live[@]}"
 	[ ${#datadirs[@]} = 0 ] || rm -rf "${datadirs[@]}"
 	rmdir "$diskdir" 2>/dev/null || true
+	[ -z "${tools:-}" ] || rm -rf "$tools"
 	echo "files: $dir"
 }
 trap cleanup EXIT
 trap 'echo "run.sh: interrupted" >&2; failed=true; exit 130' INT TERM
 fatal() { echo "run.sh: $*" >&2; failed=true; exit 1; }
+
+# scripts/ycsbstat (the summary of a phase recorded raw) and scripts/plot
+# (the charts), built before the first cell so that a broken build stops
+# the comparison at its start rather than at its end.
+tools=$(mktemp -d "${TMPDIR:-/tmp}/peers-tools.XXXXXX")
+(cd "$here" && go build -o "$tools/ycsbstat" ./scripts/ycsbstat && go build -o "$tools/plot" ./scripts/plot) ||
+	fatal "cannot build scripts/ycsbstat and scripts/plot (see above)"
+mkdir -p "$dir/lat"
 
 
 probe() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
@@ -455,14 +485,16 @@ cpu_ticks() { # PID...: utime+stime summed (fields 14 and 15 of /proc/PID/stat, 
 	echo "$sum"
 }
 
-# ycsb_phase PHASE WORKLOAD OUTFILE THREADS: go-ycsb against the running
-# system; sets ycmd to its command line.
+# ycsb_phase PHASE WORKLOAD OUTFILE THREADS [RAWFILE]: go-ycsb against
+# the running system, with RAWFILE every operation's latency
+# (measurementtype=raw); sets ycmd to its command line.
 ycmd=""
 ycsb_phase() {
-	local phase=$1 w=$2 f=$3 t=$4 p rc=0
+	local phase=$1 w=$2 f=$3 t=$4 raw=${5:-} p rc=0
 	local c=("$ycsb" "$phase" "$binding" -P "$wdir/workload$w" "${bprops[@]}"
 		-p table="ycsb$w" -p recordcount="$records" -p operationcount="$ops"
 		-p threadcount="$t" -p dataintegrity=true -p silence=false)
+	[ -z "$raw" ] || c+=(-p measurementtype=raw -p measurement.output_file="$raw")
 	ycmd=$(cmdline "${c[@]}")
 	"${c[@]}" >"$f" 2>&1 &
 	p=$!
@@ -506,9 +538,25 @@ parse() {
 		}' "$1"
 }
 
+# raw_summary RAWFILE OUTFILE: go-ycsb's summary of a phase recorded raw
+# (which prints none) appended to its output, where parse reads it; then
+# RAWFILE gzipped.
+raw_summary() {
+	[ -s "$1" ] || return 1
+	{ echo "# the summary of $1 by scripts/ycsbstat (measurementtype=raw prints none)"; "$tools/ycsbstat" "$1"; } >>"$2" || return 1
+	gzip -f "$1"
+}
+
 # cell ROUND THREADS SYSTEM WORKLOAD CELLDIR: load and run, one CSV row.
+# Workload A's run phase keeps every latency in
+# DIR/lat/ROUND-THREADS-SYSTEM-a.csv.gz, for the CDF.
 cell() {
 	local r=$1 t=$2 s=$3 w=$4 d=$5 status=ok secs=0 n=0 errs=0 lat=() counts="" summary rc=0 c0 c1 cpu="" load rate
+	local raw="" rawok=true
+	if [ "$w" = a ]; then
+		raw="$dir/lat/$r-$t-$s-$w.csv"
+		rm -f "$raw" "$raw.gz"
+	fi
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	if ! ycsb_phase load "$w" "$d/$w-load.out" "$t"; then
 		status="load failed"
@@ -522,8 +570,9 @@ cell() {
 	fi
 	if [ "$status" = ok ]; then
 		c0=$(cpu_ticks "${spids[@]}")
-		ycsb_phase run "$w" "$d/$w-run.out" "$t" || rc=$?
+		ycsb_phase run "$w" "$d/$w-run.out" "$t" ${raw:+"$raw"} || rc=$?
 		c1=$(cpu_ticks "${spids[@]}")
+		if [ -n "$raw" ] && [ "$rc" = 0 ]; then raw_summary "$raw" "$d/$w-run.out" || rawok=false; fi
 		summary=$(parse "$d/$w-run.out")
 		if [ "$summary" != none ]; then
 			local rest
@@ -533,6 +582,7 @@ cell() {
 			lat=("${lat[@]:0:10}")
 		fi
 		if [ "$rc" != 0 ]; then status="exit $rc"
+		elif ! $rawok; then status="no raw latencies"
 		elif [ "$summary" = none ]; then status="no summary"
 		elif [ "$errs" != 0 ]; then status=errors
 		elif [ "$n" != "$ops" ]; then status="counted $n of $ops"
@@ -649,7 +699,11 @@ rmdir "$dir/logs" 2>/dev/null || true
 echo
 cat "$dir/peers.md"
 [ "$skipped" = 0 ] || echo "($skipped cells were already in peers.csv and skipped)"
+
+# The charts, from every ok cell of peers.csv.
+echo
+"$tools/plot" -peers "$dir" -out "$dir/charts" || { echo "run.sh: scripts/plot failed (see above)" >&2; failed=true; }
 if $failed; then
-	echo "FAIL: a cell failed or reported errors (see $dir)"
+	echo "FAIL: a cell failed or reported errors, or the charts failed (see $dir)"
 	exit 1
 fi

@@ -5,6 +5,7 @@
 //	go run ./scripts/plot -runs RUNDIR1[,RUNDIR2...] [-labels a,b] -out OUTDIR
 //	go run ./scripts/plot -memory RUNDIR1[,RUNDIR2...] [-labels a,b] -out OUTDIR
 //	go run ./scripts/plot -timeline RUNDIR1[,RUNDIR2...] [-labels a,b] -out OUTDIR
+//	go run ./scripts/plot -peers PEERSDIR -out OUTDIR
 //
 // From sweep.csv files (written by scripts/sweep.sh), for every swept key:
 //
@@ -65,6 +66,31 @@
 //     its start to its heal, one colour per kind (a client kill, which
 //     has no length, a narrow band; a replica killed for good, a band to
 //     the end).
+//
+// From the output directory of scripts/peers/run.sh (issue 31's YCSB
+// comparison of swiftpaxos, etcd and Redis, docs/PEERS.md):
+//
+//   - peers-throughput.png: a panel per thread setting, a group of bars
+//     per workload, a bar per system: the median throughput of the
+//     cell's ok rounds (peers.csv's rows with status ok), labelled with
+//     it, a whisker from the slowest round to the fastest when there are
+//     several, and "no ok run" where the cell has rows but none ok;
+//   - peers-cdf-W.png and peers-tail-W.png for every workload W with raw
+//     latencies (run.sh keeps them for workload A only, in
+//     PEERSDIR/lat/ROUND-THREADS-SYSTEM-W.csv.gz, go-ycsb's
+//     measurementtype=raw): a row per thread setting, a column per
+//     operation (READ, UPDATE...), a curve per system, the exact
+//     empirical CDF of every operation of its ok rounds, and latency by
+//     percentile. Latency is on a log axis: the systems differ by orders
+//     of magnitude.
+//
+// A system has the same colour on every chart: its place in the order in
+// which systems first appear in peers.csv (run.sh's -s order). The
+// columns of peers.csv are found by name; a missing one, a malformed
+// field, a cell with two ok rows or a file with no ok row is an error
+// naming the line. An ok cell without its latency file (a comparison
+// begun before run.sh kept them) is left out of the CDF, which says so
+// in its title and on stdout.
 //
 // The x axis of a sweep chart shows exactly the swept values: linear when
 // they are numbers of similar size, logarithmic when they span more than

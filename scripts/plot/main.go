@@ -22,6 +22,7 @@ const usage = `usage: go run ./scripts/plot -csv SWEEP.csv[,SWEEP2.csv...] -out 
        go run ./scripts/plot -runs RUNDIR[,RUNDIR2...] [-labels L1,L2...] -out DIR [-prefix P]
        go run ./scripts/plot -memory RUNDIR[,RUNDIR2...] [-labels L1,L2...] -out DIR [-prefix P]
        go run ./scripts/plot -timeline RUNDIR[,RUNDIR2...] [-labels L1,L2...] -out DIR [-prefix P]
+       go run ./scripts/plot -peers PEERSDIR -out DIR [-prefix P]
 
 -csv draws, for every swept key, KEY-throughput.png and KEY-latency.png;
 -runs draws the exact latency CDF of each run (cdf-LABEL.png) and, for
@@ -32,9 +33,12 @@ stayed within 10% from the first tenth of the run to the last, and the
 RSS curve; -timeline draws each run's throughput over time
 (timeline-LABEL.png), in 100-ms bins from the histories of a checked
 run, else in seconds from summary.json, over shaded bands for the
-faults of a --nemesis run, one colour per kind. Any of them may be
-given at once; -labels names the directories of -runs, -memory and
--timeline alike.
+faults of a --nemesis run, one colour per kind; -peers draws
+scripts/peers/run.sh's comparison from PEERSDIR/peers.csv and
+PEERSDIR/lat/ (peers-throughput.png, and peers-cdf-W.png and
+peers-tail-W.png for every workload W with raw latencies). Any of them
+may be given at once; -labels names the directories of -runs, -memory
+and -timeline alike.
 `
 
 func plotMain(args []string, stdout io.Writer) error {
@@ -44,7 +48,8 @@ func plotMain(args []string, stdout io.Writer) error {
 	runs := fs.String("runs", "", "comma-separated run directories (run-multi-client.sh -o)")
 	memory := fs.String("memory", "", "comma-separated run directories with rss.csv (run-multi-client.sh --sample-rss)")
 	timeline := fs.String("timeline", "", "comma-separated run directories (run-multi-client.sh -o), a --nemesis run's faults drawn as bands")
-	labels := fs.String("labels", "", "comma-separated labels of the -runs or -memory directories (default: directory names)")
+	peersDir := fs.String("peers", "", "output directory of scripts/peers/run.sh (peers.csv, lat/)")
+	labels := fs.String("labels", "", "comma-separated labels of the -runs, -memory or -timeline directories (default: directory names)")
 	out := fs.String("out", "", "directory for the PNGs (created)")
 	prefix := fs.String("prefix", "", "prefix of every file name")
 	scale := fs.String("xscale", scaleAuto, "x axis of sweep charts: auto, linear, log or category")
@@ -57,8 +62,8 @@ func plotMain(args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q\n%s", fs.Arg(0), usage)
 	}
-	if *out == "" || (*csvs == "" && *runs == "" && *memory == "" && *timeline == "") {
-		return errors.New("need -out and -csv, -runs, -memory or -timeline\n" + usage)
+	if *out == "" || (*csvs == "" && *runs == "" && *memory == "" && *timeline == "" && *peersDir == "") {
+		return errors.New("need -out and -csv, -runs, -memory, -timeline or -peers\n" + usage)
 	}
 	names := split(*labels)
 	for _, f := range []struct{ name, dirs string }{{"-runs", *runs}, {"-memory", *memory}, {"-timeline", *timeline}} {
@@ -121,6 +126,16 @@ func plotMain(args []string, stdout io.Writer) error {
 			return err
 		}
 		files = append(files, fs...)
+	}
+	if *peersDir != "" {
+		fs, notes, err := writePeersCharts(*peersDir, *out, *prefix)
+		if err != nil {
+			return err
+		}
+		files = append(files, fs...)
+		for _, n := range notes {
+			fmt.Fprintln(stdout, "note:", n)
+		}
 	}
 	for _, f := range files {
 		fmt.Fprintln(stdout, f)

@@ -22,7 +22,9 @@ import (
 // dpi of every PNG: sharp on a high-density screen, still small files.
 const dpi = 120
 
-// palette is a colour-blind-safe set (Okabe and Ito), first colours first.
+// palette is a colour-blind-safe set (Okabe and Ito's seven, then three
+// of Paul Tol's muted set, so that all ten systems of
+// scripts/peers/run.sh get colours of their own), first colours first.
 var palette = []color.Color{
 	color.RGBA{0, 114, 178, 255},   // blue
 	color.RGBA{213, 94, 0, 255},    // vermillion
@@ -31,6 +33,9 @@ var palette = []color.Color{
 	color.RGBA{230, 159, 0, 255},   // orange
 	color.RGBA{86, 180, 233, 255},  // sky blue
 	color.RGBA{0, 0, 0, 255},       // black
+	color.RGBA{136, 34, 85, 255},   // wine
+	color.RGBA{153, 153, 51, 255},  // olive
+	color.RGBA{119, 119, 119, 255}, // gray
 }
 
 func colorOf(i int) color.Color { return palette[i%len(palette)] }
