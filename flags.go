@@ -33,6 +33,7 @@ var flagModes = map[string][]string{
 	"threads":     {"client"},
 	"results":     {"client", "summary"},
 	"history":     {"client", "check"},
+	"journal":     {"client"},
 	"level":       {"kv"},
 	"v":           {"kv"},
 	"timeout":     {"kv", "status"},

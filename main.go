@@ -46,7 +46,7 @@ var protocols = map[string]protocol{
 const usage = `usage: swiftpaxos -run server -config FILE -alias ALIAS [-cluster new|existing] [-protocol P] [-tls DIR] [-data DIR] [-metrics ADDR]
                          [-log FILE] [-loglevel L] [-cpuprofile FILE] [-cost FILE] [-appliedlog FILE] [-check]
        swiftpaxos -run client -config FILE -alias ALIAS [-protocol P] [-tls DIR] [-metrics ADDR] [-log FILE] [-loglevel L]
-                         [-cpuprofile FILE] [-threads N] [-results FILE] [-history FILE] [-check]
+                         [-cpuprofile FILE] [-threads N] [-results FILE] [-history FILE [-journal FILE]] [-check]
        swiftpaxos -run kv [-config FILE] [-alias CLIENT] [-protocol P] [-tls DIR] [-level strong|weak] [-v] [-timeout D]
                      [-log FILE] [-loglevel L] [-cpuprofile FILE] [COMMAND]
        swiftpaxos -run status [-config FILE] [-tls DIR] [-timeout D]
@@ -115,6 +115,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	resultsPath := fs.String("results", "", "client: write the raw results as JSON to this file; summary: the run's directory")
 	historyPath := fs.String("history", "", "client: record the history (JSON Lines) to this file; check: the history file or directory")
+	journalPath := fs.String("journal", "", "client, with -history: also write the history to this new file as the run goes, each operation before it is sent, so that a process killed with kill -9 leaves its history (removed once the history is written; -run summary reads it for a client the launcher killed)")
 	costPath := fs.String("cost", "", "server: when the replica stops, write what its process spent (CPU time, read/write calls, messages, allocations, GC pauses) as JSON to this file, for -run summary (a client puts the same in its -results)")
 	appliedLog := fs.String("appliedlog", "", "server: stream the executed commands (JSON Lines) to this new file as they execute (it must not exist: one file per process lifetime)")
 	clusterState := fs.String("cluster", "existing", "server: new = this replica's first start in this cluster, so a majority of new replicas found it without the others; existing = it may have been a member before (founds only with every replica fresh, otherwise rejoins as a learner)")
@@ -167,6 +168,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *alias == "" && (*role == "server" || *role == "client") {
 		return usageError(stderr, "-run %s needs -alias ALIAS", *role)
+	}
+	if *journalPath != "" && *historyPath == "" {
+		return usageError(stderr, "-journal needs -history: it is the history written as the run goes")
 	}
 	if *role == "check" {
 		if *historyPath == "" {
@@ -313,7 +317,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = serveReplica(ctx, cfg, p, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath, Metrics: registerer(reg),
 			ClusterNew: *clusterState == "new"})
 	case "client":
-		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath, Metrics: registerer(reg)})
+		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath, JournalPath: *journalPath, Metrics: registerer(reg)})
 	}
 	if err != nil {
 		// A client's errors already name the process; a replica's do not.

@@ -66,6 +66,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-run", "kv", "-threads", "5", "get", "1"}, "swiftpaxos: -threads means nothing to -run kv (it is for -run client)"},
 		{[]string{"-run", "kv", "-history", "X", "get", "1"}, "swiftpaxos: -history means nothing to -run kv (it is for -run client, check)"},
 		{[]string{"-run", "status", "-alias", "foo"}, "swiftpaxos: -alias means nothing to -run status (it is for -run server, client, kv)"},
+		{[]string{"-run", "client", "-alias", "client0", "-journal", "j.jsonl"}, "swiftpaxos: -journal needs -history: it is the history written as the run goes"},
+		{[]string{"-run", "server", "-alias", "replica0", "-journal", "j.jsonl"}, "swiftpaxos: -journal means nothing to -run server (it is for -run client)"},
 		{[]string{"-run", "check", "-config", "multi-client.conf", "-history", "h.jsonl"}, "swiftpaxos: -config means nothing to -run check (it is for -run server, client, kv, status, hosts, summary, certs)"},
 		{[]string{"-run", "hosts", "-config", "/nonexistent/x.conf"}, "swiftpaxos: -config /nonexistent/x.conf: no such file or directory"},
 		{[]string{"-run", "hosts", "-config", "."}, "swiftpaxos: -config .: is a directory, not a configuration file"},

@@ -20,7 +20,7 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
            [--restart-follower-at S[:DOWN]] [--crash-all-at S[:DOWN]]
            [--sample-rss S] [--hosts] [--proxy] [--partition-leader-at S[:DUR]]
            [--partition-from replicas|clients|all] [--partition-mode hold|close]
-           [-h]
+           [--nemesis KINDS [--nemesis-every D] [--nemesis-seed S]] [-h]
 
   -c CONF                  configuration file (default: multi-client.conf)
   -o DIR                   output directory (default: results/<timestamp>)
@@ -93,10 +93,41 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            heal, as TCP does across a partition) or close
                            (connections are closed and reconnections refused
                            until the heal)
+  --nemesis KINDS          throw a seeded mix of faults at the run, drawn
+                           from KINDS (comma-separated): kill (kill -9 a
+                           replica, the leader or another as drawn; with
+                           restart, started again after a drawn delay,
+                           rejoining empty in memory or from its disk
+                           when durable; without, down for good), pause
+                           (SIGSTOP a replica, SIGCONT it later),
+                           partition (through the proxies, implying
+                           --proxy: isolate a replica, cut the leader off
+                           from the replicas, or hold what one replica
+                           sends another), crash-all (durable only: kill
+                           -9 every replica, start them all again) and
+                           client (kill -9 a client process; with
+                           --check, its history survives as a journal,
+                           its unfinished operations indeterminate).
+                           At most f replicas are impaired at once (a
+                           restarted one until it is a member again),
+                           every fault heals before the last tenth of
+                           runTime (needed), and the plan is in
+                           DIR/nemesis-plan.txt, what happened in
+                           events.txt, the decisions in nemesis.log;
+                           summary.json lists the faults ("nemesis")
+                           and the availability around them; draw the
+                           chart with go run ./scripts/plot -timeline
+                           DIR -out PNGDIR. See docs/FAULTS.md
+  --nemesis-every D        mean time between faults, a Go duration
+                           (default 5s, at least 500ms)
+  --nemesis-seed S         the seed of the draw (default: a random one,
+                           printed): the same seed, kinds, interval and
+                           configuration replay the same plan
   -h                       this help
 
 A run has at most one of --kill-leader-at, --kill-follower-at,
---restart-follower-at and --crash-all-at, each given once.
+--restart-follower-at and --crash-all-at, each given once, and none of
+them (nor --partition-leader-at) with --nemesis.
 
 While the clients run, a terminal shows one progress line, updated every
 second from the clients' own (ALIAS.err): operations done of the total
@@ -116,9 +147,13 @@ trace), both lifetimes of a restarted replica in the same files, client
 outputs (ALIAS.out), raw results (results-ALIAS.json), what each replica
 spent (cost-ALIAS.json, cost-ALIAS.2.json after a restart: merged into the
 summary's cost with the clients' results), the kills and restarts
-(events.txt: UNIX_MS killed|restarted ALIAS), and with --check the
-histories and applied logs (log-ALIAS.jsonl, and log-ALIAS.2.jsonl for
-a restarted replica's second lifetime); with --proxy the proxy
+(events.txt: UNIX_MS killed|restarted ALIAS, and a nemesis's faults:
+UNIX_MS begin ID KIND TARGET DETAIL, UNIX_MS end ID, UNIX_MS skipped
+ID KIND), and with --check the histories and applied logs
+(log-ALIAS.jsonl, and log-ALIAS.N.jsonl for a restarted replica's N-th
+lifetime); with --nemesis the plan (nemesis-plan.txt), the runner's
+decisions (nemesis.log) and a killed client's journal
+(journal-ALIAS.jsonl); with --proxy the proxy
 plan and per-process configurations (netem/) and toxiproxy.log; with
 --tls the certificates (tls/); with a relative dataDir the replicas'
 data (DATADIR/ALIAS: every run starts a brand-new cluster of its own; an
@@ -157,6 +192,9 @@ part_dur=3
 part_from=replicas
 part_mode=hold
 rss_every=""
+nemesis=""
+nem_every=5s
+nem_seed=""
 # usage_error MESSAGE: a wrong command line, exit status 2.
 usage_error() {
 	echo "run-multi-client.sh: $1" >&2
@@ -215,6 +253,18 @@ while [ $# -gt 0 ]; do
 		once "$1"
 		[[ "${2:-}" =~ ^(hold|close)$ ]] || usage_error "$1 needs hold or close"
 		part_mode=$2; shift 2 ;;
+	--nemesis)
+		once "$1"
+		[[ "${2:-}" =~ ^[a-z-]+(,[a-z-]+)*$ ]] || usage_error "$1 needs fault kinds, comma-separated (kill, restart, pause, partition, crash-all, client)"
+		nemesis=$2; [[ ",$2," != *,partition,* ]] || proxy=1; shift 2 ;;
+	--nemesis-every)
+		once "$1"
+		[[ "${2:-}" =~ ^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$ ]] || usage_error "$1 needs a duration (500ms, 5s, 1m30s)"
+		nem_every=$2; shift 2 ;;
+	--nemesis-seed)
+		once "$1"
+		[[ "${2:-}" =~ ^[0-9]+$ ]] || usage_error "$1 needs a seed, a non-negative integer"
+		nem_seed=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "run-multi-client.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
 	esac
@@ -238,6 +288,16 @@ fi
 if [ -z "$part_at" ]; then
 	for f in --partition-from --partition-mode; do
 		[ -z "${given[$f]:-}" ] || usage_error "$f needs --partition-leader-at (it says how the leader is cut off)"
+	done
+fi
+if [ -n "$nemesis" ]; then
+	for f in --kill-leader-at --kill-follower-at --restart-follower-at --crash-all-at --partition-leader-at; do
+		[ -z "${given[$f]:-}" ] || usage_error "$f cannot be combined with --nemesis, which draws its own faults (kinds kill, restart, crash-all, partition)"
+	done
+	[ "$multi" = 0 ] || usage_error "--nemesis runs on this machine only: it cannot be combined with --hosts"
+else
+	for f in --nemesis-every --nemesis-seed; do
+		[ -z "${given[$f]:-}" ] || usage_error "$f needs --nemesis (it shapes the nemesis's plan)"
 	done
 fi
 if [ "$multi" = 1 ] && [ -n "$rss_every" ]; then
@@ -306,6 +366,21 @@ if [ -n "$data_dir" ] && [ -d "$data_dir" ] && [ -n "$(ls -A "$data_dir")" ]; th
 		exit 2
 	fi
 	echo "note: dataDir $data_dir holds an earlier cluster's state: the replicas start from it (a replica refuses another cluster's, docs/DECISIONS.md 33)" >&2
+fi
+# --nemesis: the plan is drawn now, so that a bad kind or a
+# configuration it cannot run on (no runTime, crash-all in memory) is
+# refused before any process starts. bin/nemesis is built from
+# scripts/nemesis (Go's cache makes an unchanged build quick).
+if [ -n "$nemesis" ]; then
+	nembin="$here/bin/nemesis"
+	(cd "$here" && go build -o "$nembin" ./scripts/nemesis)
+	[ -n "$nem_seed" ] || nem_seed=$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')
+	nem_args=(-config "$conf" -kinds "$nemesis" -every "$nem_every" -seed "$nem_seed")
+	if ! "$nembin" plan "${nem_args[@]}" >"$out/nemesis-plan.txt" 2>"$out/nemesis.log"; then
+		echo "run-multi-client.sh: --nemesis: $(sed 's/^nemesis: //' "$out/nemesis.log")" >&2
+		exit 2
+	fi
+	echo "nemesis: seed $nem_seed, $(sed -n 's/^# \([0-9]* faults\)/\1/p' "$out/nemesis-plan.txt") (the plan: $out/nemesis-plan.txt)" >&2
 fi
 if [ "$tls" = 1 ]; then
 	tls_dir="$(cd "$out" && pwd)/tls"
@@ -435,7 +510,7 @@ cleanup() {
 	fi
 	for p in "${all_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	for p in "${all_pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -f "$out"/.pid-* "$out/.tty" "$out/.progress"
+	rm -f "$out"/.pid-* "$out"/.cpid-* "$out/.tty" "$out/.progress"
 }
 trap cleanup EXIT
 
@@ -658,13 +733,22 @@ start() {
 	local role=$1 alias=$2
 	shift 2
 	if [ "$multi" = 0 ]; then
-		if [ "$role" = replica ]; then
-			rm -f "$out/.pid-$alias"
-			keep "$out/.pid-$alias" "$bin" "$@" 2>>"$out/$alias.err" &
+		local pidfile="$out/.pid-$alias"
+		if [ "$role" = replica ] || [[ ",$nemesis," == *,client,* ]]; then
+			# A client the nemesis may kill runs under a keeper too (its
+			# PID file apart from the replicas', which the memory sampler
+			# reads).
+			if [ "$role" = replica ]; then
+				rm -f "$pidfile"
+				keep "$pidfile" "$bin" "$@" 2>>"$out/$alias.err" &
+			else
+				pidfile="$out/.cpid-$alias"
+				keep "$pidfile" "$bin" "$@" >"$out/$alias.out" 2>"$out/$alias.err" &
+			fi
 			job_of[$alias]=$!
 			all_pids+=($!)
-			until [ -s "$out/.pid-$alias" ] || ! kill -0 "${job_of[$alias]}" 2>/dev/null; do sleep 0.005; done
-			pid_of[$alias]=$(cat "$out/.pid-$alias" 2>/dev/null || echo "${job_of[$alias]}")
+			until [ -s "$pidfile" ] || ! kill -0 "${job_of[$alias]}" 2>/dev/null; do sleep 0.005; done
+			pid_of[$alias]=$(cat "$pidfile" 2>/dev/null || echo "${job_of[$alias]}")
 			return
 		fi
 		"$bin" "$@" >"$out/$alias.out" 2>"$out/$alias.err" &
@@ -690,7 +774,8 @@ start() {
 
 # keep PIDFILE CMD...: runs CMD as its child, writes the child's PID to
 # PIDFILE, passes a TERM on to it and exits with its status. A replica
-# runs under one because the launcher kills replicas with kill -9: bash
+# (and a client the nemesis may kill) runs under one because the
+# launcher kills replicas with kill -9: bash
 # prints "line N: PID Killed ..." on its stderr, whatever it is doing
 # then, for a child of its own that a signal ended, and the kill is the
 # run's purpose, not news. The keeper's child is not the launcher's, and
@@ -1013,9 +1098,13 @@ while read -r role alias addr; do
 	[ -z "${threads:-}" ] || args+=(-threads "$threads")
 	[ -z "${metrics_of[$alias]:-}" ] || args+=(-metrics "${metrics_of[$alias]}")
 	[ "$check" = 0 ] || args+=(-history "$pdir/history-$alias.jsonl")
+	# A client the nemesis may kill writes its history as it goes.
+	[ "$check" = 0 ] || [[ ",$nemesis," != *,client,* ]] || args+=(-journal "$pdir/journal-$alias.jsonl")
 	start client "$alias" "${args[@]}"
 	clients+=("$alias")
 done <<<"$hosts"
+# The instant the faults of --nemesis count from.
+clients_at=$(date +%s%3N)
 
 # leader_alias: the replica that leads at the start: the first one, or,
 # in a cluster restarted from its dataDir, the one it elected (known on
@@ -1212,6 +1301,135 @@ if [ -n "$part_at" ]; then
 	after "$part_at" partition
 fi
 
+# --nemesis: one background job runs bin/nemesis run as a coprocess
+# and carries out its commands (scripts/internal/nemesis/hands.go) with
+# the PIDs this launcher owns: it kills, stops, wakes and starts replicas
+# again (as its own children, so that it can wait for them, each
+# lifetime with its own applied log and cost report: log-ALIAS.N.jsonl,
+# cost-ALIAS.N.json), cuts and heals links through the proxies, kills
+# clients, and records every step in events.txt. When the launcher stops
+# it with TERM it stops the runner, wakes any replica still paused (a
+# stopped process cannot stop), stops the replicas it started, and exits
+# non-zero if the runner failed or was cut short, or one of those
+# replicas exited on its own. nem_pid is the job.
+nem_pid=""
+if [ -n "$nemesis" ]; then
+	(
+		declare -A life=() paused=() mine=() down=()
+		sp="" runner="" rc=0 why=""
+		nem_stop() {
+			local a st
+			trap '' TERM
+			[ -z "$sp" ] || kill "$sp" 2>/dev/null
+			if [ -n "$runner" ] && kill -0 "$runner" 2>/dev/null; then
+				kill -TERM "$runner" 2>/dev/null
+				wait "$runner" 2>/dev/null || true
+				say "run-multi-client.sh: the nemesis was stopped before the end of its plan; see $out/nemesis.log"
+				rc=1
+			fi
+			for a in "${!paused[@]}"; do kill -CONT "${pid_of[$a]}" 2>/dev/null || true; done
+			for a in "${!mine[@]}"; do
+				if kill -0 "${mine[$a]}" 2>/dev/null; then
+					kill -TERM "${pid_of[$a]}" 2>/dev/null || true
+					wait "${mine[$a]}" || rc=1
+				elif [ -z "${down[$a]:-}" ]; then
+					wait "${mine[$a]}" 2>/dev/null && st=0 || st=$?
+					say "run-multi-client.sh: the restarted $a exited during the run ($(how_ended "$st"))$(why=$(reason "$a"); echo "${why:+: ${why#swiftpaxos: }}")" why_stopped "$a"
+					rc=1
+				fi
+			done
+			exit $rc
+		}
+		# nem_do VERB ARGS...: carries out one command of the runner; on
+		# failure, why says why.
+		nem_do() {
+			local verb=$1 a=${2:-} i addr
+			shift
+			why=""
+			case "$verb" in
+			begin)
+				event begin "$*"
+				say "nemesis: fault $1: $2 $3 ($4)" ;;
+			end)
+				event end "$1"
+				say "nemesis: fault $1 healed" ;;
+			skip)
+				event skipped "$1 $2"
+				say "nemesis: fault $1 ($2) skipped: ${*:3}" ;;
+			kill)
+				signal_proc KILL "$a" || { why="$a was not running"; return 1; }
+				down[$a]=1
+				event killed "$a" ;;
+			kill-client)
+				# Recorded first: the launcher, waiting for the client,
+				# tells a client the nemesis killed by events.txt.
+				kill -0 "${pid_of[$a]}" 2>/dev/null || { why="client $a was not running"; return 1; }
+				event killed "$a"
+				signal_proc KILL "$a" || { why="client $a was not running"; return 1; } ;;
+			stop)
+				signal_proc STOP "$a" || { why="$a was not running"; return 1; }
+				paused[$a]=1 ;;
+			cont)
+				signal_proc CONT "$a" || { why="$a was not running"; return 1; }
+				unset "paused[$a]" ;;
+			cut | heal)
+				"$netem" "$verb" -api "$api" -config "$conf" "$@" >>"$out/partition.log" 2>&1 ||
+					{ why="netem $verb $* failed (see $out/partition.log)"; return 1; } ;;
+			start)
+				# The old process must be gone, its port closed (every 20
+				# ms, at most 10 s).
+				addr=$(awk -v a="$a" '$1 == "replica" && $2 == a { print $3 }' <<<"$hosts")
+				for ((i = 0; ; i++)); do
+					probe "$(host_of "$addr")" "${addr##*:}" || break
+					[ "$i" -lt 500 ] || { why="$a still holds $addr 10 s after kill -9"; return 1; }
+					isleep 0.02
+				done
+				# The lifetime it ends, if it was one of the job's.
+				[ -z "${mine[$a]:-}" ] || wait "${mine[$a]}" 2>/dev/null || true
+				life[$a]=$((${life[$a]:-1} + 1))
+				replica_args "$a" ".${life[$a]}"
+				event restarted "$a"
+				start replica "$a" "${rargs[@]}"
+				mine[$a]=${job_of[$a]}
+				unset "down[$a]" ;;
+			*)
+				why="unknown command $verb"
+				return 1 ;;
+			esac
+		}
+		trap nem_stop TERM
+		tls_arg=()
+		[ -z "$tls_dir" ] || tls_arg=(-tls "$tls_dir")
+		coproc NEM { exec "$nembin" run "${nem_args[@]}" -start "$clients_at" "${tls_arg[@]}" 2>>"$out/nemesis.log"; }
+		# shellcheck disable=SC2153 # set by coproc
+		runner=$NEM_PID
+		# Copies of the coprocess's descriptors: bash closes its own when
+		# the coprocess ends, and its last words are still to be read.
+		exec {nem_in}<&"${NEM[0]}" {nem_out}>&"${NEM[1]}"
+		while read -r -a cmd -u "$nem_in"; do
+			[ ${#cmd[@]} -gt 0 ] || continue
+			# A TERM while a command is carried out waits for its end:
+			# a replica half started would be nobody's to stop.
+			term=0
+			trap 'term=1' TERM
+			if nem_do "${cmd[@]}"; then reply=ok; else reply="fail $why"; fi
+			trap nem_stop TERM
+			{ printf '%s\n' "$reply" 1>&"$nem_out"; } 2>/dev/null || true
+			[ "$term" = 0 ] || nem_stop
+		done
+		st=0
+		wait "$runner" || st=$?
+		runner=""
+		if [ "$st" != 0 ]; then
+			say "run-multi-client.sh: the nemesis failed ($(how_ended "$st")): $(tail -1 "$out/nemesis.log")"
+			rc=1
+		fi
+		while :; do isleep 1; done
+	) &
+	nem_pid=$!
+	all_pids+=("$nem_pid")
+fi
+
 # The progress line: once a second, the last progress line of every
 # client (client/bench.go reportProgress: fields 2 seconds, 3 done[/total],
 # 5 rate, 7 failed) merged into one, rewritten in place. Only on a
@@ -1265,7 +1483,9 @@ wait_for() {
 phase=clients
 status=0
 for a in "${clients[@]}"; do
-	if ! wait_for "${pid_of[$a]}"; then
+	if ! wait_for "${job_of[$a]}"; then
+		# A client the nemesis killed ended as it had to.
+		! grep -q " killed $a\$" "$out/events.txt" 2>/dev/null || continue
 		status=1
 		# An interrupted client says so itself; the summary tells the rest.
 		[ "$interrupted" = 0 ] || continue
@@ -1303,6 +1523,13 @@ if [ -n "$crash_pid" ]; then
 	if [ "$interrupted" = 0 ] && [ "$(grep -c ' restarted ' "$out/events.txt" 2>/dev/null)" != "$(grep -c '^replica ' <<<"$hosts")" ]; then
 		echo "run-multi-client.sh: the clients finished before every replica was restarted (at $crash_at + $crash_down s): make the run longer (runTime)" >&2
 		status=1
+	fi
+fi
+if [ -n "$nem_pid" ]; then
+	kill -TERM "$nem_pid" 2>/dev/null || true
+	if ! wait "$nem_pid"; then
+		status=1
+		[ "$interrupted" = 1 ] || echo "run-multi-client.sh: the nemesis failed; see $out/nemesis.log" >&2
 	fi
 fi
 while read -r role alias addr; do

@@ -42,6 +42,10 @@ type BenchOptions struct {
 	// checker's JSON Lines format (PROTOCOL.md 2.6). Use it with
 	// checkerMode, which makes written values unique.
 	HistoryPath string
+	// JournalPath, with HistoryPath, is where the history is also written
+	// as the run goes (journal.go), for a process that may be killed;
+	// the file is removed once the history is written.
+	JournalPath string
 	// Metrics, when set, is where the process's operation metrics are
 	// registered (the metrics key; the caller serves the registry).
 	Metrics prometheus.Registerer
@@ -83,6 +87,17 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 	wl, err := NewWorkload(WorkloadParamsFrom(&cfg.Params))
 	if err != nil {
 		return fmt.Errorf("benchmark %s: %w", o.Alias, err)
+	}
+
+	var jr *journal
+	if o.JournalPath != "" {
+		if o.HistoryPath == "" {
+			return fmt.Errorf("benchmark %s: a journal needs a history (check mode)", o.Alias)
+		}
+		if jr, err = openJournal(o.JournalPath); err != nil {
+			return fmt.Errorf("benchmark %s: %w", o.Alias, err)
+		}
+		defer func() { _ = jr.close(false) }() // at once if the run never started
 	}
 
 	meter := cost.NewMeter()
@@ -146,6 +161,9 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 		if o.HistoryPath != "" {
 			hist[i] = &historyRecorder{session: applog.SessionOf(sessions[i].ID())}
 			lo.Record = hist[i].record
+			if jr != nil {
+				lo.Invoked, lo.Record = journaled(hist[i], jr)
+			}
 		}
 		wg.Go(func() { stats[i], errs[i] = runThread(ctx, sessions[i], lo) })
 	}
@@ -189,7 +207,11 @@ func RunBenchmark(ctx context.Context, o BenchOptions) error {
 		outErrs = append(outErrs, WriteResults(o.ResultsPath, &res))
 	}
 	if o.HistoryPath != "" {
-		outErrs = append(outErrs, writeHistory(o.HistoryPath, hist))
+		herr := writeHistory(o.HistoryPath, hist)
+		outErrs = append(outErrs, herr)
+		if jr != nil {
+			outErrs = append(outErrs, jr.close(herr == nil))
+		}
 	}
 	if err := errors.Join(append([]error{runErr}, outErrs...)...); err != nil {
 		return fmt.Errorf("client %s: %w", o.Alias, err)

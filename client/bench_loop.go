@@ -55,6 +55,10 @@ type loopOptions struct {
 	// included, with wall-clock invoke and return instants (check mode).
 	// Operations still in flight when the thread stops come with ok false.
 	Record func(seq wire.Seq, op Op, invokeNS, returnNS int64, r Result, ok bool)
+	// Invoked, when set, is told of every operation before it is handed
+	// to the session, with its wall-clock invoke instant (the journal);
+	// an error stops the thread before the operation is sent.
+	Invoked func(seq wire.Seq, op Op, invokeNS int64) error
 	// Wall is the wall clock of the history's instants, in Unix
 	// nanoseconds (time.Now when nil).
 	Wall func() int64
@@ -182,6 +186,11 @@ func (l *loop) run(ctx context.Context) error {
 // narrower, or the checker could flag a correct run (PROTOCOL.md 2.6).
 func (l *loop) submit(op Op) error {
 	at, wall := l.o.Now(), l.o.Wall()
+	if l.o.Invoked != nil {
+		if err := l.o.Invoked(l.seq+1, op, wall); err != nil {
+			return fmt.Errorf("submit %s: %w", op, err)
+		}
+	}
 	if err := l.s.Submit(op); err != nil {
 		return fmt.Errorf("submit %s: %w", op, err)
 	}

@@ -227,8 +227,11 @@ func (s *Core) readFrontier() kvs.Slot { return max(s.frontier, s.tentFrontier) 
 
 // evict raises the frontier to the newest settled version in the cache and
 // drops every settled entry: a replica that has applied the frontier holds
-// each of them or something newer (PROTOCOL.md 4.6).
+// each of them or something newer (PROTOCOL.md 4.6). A weak read sent
+// before asked for less: finishWeakRead asks again an answer below the
+// frontier that an eviction came after (evictions counts them).
 func (s *Core) evict() {
+	s.evictions++
 	for _, e := range s.cache {
 		if !e.pending {
 			s.raiseFrontier(e.version, e.tentative)

@@ -64,6 +64,8 @@ type Core struct {
 	// ballot, and is dropped then, since recovery may have moved it (the
 	// read ballot then makes replicas wait for the new view's start).
 	tentFrontier kvs.Slot
+	// evictions counts the cache's evictions (cache.go, evict).
+	evictions uint64
 	// expired is why the session can do nothing more (nil while it can):
 	// the leader refused one of its operations, so its later ones are
 	// refused too (ErrRefused, docs/DECISIONS.md 15), or the cluster ended

@@ -17,8 +17,16 @@ type historyRecorder struct {
 }
 
 func (h *historyRecorder) record(seq wire.Seq, op Op, invokeNS, returnNS int64, r Result, ok bool) {
+	if rec, keep := h.op(seq, op, invokeNS, returnNS, r, ok); keep {
+		h.ops = append(h.ops, rec)
+	}
+}
+
+// op is the record of one operation; false for one the history leaves
+// out (a no-op).
+func (h *historyRecorder) op(seq wire.Seq, op Op, invokeNS, returnNS int64, r Result, ok bool) (check.Op, bool) {
 	if op.Command.Op == kvs.OpNoop || !op.Command.Op.Valid() {
-		return
+		return check.Op{}, false
 	}
 	level := check.Strong
 	if op.Level == wire.Weak {
@@ -45,7 +53,7 @@ func (h *historyRecorder) record(seq wire.Seq, op Op, invokeNS, returnNS int64, 
 		// existed is not known, and the checker must not be told it was.
 		rec.Found, rec.FoundUnknown = false, true
 	}
-	h.ops = append(h.ops, rec)
+	return rec, true
 }
 
 func writeHistory(path string, recs []*historyRecorder) error {

@@ -28,6 +28,9 @@ type Pending struct {
 	// for it again (WeakReadReply.Retry) since a send that was not such
 	// an answer's (weakread.go).
 	retried int
+	// evictions is, for a weak read, the session's count of cache
+	// evictions when it was last sent (weakread.go).
+	evictions uint64
 }
 
 // inlineAcks is how many replicas' RecordAcks a Pending holds without

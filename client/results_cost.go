@@ -37,7 +37,7 @@ func costOf(dir string, cfg *config.Config, rs []ProcessResults, ops int64) (*co
 			missing = append(missing, h.Alias)
 		}
 	}
-	missing = append(missing, missingClients(cfg, rs)...)
+	missing = append(missing, missingClients(cfg, rs, nil)...)
 	for _, r := range rs {
 		if r.Cost == nil {
 			missing = append(missing, r.Alias)

@@ -9,24 +9,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 )
 
-// A launcher that kills and restarts replicas during a run
-// (run-multi-client.sh --kill-*-at, --restart-follower-at) writes what it
-// did to DIR/events.txt as it happens, one line per event:
-//
-//	UNIX_MS EVENT ALIAS
-//
-// UNIX_MS is the launcher's wall clock in milliseconds, EVENT is "killed"
-// (kill -9 sent) or "restarted" (the process started again), and ALIAS
-// the replica. The summary places them on the run's timeline and, for a
-// restart, finds in DIR/ALIAS.log when the replica became a full member
-// again.
 const (
-	eventsFile = "events.txt"
 	// RejoinedMessage is the log message of a restarted replica that is a
 	// full member again: it votes and counts as a witness (PROTOCOL.md
 	// 6.10).
@@ -35,15 +22,6 @@ const (
 	// return as a witness the fast-path shares cover.
 	shareWindow = 5
 )
-
-// EventJSON is one line of events.txt, placed on the timeline: S is
-// seconds since start_unix_ms.
-type EventJSON struct {
-	UnixMs  int64   `json:"unix_ms"`
-	S       float64 `json:"s"`
-	Event   string  `json:"event"`
-	Replica string  `json:"replica"`
-}
 
 // RestartJSON is a replica's kill and restart and what followed. Instants
 // are in Unix milliseconds and in seconds since start_unix_ms; the
@@ -67,33 +45,6 @@ type RestartJSON struct {
 	// the replica became a witness again.
 	FastShareBefore *float64 `json:"fast_share_before"`
 	FastShareAfter  *float64 `json:"fast_share_after"`
-}
-
-// readEvents reads dir/events.txt; a missing file is no events.
-func readEvents(dir string, startMs int64) ([]EventJSON, error) {
-	path := filepath.Join(dir, eventsFile)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var evs []EventJSON
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 {
-			continue
-		}
-		ms, err := strconv.ParseInt(fields[0], 10, 64)
-		if len(fields) != 3 || err != nil || (fields[1] != "killed" && fields[1] != "restarted") {
-			return nil, fmt.Errorf("%s:%d: want \"UNIX_MS killed|restarted ALIAS\", got %q", path, n, sc.Text())
-		}
-		evs = append(evs, EventJSON{UnixMs: ms, S: float64(ms-startMs) / 1000, Event: fields[1], Replica: fields[2]})
-	}
-	return evs, sc.Err()
 }
 
 // restartOf describes the last restart among evs, if any: the restart,

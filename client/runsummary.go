@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"swiftpaxos/check"
 	"swiftpaxos/config"
 	"swiftpaxos/cost"
 )
@@ -66,10 +65,15 @@ type RunSummary struct {
 	// Complete is false when a client process stopped early or, named in
 	// MissingClients, left no results: the figures then cover only some
 	// of the run.
-	Complete       bool          `json:"complete"`
-	MissingClients []string      `json:"missing_clients,omitempty"`
-	Processes      []ProcessLine `json:"processes"`
-	Check          CheckJSON     `json:"check"`
+	Complete       bool     `json:"complete"`
+	MissingClients []string `json:"missing_clients,omitempty"`
+	// KilledClients are the client processes the launcher's nemesis
+	// killed: they left no results, and with --check their journals
+	// stand for their histories. The figures leave them out, and the run
+	// is complete without them.
+	KilledClients []string      `json:"killed_clients,omitempty"`
+	Processes     []ProcessLine `json:"processes"`
+	Check         CheckJSON     `json:"check"`
 	// Events are the launcher's kills and restarts (events.txt), Restart
 	// the last restart and what followed (results_restart.go).
 	Events  []EventJSON  `json:"events,omitempty"`
@@ -79,6 +83,12 @@ type RunSummary struct {
 	// Kill is a replica killed for good and the view that followed
 	// (results_kill.go).
 	Kill *KillJSON `json:"kill,omitempty"`
+	// Nemesis lists the faults of a --nemesis run (results_events.go) and
+	// Availability how the run fared through them (results_nemesis.go).
+	// A run with a nemesis has no Restart, Outage or Kill: those follow
+	// one fault.
+	Nemesis      []FaultJSON       `json:"nemesis,omitempty"`
+	Availability *AvailabilityJSON `json:"availability,omitempty"`
 	// Cost is what the processes spent per operation (results_cost.go);
 	// absent when none reported.
 	Cost *cost.Section `json:"cost,omitempty"`
@@ -136,15 +146,26 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 		Strong: classJSON(sum.Strong), Weak: classJSON(sum.Weak), Interrupted: o.Interrupted,
 	}
 	rep.Strong.FastPath, rep.Strong.SlowPath = &sum.FastPath, &sum.SlowPath
-	rep.MissingClients = missingClients(cfg, rs)
+	ev, err := readEvents(dir, sum.StartUnixMs)
+	if err != nil {
+		return nil, err
+	}
+	rep.Events = ev.procs
+	if len(ev.faults) > 0 {
+		clients := make([]string, len(cfg.Clients))
+		for i, h := range cfg.Clients {
+			clients[i] = h.Alias
+		}
+		rep.Nemesis, rep.KilledClients = ev.faults, killedClients(clients, ev.procs)
+	}
+	rep.MissingClients = missingClients(cfg, rs, rep.KilledClients)
 	rep.Complete = rep.Complete && len(rep.MissingClients) == 0
-	if rep.Events, err = readEvents(dir, sum.StartUnixMs); err != nil {
-		return nil, err
+	if rep.Nemesis == nil {
+		if rep.Outage, err = outageOf(dir, rep.Events, cfg.N(), &sum); err != nil {
+			return nil, err
+		}
 	}
-	if rep.Outage, err = outageOf(dir, rep.Events, cfg.N(), &sum); err != nil {
-		return nil, err
-	}
-	if rep.Outage == nil {
+	if rep.Nemesis == nil && rep.Outage == nil {
 		if rep.Restart, err = restartOf(dir, rep.Events, &sum); err != nil {
 			return nil, err
 		}
@@ -152,9 +173,15 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 			return nil, err
 		}
 	}
-	if rep.Check, err = checkRun(dir); err != nil {
+	chk, err := checkRun(dir, rep.KilledClients)
+	if err != nil {
 		return nil, err
 	}
+	if rep.Nemesis != nil {
+		rep.Availability = availabilityOf(rep.Nemesis, chk.ops, &sum, issuedUntil(rs))
+		placeViolations(&chk, rep.Nemesis)
+	}
+	rep.Check = chk.json
 	if rep.Cost, err = costOf(dir, cfg, rs, rep.Ops); err != nil {
 		return nil, err
 	}
@@ -162,6 +189,9 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 	var txt strings.Builder
 	if rep.Interrupted {
 		fmt.Fprintln(&txt, "INTERRUPTED RUN: stopped before its end; the figures cover what the clients completed and saved")
+	}
+	for _, a := range rep.KilledClients {
+		fmt.Fprintf(&txt, "Killed by the nemesis: %s, whose results are lost with it; the figures leave it out\n", a)
 	}
 	for _, a := range rep.MissingClients {
 		fmt.Fprintf(&txt, "INCOMPLETE RUN: %s left no results-%s.json: the process did not run, or did not finish; the figures leave it out\n", a, a)
@@ -180,6 +210,9 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 	}
 	if rep.Outage != nil {
 		writeOutageText(&txt, rep.Outage)
+	}
+	if rep.Availability != nil {
+		writeNemesisText(&txt, rep.Nemesis, rep.Availability)
 	}
 	switch {
 	case !rep.Check.Ran:
@@ -208,12 +241,28 @@ func Summarize(dir string, cfg *config.Config, out io.Writer, o SummaryOptions) 
 	return rep, err
 }
 
+// issuedUntil is when the first client process stopped issuing
+// operations (its start plus runTime), in Unix ms; 0 for a run of reqs.
+func issuedUntil(rs []ProcessResults) int64 {
+	var until int64
+	for _, r := range rs {
+		if r.RunTimeS <= 0 {
+			return 0
+		}
+		end := r.StartUnixMs + int64(r.RunTimeS*1000)
+		if until == 0 || end < until {
+			until = end
+		}
+	}
+	return until
+}
+
 // missingClients names the client processes of cfg without results in
-// rs, in the configuration's order.
-func missingClients(cfg *config.Config, rs []ProcessResults) []string {
+// rs, in the configuration's order, but those in killed.
+func missingClients(cfg *config.Config, rs []ProcessResults, killed []string) []string {
 	var missing []string
 	for _, h := range cfg.Clients {
-		if !slices.ContainsFunc(rs, func(r ProcessResults) bool { return strings.EqualFold(r.Alias, h.Alias) }) {
+		if !slices.Contains(killed, h.Alias) && !slices.ContainsFunc(rs, func(r ProcessResults) bool { return strings.EqualFold(r.Alias, h.Alias) }) {
 			missing = append(missing, h.Alias)
 		}
 	}
@@ -222,41 +271,4 @@ func missingClients(cfg *config.Config, rs []ProcessResults) []string {
 
 func classJSON(c ClassSummary) ClassJSON {
 	return ClassJSON{Ops: c.Count, MeanMs: c.All.MeanMs, P50Ms: c.All.P50Ms, P99Ms: c.All.P99Ms, P999Ms: c.All.P999Ms, Read: c.Reads, Write: c.Writes}
-}
-
-// checkRun runs the checker over the histories and applied logs of dir.
-func checkRun(dir string) (CheckJSON, error) {
-	hs, _ := filepath.Glob(filepath.Join(dir, "history-*.jsonl"))
-	if len(hs) == 0 {
-		return CheckJSON{}, nil
-	}
-	var ops []check.Op
-	for _, p := range hs {
-		h, err := check.ReadHistoryFile(p)
-		if err != nil {
-			return CheckJSON{}, err
-		}
-		ops = append(ops, h...)
-	}
-	if len(ops) == 0 {
-		return CheckJSON{Ran: true, First: []string{"history-*.jsonl: " + check.ErrNoOperations.Error()}}, nil
-	}
-	logs := make(map[string][]check.LogEntry)
-	ls, _ := filepath.Glob(filepath.Join(dir, "log-*.jsonl"))
-	for _, p := range ls {
-		l, err := check.ReadLogFile(p)
-		if err != nil {
-			return CheckJSON{}, err
-		}
-		logs[strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "log-"), ".jsonl")] = l
-	}
-	r := check.Check(ops, logs, check.Options{VisualizeDir: dir})
-	c := CheckJSON{Ran: true, OK: r.OK(), Violations: len(r.Violations), Checked: r.Checked, Unknown: len(r.Unknown)}
-	for i, v := range r.Violations {
-		if i == 5 {
-			break
-		}
-		c.First = append(c.First, v.Message)
-	}
-	return c, nil
 }

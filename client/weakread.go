@@ -9,6 +9,7 @@ import (
 // state, and the session merges the answer with its cache, key by key.
 
 func (s *Core) sendWeakRead(p *Pending) {
+	p.evictions = s.evictions
 	s.Send(p.target, &wire.WeakRead{
 		Cmd: s.CmdID(p.Seq), Command: p.Op.Command, MinSlot: s.readFrontier(), Ballot: s.readBallot,
 		Attempt: uint32(p.attempts),
@@ -146,6 +147,18 @@ func (s *Core) settleFromReplica(k kvs.Key, e cacheEntry, a answer) {
 func (s *Core) finishWeakRead(p *Pending, m *wire.WeakReadReply) {
 	if s.Lookup(m.Cmd) != p {
 		return // completed meanwhile, through an answer parked earlier
+	}
+	if p.evictions != s.evictions && m.AppliedIndex < s.readFrontier() {
+		// The cache was evicted while the read was out: the entries it
+		// dropped, the session's own writes among them, now stand in the
+		// frontier, which the read did not ask for. An answer from before
+		// the frontier may be older than one of them (read your writes):
+		// ask the same replica again, for the frontier of now. Evictions
+		// are finite, so the read ends.
+		p.sent, p.retried = s.o.Now(), 0
+		p.attempts++
+		s.sendWeakRead(p)
+		return
 	}
 	a := answerOf(p.Op.Command, m)
 	var one [1]kvs.Key

@@ -20,7 +20,10 @@
 //	    stay up and go silent, as TCP connections do across a partition;
 //	    in close mode the proxies are disabled (connections closed, new
 //	    ones refused).
-//	netem heal -api HOST:PORT -config CONF -isolate ALIAS -from WHAT
+//	netem cut -api HOST:PORT -config CONF -isolate ALIAS -to OTHER
+//	    holds only what ALIAS sends OTHER (hold mode: one direction of one
+//	    pair; what OTHER sends ALIAS flows).
+//	netem heal -api HOST:PORT -config CONF -isolate ALIAS -from WHAT|-to OTHER
 //	    undoes cut: held bytes are delivered in order, proxies re-enabled.
 //	netem pairs -config CONF
 //	    prints "FROM_IP TO_IP ONE_WAY_MS" for every pair of hosts with a
@@ -30,7 +33,7 @@
 //	    prints CONF with networkDelay and latencyFile commented out, so that
 //	    a run behind netem adds no built-in delay.
 //
-// run-multi-client.sh --proxy and --partition-leader-at use it.
+// run-multi-client.sh --proxy, --partition-leader-at and --nemesis use it.
 package main
 
 import (
@@ -67,6 +70,7 @@ func run(args []string, w io.Writer) error {
 	listenIP := fs.String("listen-ip", "", "address the proxies listen on (default: each replica's own IP)")
 	alias := fs.String("isolate", "", "cut/heal: the process to cut off")
 	what := fs.String("from", "replicas", "cut/heal: replicas, clients or all")
+	to := fs.String("to", "", "cut/heal: hold only what -isolate sends this process (instead of -from)")
 	mode := fs.String("mode", "hold", "cut: hold or close")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -114,11 +118,16 @@ func run(args []string, w io.Writer) error {
 		if *what != "replicas" && *what != "clients" && *what != "all" {
 			return fmt.Errorf("-from %q: want replicas, clients or all", *what)
 		}
-		ls := isolated(links, cfg, *alias, *what)
-		if cmd == "cut" {
-			return cut(c, ls, *mode, w)
+		hs := bothWays(isolated(links, cfg, *alias, *what))
+		if *to != "" {
+			if hs, err = oneWayCut(fs, links, cfg, *alias, *to, *mode); err != nil {
+				return err
+			}
 		}
-		return heal(c, ls, w)
+		if cmd == "cut" {
+			return cut(c, hs, *mode, w)
+		}
+		return heal(c, hs, w)
 	}
 	return fmt.Errorf("unknown command %q (want setup, plan, cut, heal, pairs or strip)", cmd)
 }
@@ -191,33 +200,60 @@ func msOf(d time.Duration) int64 { ms, _ := millis(d); return ms }
 // holdMs is the latency of the "partition" toxic: longer than any run.
 const holdMs = 3600 * 1000
 
-func cut(c *toxiproxy.Client, links []link, mode string, w io.Writer) error {
+// oneWayCut checks -to's company and returns the streams that carry
+// what alias sends to.
+func oneWayCut(fs *flag.FlagSet, links []link, cfg *config.Config, alias, to, mode string) ([]held, error) {
+	fromGiven := false
+	fs.Visit(func(f *flag.Flag) { fromGiven = fromGiven || f.Name == "from" })
+	switch {
+	case fromGiven:
+		return nil, errors.New("-to and -from cannot be combined: -to holds one direction of one pair, -from every link of a group")
+	case mode != "hold":
+		return nil, fmt.Errorf("-to holds one direction: -mode %s cannot close half a connection (want hold)", mode)
+	}
+	if _, ok := cfg.Lookup(to); !ok {
+		return nil, fmt.Errorf("-to %q: no such process", to)
+	}
+	hs := oneWay(links, alias, to)
+	if len(hs) == 0 {
+		return nil, fmt.Errorf("-isolate %s -to %s: no link between them (clients connect to replicas only)", alias, to)
+	}
+	return hs, nil
+}
+
+func cut(c *toxiproxy.Client, hs []held, mode string, w io.Writer) error {
 	if mode != "hold" && mode != "close" {
 		return fmt.Errorf("-mode %q: want hold or close", mode)
 	}
-	for _, l := range links {
+	for _, h := range hs {
+		l := h.l
 		p, err := c.Proxy(l.Name())
 		if err != nil {
 			return fmt.Errorf("proxy %s: %w", l.Name(), err)
 		}
 		if mode == "close" {
+			if !p.Enabled {
+				continue // the other stream of the link disabled it
+			}
 			if err := p.Disable(); err != nil {
 				return fmt.Errorf("proxy %s: disable: %w", l.Name(), err)
 			}
-		} else {
-			for _, s := range []string{"upstream", "downstream"} {
-				if _, err := p.AddToxic("partition_"+s, "latency", s, 1, toxiproxy.Attributes{"latency": holdMs}); err != nil {
-					return fmt.Errorf("proxy %s: partition toxic: %w", l.Name(), err)
-				}
-			}
+		} else if _, err := p.AddToxic("partition_"+h.stream, "latency", h.stream, 1, toxiproxy.Attributes{"latency": holdMs}); err != nil {
+			return fmt.Errorf("proxy %s: partition toxic: %w", l.Name(), err)
 		}
-		fmt.Fprintf(w, "cut %s (%s)\n", l.Name(), mode)
+		fmt.Fprintf(w, "cut %s %s (%s)\n", l.Name(), h.stream, mode)
 	}
 	return nil
 }
 
-func heal(c *toxiproxy.Client, links []link, w io.Writer) error {
+func heal(c *toxiproxy.Client, hs []held, w io.Writer) error {
 	var errs []error
+	var links []link
+	for _, h := range hs {
+		if len(links) == 0 || links[len(links)-1] != h.l {
+			links = append(links, h.l)
+		}
+	}
 	for _, l := range links {
 		p, err := c.Proxy(l.Name())
 		if err != nil {

@@ -146,3 +146,37 @@ func isolated(links []link, cfg *config.Config, alias, what string) []link {
 	}
 	return out
 }
+
+// A held stream is one direction of a link's connections: "upstream",
+// the bytes its From process sends, or "downstream", those it receives.
+type held struct {
+	l      link
+	stream string
+}
+
+// bothWays holds every byte of the links, in either direction.
+func bothWays(links []link) []held {
+	var out []held
+	for _, l := range links {
+		out = append(out, held{l, "upstream"}, held{l, "downstream"})
+	}
+	return out
+}
+
+// oneWay returns the streams that carry what process from sends process
+// to: from's connections to to (their upstream) and to's connections to
+// from (their downstream). Replicas connect to each other both ways, so
+// a pair of replicas has both; a client and a replica, only the first or
+// only the second.
+func oneWay(links []link, from, to string) []held {
+	var out []held
+	for _, l := range links {
+		switch {
+		case l.From == from && l.To == to:
+			out = append(out, held{l, "upstream"})
+		case l.From == to && l.To == from:
+			out = append(out, held{l, "downstream"})
+		}
+	}
+	return out
+}

@@ -110,3 +110,46 @@ func TestIsolated(t *testing.T) {
 		}
 	}
 }
+
+// TestOneWayHoldsOneDirection: what replica0 sends replica1 travels on
+// replica0's connections to replica1 (upstream) and on replica1's to
+// replica0 (downstream); what a client sends a replica, on its own
+// connections only.
+func TestOneWayHoldsOneDirection(t *testing.T) {
+	cfg, _ := load(t, geo)
+	links, _ := plan(cfg, 20000, "")
+	streams := func(hs []held) string {
+		var s []string
+		for _, h := range hs {
+			s = append(s, h.l.Name()+" "+h.stream)
+		}
+		return strings.Join(s, ", ")
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{"replica0", "replica1", "replica1--replica0 downstream, replica0--replica1 upstream"},
+		{"replica1", "replica0", "replica1--replica0 upstream, replica0--replica1 downstream"},
+		{"client0", "replica2", "client0--replica2 upstream"},
+		{"replica2", "client0", "client0--replica2 downstream"},
+	} {
+		if got := streams(oneWay(links, c.from, c.to)); got != c.want {
+			t.Errorf("%s>%s: got %q, want %q", c.from, c.to, got, c.want)
+		}
+	}
+}
+
+func TestCutRefusesHalfAClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.conf")
+	if err := os.WriteFile(path, []byte(geo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for args, want := range map[string]string{
+		"-isolate replica0 -to replica1 -mode close":    "cannot close half a connection",
+		"-isolate replica0 -to replica1 -from replicas": "-to and -from cannot be combined",
+		"-isolate replica0 -to replica9":                `-to "replica9": no such process`,
+	} {
+		err := run(append([]string{"cut", "-api", "127.0.0.1:1", "-config", path}, strings.Fields(args)...), &strings.Builder{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", args, err, want)
+		}
+	}
+}

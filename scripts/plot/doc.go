@@ -4,6 +4,7 @@
 //	go run ./scripts/plot -csv DIR/sweep.csv[,DIR2/sweep.csv] -out OUTDIR
 //	go run ./scripts/plot -runs RUNDIR1[,RUNDIR2...] [-labels a,b] -out OUTDIR
 //	go run ./scripts/plot -memory RUNDIR1[,RUNDIR2...] [-labels a,b] -out OUTDIR
+//	go run ./scripts/plot -timeline RUNDIR1[,RUNDIR2...] [-labels a,b] -out OUTDIR
 //	go run ./scripts/plot -peers PEERSDIR -out OUTDIR
 //
 // From sweep.csv files (written by scripts/sweep.sh), for every swept key:
@@ -54,6 +55,17 @@
 // fails). Throughput compares the mean of seconds [0, T/10) with that of
 // [0.9T, T). A malformed line of either file is an error naming the file
 // and line, as is a replica with fewer than two readings.
+//
+// From run directories, what a run did over time, and through the faults
+// of run-multi-client.sh --nemesis (summary.json's nemesis list):
+//
+//   - timeline-LABEL.png per run: the operations completed per second,
+//     all and strong ones, in 100-ms bins from the histories (and a
+//     killed client's journal) of a checked run, else in the seconds of
+//     summary.json's timeline, over a translucent band per fault, from
+//     its start to its heal, one colour per kind (a client kill, which
+//     has no length, a narrow band; a replica killed for good, a band to
+//     the end).
 //
 // From the output directory of scripts/peers/run.sh (issue 31's YCSB
 // comparison of swiftpaxos, etcd and Redis, docs/PEERS.md):
