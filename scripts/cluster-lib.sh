@@ -21,6 +21,36 @@ swiftpaxos_binary() {
 	fi
 }
 
+# go_ycsb WORKLOADS: for the scripts of scripts/peers (the caller sets
+# peers to that directory). Sets ycsb to $YCSB, or to bin/go-ycsb built
+# from scripts/peers/go.mod (missing, or older than its go.mod or
+# go.sum), and wdir to $YCSB_WORKLOADS or go-ycsb's workloads/ in the
+# module cache; each letter of WORKLOADS must have its file there.
+go_ycsb() {
+	local i
+	if [ -n "${YCSB:-}" ]; then
+		ycsb=$YCSB
+		[ -x "$ycsb" ] || die "YCSB=$ycsb is not an executable"
+	else
+		ycsb="$here/bin/go-ycsb"
+		if [ ! -x "$ycsb" ] || [ "$peers/go.mod" -nt "$ycsb" ] || [ "$peers/go.sum" -nt "$ycsb" ]; then
+			echo "building $ycsb (go-ycsb, from scripts/peers/go.mod)"
+			(cd "$peers" && go build -o ../../bin/go-ycsb github.com/pingcap/go-ycsb/cmd/go-ycsb)
+		fi
+	fi
+	wdir=${YCSB_WORKLOADS:-}
+	if [ -z "$wdir" ]; then
+		if ! wdir=$(cd "$peers" && go list -m -f '{{.Dir}}' github.com/pingcap/go-ycsb 2>/dev/null) || [ -z "$wdir" ]; then
+			(cd "$peers" && go mod download github.com/pingcap/go-ycsb) || die "cannot download go-ycsb's module"
+			wdir=$(cd "$peers" && go list -m -f '{{.Dir}}' github.com/pingcap/go-ycsb)
+		fi
+		wdir="$wdir/workloads"
+	fi
+	for ((i = 0; i < ${#1}; i++)); do
+		[ -f "$wdir/workload${1:i:1}" ] || die "no workload${1:i:1} in '$wdir' (go-ycsb's workloads/; YCSB_WORKLOADS=DIR names it)"
+	done
+}
+
 # port_free PORT: no socket of any state is on PORT.
 port_free() { [ -z "$(ss -Htan "sport = :$1" 2>/dev/null)" ]; }
 

@@ -133,29 +133,7 @@ dir=$(cd "$out" && pwd)
 # shellcheck source=scripts/cluster-lib.sh
 . "$here/scripts/cluster-lib.sh"
 swiftpaxos_binary
-if [ -n "${YCSB:-}" ]; then
-	ycsb=$YCSB
-	[ -x "$ycsb" ] || die "YCSB=$ycsb is not an executable"
-else
-	ycsb="$here/bin/go-ycsb"
-	if [ ! -x "$ycsb" ] || [ "$peers/go.mod" -nt "$ycsb" ] || [ "$peers/go.sum" -nt "$ycsb" ]; then
-		echo "building $ycsb (go-ycsb, from scripts/peers/go.mod)"
-		(cd "$peers" && go build -o ../../bin/go-ycsb github.com/pingcap/go-ycsb/cmd/go-ycsb)
-	fi
-fi
-# The workload property files, from go-ycsb's module (this module's
-# version of it).
-wdir=${YCSB_WORKLOADS:-}
-if [ -z "$wdir" ]; then
-	if ! wdir=$(cd "$peers" && go list -m -f '{{.Dir}}' github.com/pingcap/go-ycsb 2>/dev/null) || [ -z "$wdir" ]; then
-		(cd "$peers" && go mod download github.com/pingcap/go-ycsb) || die "cannot download go-ycsb's module"
-		wdir=$(cd "$peers" && go list -m -f '{{.Dir}}' github.com/pingcap/go-ycsb)
-	fi
-	wdir="$wdir/workloads"
-fi
-for ((i = 0; i < ${#workloads}; i++)); do
-	[ -f "$wdir/workload${workloads:i:1}" ] || die "no workload${workloads:i:1} in '$wdir' (go-ycsb's workloads/; YCSB_WORKLOADS=DIR names it)"
-done
+go_ycsb "$workloads"
 
 declare -A live # the processes started and not yet waited for, stopped by PID on exit
 failed=false
