@@ -51,6 +51,36 @@ go_ycsb() {
 	done
 }
 
+# derive_conf OUT WHO BASE KEY=VALUE...: writes OUT, multi-client.conf
+# with its 3 replicas on ports BASE, BASE+1, BASE+2 of their own IPs and
+# each KEY (a global setting) set to VALUE, or removed when VALUE is
+# empty; WHO (the calling script) signs the lines it wrote.
+derive_conf() {
+	local out=$1 who=$2 base=$3
+	shift 3
+	awk -v base="$base" -v who="$who" -v sets="$(printf '%s\n' "$@")" '
+		function first(s) { sub(/^[ \t]+/, "", s); sub(/[ \t].*$/, "", s); return s }
+		BEGIN {
+			print "// " who ": multi-client.conf with the replicas on free ports and its settings"
+			m = split(sets, kv, "\n")
+			for (i = 1; i <= m; i++) if (kv[i] != "") { k = kv[i]; sub(/=.*/, "", k); v = kv[i]; sub(/^[^=]*=/, "", v); key[++nk] = k; val[nk] = v; drop[tolower(k) ":"] = 1 }
+		}
+		{
+			f = first($0)
+			if (f ~ /^---+$/) { section = "" }
+			else if (f ~ /^--/) { section = tolower($0) }
+			else if (section ~ /replicas/ && f != "" && f !~ /^\/\//) {
+				split($2, a, ":")
+				print $1 " " a[1] ":" base + n++ "    // port set by " who; next
+			} else if (section == "" && (tolower(f) in drop)) { next }
+			print
+		}
+		END {
+			if (n != 3) { print who ": multi-client.conf has " n " replicas, not 3" > "/dev/stderr"; exit 1 }
+			for (i = 1; i <= nk; i++) if (val[i] != "") print key[i] ": " val[i] "    // set by " who
+		}' "$here/multi-client.conf" >"$out"
+}
+
 # port_free PORT: no socket of any state is on PORT.
 port_free() { [ -z "$(ss -Htan "sport = :$1" 2>/dev/null)" ]; }
 

@@ -166,24 +166,8 @@ free_ports 1 redisport
 # bench.conf: multi-client.conf, replicas on rbase.., respPort respbase,
 # runTime.
 conf="$dir/bench.conf"
-awk -v base="$rbase" -v resp="$respbase" -v rt="${runtime}s" '
-	function first(s) { sub(/^[ \t]+/, "", s); sub(/[ \t].*$/, "", s); return s }
-	BEGIN { print "// scripts/resp-bench.sh: multi-client.conf with the replicas on free ports, respPort and runTime set" }
-	{
-		f = first($0)
-		if (f ~ /^---+$/) { section = "" }
-		else if (f ~ /^--/) { section = tolower($0) }
-		else if (section ~ /replicas/ && f != "" && f !~ /^\/\//) {
-			split($2, a, ":")
-			print $1 " " a[1] ":" base + n++ "    // port set by scripts/resp-bench.sh"; next
-		} else if (section == "" && tolower(f) ~ /^(respport|runtime|reqs):/) { next }
-		print
-	}
-	END {
-		if (n != 3) { print "resp-bench.sh: multi-client.conf has " n " replicas, not 3" > "/dev/stderr"; exit 1 }
-		print "respPort: " resp "    // set by scripts/resp-bench.sh"
-		print "runTime: " rt "    // set by scripts/resp-bench.sh"
-	}' "$here/multi-client.conf" >"$conf" || fatal "cannot derive bench.conf from multi-client.conf"
+derive_conf "$conf" scripts/resp-bench.sh "$rbase" respPort="$respbase" runTime="${runtime}s" reqs= ||
+	fatal "cannot derive bench.conf from multi-client.conf"
 hosts=$("$bin" -run hosts -config "$conf" 2>"$dir/hosts.err") || { cat "$dir/hosts.err" >&2; fatal "bench.conf is rejected (see above)"; }
 mapfile -t raddr < <(awk '$1 == "replica" { print $3 }' <<<"$hosts")
 mapfile -t ralias < <(awk '$1 == "replica" { print $2 }' <<<"$hosts")

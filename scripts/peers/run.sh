@@ -324,24 +324,8 @@ start_swiftpaxos() {
 	local proto=$1 level=$2 data=$3 rbase respbase conf="$slog/ycsb.conf" hosts i j t0 r a
 	free_ports 3 rbase
 	free_ports 3 respbase
-	awk -v base="$rbase" -v resp="$respbase" -v level="$level" '
-		function first(s) { sub(/^[ \t]+/, "", s); sub(/[ \t].*$/, "", s); return s }
-		BEGIN { print "// scripts/peers/run.sh: multi-client.conf with the replicas on free ports, respPort and respLevel set" }
-		{
-			f = first($0)
-			if (f ~ /^---+$/) { section = "" }
-			else if (f ~ /^--/) { section = tolower($0) }
-			else if (section ~ /replicas/ && f != "" && f !~ /^\/\//) {
-				split($2, a, ":")
-				print $1 " " a[1] ":" base + n++ "    // port set by scripts/peers/run.sh"; next
-			} else if (section == "" && tolower(f) ~ /^(respport|resplevel|datadir):/) { next }
-			print
-		}
-		END {
-			if (n != 3) { print "run.sh: multi-client.conf has " n " replicas, not 3" > "/dev/stderr"; exit 1 }
-			print "respPort: " resp "    // set by scripts/peers/run.sh"
-			print "respLevel: " level "    // set by scripts/peers/run.sh"
-		}' "$here/multi-client.conf" >"$conf" || fatal "cannot derive ycsb.conf from multi-client.conf"
+	derive_conf "$conf" scripts/peers/run.sh "$rbase" respPort="$respbase" respLevel="$level" dataDir= ||
+		fatal "cannot derive ycsb.conf from multi-client.conf"
 	hosts=$("$bin" -run hosts -config "$conf" 2>"$slog/hosts.err") || { cat "$slog/hosts.err" >&2; fatal "$conf is rejected (see above)"; }
 	local raddr ralias resp0
 	mapfile -t raddr < <(awk '$1 == "replica" { print $3 }' <<<"$hosts")
