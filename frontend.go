@@ -8,7 +8,7 @@ import (
 	"swiftpaxos/client/resp"
 	"swiftpaxos/client/statuscli"
 	"swiftpaxos/config"
-	"swiftpaxos/replica"
+	"swiftpaxos/replica/server"
 	"swiftpaxos/replica/wire"
 )
 
@@ -16,9 +16,9 @@ import (
 // its RESP front-end beside it (client/resp). Either failing stops both:
 // a replica whose RESP port cannot be bound says so rather than run
 // without it.
-func serveReplica(ctx context.Context, cfg *config.Config, p protocol, o replica.ServerOptions) error {
+func serveReplica(ctx context.Context, cfg *config.Config, p protocol, o server.Options) error {
 	if cfg.RESPPort == 0 {
-		return replica.Serve(ctx, o)
+		return server.Serve(ctx, o)
 	}
 	i, _ := cfg.ReplicaIndex(o.Alias)
 	fe, err := resp.New(resp.Options{Config: cfg, Alias: o.Alias, NewPolicy: p.client, Log: o.Log, Metrics: o.Metrics,
@@ -28,7 +28,7 @@ func serveReplica(ctx context.Context, cfg *config.Config, p protocol, o replica
 	}
 	o.FrontEndConns = fe.Conns
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return replica.Serve(gctx, o) })
+	g.Go(func() error { return server.Serve(gctx, o) })
 	g.Go(func() error { return fe.Serve(gctx) })
 	return g.Wait()
 }

@@ -29,6 +29,7 @@ import (
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/metrics"
 	"swiftpaxos/replica"
+	"swiftpaxos/replica/server"
 )
 
 // protocol is one protocol's two sides.
@@ -314,7 +315,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return kvcli.Run(ctx, kvcli.Options{Config: cfg.For(*alias), Alias: *alias, Policy: p.client, Level: kl, Verbose: *verbose,
 			Timeout: *timeout, Interactive: isTerminal(stdin) && fs.NArg() == 0, Log: log, In: stdin, Out: stdout, Err: stderr}, fs.Args())
 	case "server":
-		err = serveReplica(ctx, cfg, p, replica.ServerOptions{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath, Metrics: registerer(reg),
+		err = serveReplica(ctx, cfg, p, server.Options{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath, Metrics: registerer(reg),
 			ClusterNew: *clusterState == "new"})
 	case "client":
 		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath, JournalPath: *journalPath, Metrics: registerer(reg)})

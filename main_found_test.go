@@ -17,7 +17,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"swiftpaxos/config"
-	"swiftpaxos/replica"
+	"swiftpaxos/replica/server"
 )
 
 // starter starts the replicas of one configuration one by one, in this
@@ -58,7 +58,7 @@ func (s *starter) start(i int, isNew bool) {
 	})
 	listening := make(chan struct{})
 	s.wg.Go(func() {
-		err := replica.Serve(s.ctx, replica.ServerOptions{Config: s.cfg, Alias: alias, Policy: protocols[string(s.cfg.Protocol)].replica,
+		err := server.Serve(s.ctx, server.Options{Config: s.cfg, Alias: alias, Policy: protocols[string(s.cfg.Protocol)].replica,
 			ClusterNew: isNew, Ready: func(net.Addr) { close(listening) },
 			Log: zaptest.NewLogger(s.t, zaptest.WrapOptions(hook)).Named(alias)})
 		if s.ctx.Err() == nil {

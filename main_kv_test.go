@@ -18,7 +18,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"swiftpaxos/config"
-	"swiftpaxos/replica"
+	"swiftpaxos/replica/server"
 )
 
 // loopbackPorts returns n ports of 127.0.0.1 that were free a moment ago.
@@ -66,7 +66,7 @@ func startReplicas(t *testing.T, path string) {
 	for i := range cfg.N() {
 		alias := fmt.Sprintf("replica%d", i)
 		wg.Go(func() {
-			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, ClusterNew: true, Policy: protocols[string(cfg.Protocol)].replica,
+			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: protocols[string(cfg.Protocol)].replica,
 				Log: zaptest.NewLogger(t, zaptest.WrapOptions(member)).Named(alias)})
 			if ctx.Err() == nil {
 				t.Errorf("%s stopped: %v", alias, err)

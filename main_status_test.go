@@ -23,7 +23,7 @@ import (
 
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
-	"swiftpaxos/replica"
+	"swiftpaxos/replica/server"
 )
 
 // cluster runs the replicas of a configuration in this process, each
@@ -61,14 +61,14 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 		c.stop = append(c.stop, cancel)
 		done := make(chan struct{})
 		c.done = append(c.done, done)
-		o := replica.ServerOptions{Config: cfg, Alias: alias, ClusterNew: true, Policy: protocols[string(cfg.Protocol)].replica,
+		o := server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: protocols[string(cfg.Protocol)].replica,
 			Log: zaptest.NewLogger(t, zaptest.WrapOptions(hook)).Named(alias)}
 		if i < len(regs) {
 			o.Metrics = regs[i]
 		}
 		c.wg.Go(func() {
 			defer close(done)
-			err := replica.Serve(ctx, o)
+			err := server.Serve(ctx, o)
 			if ctx.Err() == nil {
 				t.Errorf("%s stopped: %v", alias, err)
 				ready <- struct{}{}
@@ -189,7 +189,7 @@ func TestStatusSaysThereIsNoLeader(t *testing.T) {
 		alias := fmt.Sprintf("replica%d", i)
 		listening := make(chan struct{})
 		wg.Go(func() {
-			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, Policy: protocols["curpht"].replica,
+			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, Policy: protocols["curpht"].replica,
 				Log: zaptest.NewLogger(t, zaptest.WrapOptions(hook)).Named(alias), Ready: func(net.Addr) { close(listening) }})
 			if ctx.Err() == nil {
 				t.Errorf("%s stopped: %v", alias, err)
@@ -302,7 +302,7 @@ func TestDurableReplicaRefusesAnotherClustersData(t *testing.T) {
 	appendConf(t, ho, "dataDir: "+data)
 	cfg, err := config.Load(ho)
 	require.NoError(t, err)
-	err = replica.Serve(t.Context(), replica.ServerOptions{Config: cfg, Alias: "replica0",
+	err = server.Serve(t.Context(), server.Options{Config: cfg, Alias: "replica0",
 		Policy: protocols["curpho"].replica, Log: zaptest.NewLogger(t)})
 	require.ErrorContains(t, err, filepath.Join(data, "replica0")+" holds the state of another cluster "+
 		"(protocol curpht, replicas replica0 replica1 replica2), not of this one (protocol curpho, replicas replica0 replica1 replica2)")
@@ -313,7 +313,7 @@ func TestDurableReplicaRefusesAnotherClustersData(t *testing.T) {
 	restarted := make(chan struct{})
 	errc := make(chan error, 1)
 	go func() {
-		errc <- replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: "replica0", Policy: protocols["curpht"].replica,
+		errc <- server.Serve(ctx, server.Options{Config: cfg, Alias: "replica0", Policy: protocols["curpht"].replica,
 			Log: zaptest.NewLogger(t), Ready: func(net.Addr) { close(restarted) }})
 	}()
 	select {

@@ -19,7 +19,7 @@ import (
 	"swiftpaxos/config"
 	"swiftpaxos/cost"
 	curpht "swiftpaxos/curp-ht"
-	"swiftpaxos/replica"
+	"swiftpaxos/replica/server"
 )
 
 // freePorts reserves n TCP ports on 127.0.0.1 and releases them.
@@ -65,7 +65,7 @@ func startCluster(t *testing.T, cfg *config.Config, costDir string) (stop func()
 	for i := range cfg.N() {
 		alias := fmt.Sprintf("replica%d", i)
 		wg.Go(func() {
-			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, ClusterNew: true, Policy: curpht.NewReplicaPolicy,
+			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: curpht.NewReplicaPolicy,
 				Log: zaptest.NewLogger(t).Named(alias), Ready: func(net.Addr) { ready <- struct{}{} },
 				CostPath: filepath.Join(costDir, "cost-"+alias+".json")})
 			if ctx.Err() == nil || err != nil {

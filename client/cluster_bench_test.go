@@ -14,6 +14,7 @@ import (
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
+	"swiftpaxos/replica/server"
 	"swiftpaxos/replica/wire"
 )
 
@@ -117,7 +118,7 @@ func benchSession(b *testing.B, p func() replica.Policy, cp client.Policy) *clie
 	for i := range cfg.N() {
 		alias := fmt.Sprintf("replica%d", i)
 		wg.Go(func() {
-			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, ClusterNew: true, Policy: p,
+			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: p,
 				Log: zap.NewNop(), Ready: func(net.Addr) { ready <- struct{}{} }})
 			if ctx.Err() == nil {
 				failed <- fmt.Errorf("%s stopped: %v", alias, err)

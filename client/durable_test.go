@@ -15,7 +15,7 @@ import (
 
 	"swiftpaxos/client"
 	curpht "swiftpaxos/curp-ht"
-	"swiftpaxos/replica"
+	"swiftpaxos/replica/server"
 	"swiftpaxos/replica/wire"
 )
 
@@ -37,7 +37,7 @@ func TestDurableClusterComesBackFromDisk(t *testing.T) {
 		for i := range 3 {
 			alias := fmt.Sprintf("replica%d", i)
 			wg.Go(func() {
-				err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, Policy: curpht.NewReplicaPolicy,
+				err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, Policy: curpht.NewReplicaPolicy,
 					Log: zaptest.NewLogger(t).Named(alias), Ready: func(net.Addr) { ready <- struct{}{} }})
 				if err != nil {
 					t.Errorf("%s: %v", alias, err)

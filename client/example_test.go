@@ -12,7 +12,7 @@ import (
 	"swiftpaxos/config"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica"
+	"swiftpaxos/replica/server"
 )
 
 // A session against a cluster of three CURP-HT replicas: strong and weak
@@ -123,7 +123,7 @@ func startLocalCluster() (cfg *config.Config, stop func(), err error) {
 	for i := range cfg.N() {
 		alias := fmt.Sprintf("replica%d", i)
 		wg.Go(func() {
-			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, ClusterNew: true, Policy: curpht.NewReplicaPolicy,
+			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: curpht.NewReplicaPolicy,
 				Ready: func(net.Addr) { ready <- nil }})
 			if ctx.Err() == nil {
 				ready <- fmt.Errorf("%s stopped: %v", alias, err)

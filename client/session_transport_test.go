@@ -19,7 +19,7 @@ import (
 	"swiftpaxos/config/certs"
 	"swiftpaxos/cost"
 	curpht "swiftpaxos/curp-ht"
-	"swiftpaxos/replica"
+	"swiftpaxos/replica/server"
 	"swiftpaxos/replica/wire"
 )
 
@@ -27,17 +27,17 @@ import (
 // fewer than all, they start as members of a brand-new cluster at once: a
 // new cluster otherwise waits for every replica to bootstrap
 // (docs/DECISIONS.md 21), and these tests run one short.
-func startCounted(t *testing.T, cfg *config.Config, n int) []*replica.ConnCounters {
+func startCounted(t *testing.T, cfg *config.Config, n int) []*server.ConnCounters {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	ready := make(chan struct{}, n)
-	counters := make([]*replica.ConnCounters, n)
+	counters := make([]*server.ConnCounters, n)
 	for i := range n {
 		alias := fmt.Sprintf("replica%d", i)
-		counters[i] = &replica.ConnCounters{}
+		counters[i] = &server.ConnCounters{}
 		wg.Go(func() {
-			err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, ClusterNew: true, Policy: curpht.NewReplicaPolicy,
+			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: curpht.NewReplicaPolicy,
 				Log: zaptest.NewLogger(t).Named(alias), Counters: counters[i], Ready: func(net.Addr) { ready <- struct{}{} },
 				StartAsMember: n < cfg.N()})
 			if ctx.Err() == nil {

@@ -7,7 +7,7 @@
 // adds on counters of the operation's own thread (no label lookup, no
 // bucket search, no cache line shared with another thread), which a
 // scrape adds up; the replica's state is read at scrape time from
-// values its event loop publishes (replica/metrics.go).
+// values its event loop publishes (replica/server/metrics.go).
 //
 // Thread-safety: everything here may be used from any goroutine.
 package metrics

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.uber.org/zap"
-
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
 )
@@ -41,7 +39,7 @@ func (r Role) String() string {
 // (the replica's event loop, or the simulator) owns it.
 type Core struct {
 	o      Options
-	log    *zap.Logger
+	log    Logger
 	policy Policy
 	out    outbox
 
@@ -204,7 +202,7 @@ func (c *Core) StepClient(from wire.ClientID, m wire.Message) {
 
 func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
 	if !validRequest(m, c.o.Limits, c.o.Mutation.AcceptWeakRMW) {
-		c.log.Debug("invalid client request dropped", zap.Uint64("client", uint64(from)), zap.Stringer("type", typeName{m}))
+		c.log.Debug("invalid client request dropped", "client", uint64(from), "type", typeName{m})
 		return
 	}
 	if c.role == Leader {
@@ -245,7 +243,7 @@ func (c *Core) stepClient(from wire.ClientID, m wire.Message) {
 		c.onEndSession(from, m)
 	default:
 		if !c.policy.HandleClient(c, from, m) {
-			c.log.Warn("unexpected client message", zap.Uint64("client", uint64(from)), zap.Stringer("type", typeName{m}))
+			c.log.Warn("unexpected client message", "client", uint64(from), "type", typeName{m})
 		}
 	}
 }

@@ -2,8 +2,7 @@
 // section 3): the log with prefix commitment and ballots, replication
 // (batched Accept / AcceptAck / Commit), execution strictly in slot order,
 // the witness record store, the client table with de-duplication, leader
-// speculation over the log prefix, weak reads under the read frontier, and
-// the TCP server that runs a Core.
+// speculation over the log prefix, and weak reads under the read frontier.
 //
 // # Shape
 //
@@ -11,12 +10,11 @@
 // StepReplica, Tick and Apply, reads time from an injected clock, and
 // keeps every output until the driver takes it with Ready (ready.go),
 // once per batch of inputs. It spawns no goroutine and is not safe for
-// concurrent use. The server (server.go; conn.go for incoming
-// connections, dial.go for outgoing ones, idle.go for the idle sweep) owns
-// one Core on one event-loop goroutine; one reader goroutine per
-// connection decodes frames and hands them to the loop in arrival order,
-// and one batcher per connection encodes and writes. The simulator in
-// sim/ drives the same Core over a simulated network.
+// concurrent use. It does no I/O: the package imports no net, os, sync or
+// crypto/tls, logs through the narrow Logger it is given, and hands the
+// changes to durable state out as storage.Batch values. Two drivers run
+// it: the TCP server (replica/server), one Core on one event-loop
+// goroutine, and the simulator (sim/), over a simulated network.
 //
 // Protocols plug in through Policy: curp-ht and curp-ho implement only
 // what they change (weak-write paths, the CURP-HO barrier, witness
@@ -56,9 +54,9 @@
 // they are on disk and calls Synced, and a leader counts its own entries
 // toward commits only then (durable.go). A replica restarts from what it
 // wrote (restore.go); a brand-new durable cluster serves once a majority
-// have their membership on disk (founding.go). The server persists on a
-// goroutine of its own with one fsync per drained queue (server_persist.go,
-// replica/storage). In memory mode none of this runs.
+// have their membership on disk (founding.go). The server writes the
+// batches with one fsync per drained queue (replica/server,
+// replica/storage/disk). In memory mode none of this runs.
 //
 // # Failures
 //

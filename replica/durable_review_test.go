@@ -4,9 +4,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-	"go.uber.org/zap/zaptest/observer"
 
 	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/wire"
@@ -63,13 +60,32 @@ func TestRestoredReplicaWaitsBeforePreVoting(t *testing.T) {
 // restored learner does not, until it catches up.
 func TestRestoredMemberSaysItIsAMember(t *testing.T) {
 	for _, member := range []bool{true, false} {
-		obs, logs := observer.New(zapcore.InfoLevel)
+		logs := &recordLog{}
 		c := newStepCore(t, 1, 3, func(o *Options) {
-			o.Durable, o.StartAsMember, o.Log = true, false, zap.New(obs)
+			o.Durable, o.StartAsMember, o.Log = true, false, logs
 			o.Restore = &storage.State{Hard: storage.HardState{Member: member, Vote: wire.NoReplica}}
 		})
 		require.Equal(t, member, c.Member())
-		n := logs.FilterMessage("rejoined as a full member").Len()
+		n := logs.count("rejoined as a full member")
 		require.Equal(t, map[bool]int{true: 1, false: 0}[member], n, "member %v", member)
 	}
+}
+
+// recordLog is a Logger that keeps the messages logged at level Info.
+type recordLog struct {
+	nopLogger
+	info []string
+}
+
+func (l *recordLog) Info(msg string, _ ...any) { l.info = append(l.info, msg) }
+
+// count is how many times msg was logged.
+func (l *recordLog) count(msg string) int {
+	n := 0
+	for _, m := range l.info {
+		if m == msg {
+			n++
+		}
+	}
+	return n
 }

@@ -4,8 +4,6 @@ import (
 	"math"
 	"time"
 
-	"go.uber.org/zap"
-
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/quorum"
 	"swiftpaxos/replica/wire"
@@ -80,7 +78,7 @@ func (c *Core) startElection() {
 	c.el.votes[c.o.ID] = true
 	c.resetElectionTimer()
 	last, lastBallot := c.voteLog()
-	c.log.Info("starting election", zap.Uint32("ballot", uint32(c.ballot)))
+	c.log.Info("starting election", "ballot", uint32(c.ballot))
 	for p := range c.o.N {
 		if wire.ReplicaID(p) != c.o.ID {
 			c.out.toReplica(wire.ReplicaID(p), &wire.RequestVote{Ballot: c.ballot, Candidate: c.o.ID, LastSlot: last, LastBallot: lastBallot})
@@ -127,8 +125,8 @@ func (c *Core) onPreVote(from wire.ReplicaID, m *wire.PreVote) error {
 	}
 	granted := c.member && m.Ballot > c.ballot && !c.leaderAlive() && !c.justRestored() && c.upToDate(m.LastSlot, m.LastBallot)
 	if granted && c.leaderLost && c.o.Now()-c.leaderHeard < int64(c.o.ElectionTimeoutMin) {
-		c.log.Info("granted a pre-vote: the connection from the leader broke", zap.Int32("candidate", int32(m.Candidate)),
-			zap.Int32("leader", int32(c.leader)), zap.Uint32("ballot", uint32(m.Ballot)))
+		c.log.Info("granted a pre-vote: the connection from the leader broke", "candidate", int32(m.Candidate),
+			"leader", int32(c.leader), "ballot", uint32(m.Ballot))
 	}
 	if granted {
 		c.el.preGranted, c.el.preGrantedIn, c.el.preGrantedAt = m.Candidate, m.Ballot, c.o.Now()
@@ -227,7 +225,7 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 		defer c.viewChanged()
 	}
 	if c.role == Leader {
-		c.log.Info("stepping down", zap.Uint32("ballot", uint32(b)))
+		c.log.Info("stepping down", "ballot", uint32(b))
 	}
 	if c.role != Follower {
 		c.founded = nil // its buffered requests are retried by their clients

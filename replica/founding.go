@@ -1,8 +1,6 @@
 package replica
 
 import (
-	"go.uber.org/zap"
-
 	"swiftpaxos/replica/quorum"
 	"swiftpaxos/replica/wire"
 )
@@ -57,7 +55,7 @@ func (c *Core) foundingAck(p wire.ReplicaID) {
 		return
 	}
 	c.founded = nil
-	c.log.Info("a majority are members on disk: serving", zap.Int("buffered", len(f.buffered)))
+	c.log.Info("a majority are members on disk: serving", "buffered", len(f.buffered))
 	for _, b := range f.buffered {
 		c.stepClient(b.from, b.msg)
 	}

@@ -3,8 +3,6 @@ package replica
 import (
 	"slices"
 
-	"go.uber.org/zap"
-
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/quorum"
 	"swiftpaxos/replica/wire"
@@ -129,8 +127,8 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 	}
 	if !j.learner && !c.freshReply(m) {
 		j.learner = true
-		c.log.Info("joining as a learner: a replica that holds state answered", zap.Int32("from", int32(from)),
-			zap.Bool("member", m.Member), zap.Uint64("last_slot", uint64(m.LastSlot)))
+		c.log.Info("joining as a learner: a replica that holds state answered", "from", int32(from),
+			"member", m.Member, "last_slot", uint64(m.LastSlot))
 	}
 	if c.fresh() {
 		c.founders = make([]uint64, c.o.N)
@@ -160,7 +158,7 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 			}
 		}
 		c.founders[c.o.ID] = c.incarnation
-		c.log.Info("founding the cluster with a majority of new replicas", zap.Int("new", c.freshNew(0)))
+		c.log.Info("founding the cluster with a majority of new replicas", "new", c.freshNew(0))
 		c.bootstrap(c.o.ClusterNew)
 		return nil
 	}
@@ -277,7 +275,7 @@ func (c *Core) bootstrap(lead bool) {
 		c.out.toReplica(c.leader, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Success: true})
 	}
 	c.resetElectionTimer()
-	c.log.Info("cluster bootstrapped", zap.Int32("leader", int32(c.o.InitialLeader)))
+	c.log.Info("cluster bootstrapped", "leader", int32(c.o.InitialLeader))
 	c.releaseEarly()
 }
 
@@ -290,7 +288,7 @@ func (c *Core) checkMember() {
 	}
 	c.member = true
 	c.resetElectionTimer()
-	c.log.Info("rejoined as a full member", zap.Uint32("ballot", uint32(c.ballot)), zap.Uint64("applied", uint64(c.appliedIndex)))
+	c.log.Info("rejoined as a full member", "ballot", uint32(c.ballot), "applied", uint64(c.appliedIndex))
 	if c.o.Rejoined != nil {
 		c.o.Rejoined(c.appliedIndex)
 	}

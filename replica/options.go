@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"go.uber.org/zap"
-
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/wire"
@@ -21,7 +19,7 @@ type Options struct {
 	// Policy is the protocol's; one per Core, as it may keep state of
 	// its own (CURP-HO's batched commits and index of weak records).
 	Policy Policy
-	Log    *zap.Logger
+	Log    Logger
 	// Now returns the current instant in nanoseconds on a monotonic clock.
 	Now  func() int64
 	Rand *rand.Rand
@@ -190,7 +188,7 @@ func (o Options) withDefaults() Options {
 		o.LogRetain = 10_000
 	}
 	if o.Log == nil {
-		o.Log = zap.NewNop()
+		o.Log = nopLogger{}
 	}
 	return o
 }

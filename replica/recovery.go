@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"slices"
 
-	"go.uber.org/zap"
-
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/quorum"
 	"swiftpaxos/replica/wire"
@@ -30,7 +28,7 @@ func (c *Core) becomeLeader() {
 	c.leader = c.o.ID
 	c.leaderSince = c.o.Now()
 	clear(c.xfer)
-	c.log.Info("elected leader", zap.Uint32("ballot", uint32(c.ballot)), zap.Uint64("last", uint64(c.entries.last())))
+	c.log.Info("elected leader", "ballot", uint32(c.ballot), "last", uint64(c.entries.last()))
 	last := c.entries.last()
 	for p := range c.o.N {
 		c.match[p], c.sent[p] = 0, last
@@ -126,7 +124,7 @@ func (c *Core) maybeFinishRecovery() {
 	}
 	c.appendEntry(wire.Entry{Ballot: c.ballot, Command: kvs.Command{Op: kvs.OpNoop}, Level: wire.Strong})
 	c.learnViewStart(c.ballot, c.entries.last()+1)
-	c.log.Info("view started", zap.Uint32("ballot", uint32(c.ballot)), zap.Int("replayed", len(replay)), zap.Uint64("view_start", uint64(c.viewStart)))
+	c.log.Info("view started", "ballot", uint32(c.ballot), "replayed", len(replay), "view_start", uint64(c.viewStart))
 	buffered := c.rec.buffered
 	c.rec = nil
 	c.announceView()

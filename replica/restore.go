@@ -1,8 +1,6 @@
 package replica
 
 import (
-	"go.uber.org/zap"
-
 	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/wire"
 )
@@ -40,14 +38,14 @@ func (c *Core) restore(st *storage.State) {
 	c.role, c.leader = Follower, wire.NoReplica
 	c.resetElectionTimer()
 	c.restored, c.restoredAt = true, now
-	c.log.Info("restarted from disk", zap.Uint32("ballot", uint32(c.ballot)), zap.Bool("member", c.member),
-		zap.Uint64("snapshot", uint64(c.entries.base)), zap.Uint64("last", uint64(c.entries.last())),
-		zap.Int("records", len(st.Records)), zap.Int("cut", st.Cut))
+	c.log.Info("restarted from disk", "ballot", uint32(c.ballot), "member", c.member,
+		"snapshot", uint64(c.entries.base), "last", uint64(c.entries.last()),
+		"records", len(st.Records), "cut", st.Cut)
 	if c.member {
 		// The line a restarted replica logs when it votes and witnesses
 		// again (checkMember): the run's summary looks for it.
-		c.log.Info("rejoined as a full member", zap.Uint32("ballot", uint32(c.ballot)), zap.Uint64("applied", uint64(c.appliedIndex)),
-			zap.Bool("from_disk", true))
+		c.log.Info("rejoined as a full member", "ballot", uint32(c.ballot), "applied", uint64(c.appliedIndex),
+			"from_disk", true)
 	}
 }
 

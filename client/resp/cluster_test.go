@@ -23,6 +23,7 @@ import (
 	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/replica"
+	"swiftpaxos/replica/server"
 	"swiftpaxos/replica/wire"
 )
 
@@ -129,7 +130,7 @@ respPort: %d
 			defer close(done)
 			var inner sync.WaitGroup
 			inner.Go(func() {
-				if err := replica.Serve(ctx, replica.ServerOptions{Config: cfg, Alias: alias, ClusterNew: true, Policy: p.replica,
+				if err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: p.replica,
 					Log: log, FrontEndConns: fe.Conns, AppliedLogPath: appliedLog}); ctx.Err() == nil {
 					t.Errorf("%s stopped: %v", alias, err)
 				}

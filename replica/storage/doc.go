@@ -1,46 +1,21 @@
-// Package storage keeps a replica's durable state in durable mode (the
-// dataDir key): its hard state (ballot, vote, membership), its log entries
-// by slot, its witness records of writes (strong ones and CURP-HO's
-// weak-write records; a read's record is never written down,
+// Package storage is what a replica keeps durable in durable mode (the
+// dataDir key), as values: its hard state (ballot, vote, membership), its
+// log entries by slot, its witness records of writes (strong ones and
+// CURP-HO's weak-write records; a read's record is never written down,
 // docs/DECISIONS.md 30), and its latest snapshot (PROTOCOL.md 3.1, 3.4,
 // 5.3, 6.10).
 //
 // # Shape
 //
 // The core never touches a disk. Each Ready of a durable core carries a
-// Batch, what changed since the previous one; the server's loop writes it
-// into pebble's log and memtable (Store.Start) without waiting for its
-// fsync (a batch with a received snapshot, and those after it, go through
-// a persister goroutine instead) and goes on while pebble syncs the log:
-// whatever reaches the log during an fsync goes with the next one (group
-// commit). The log's files are written with zeros ahead of pebble's
-// writes (walfile.go), so that an fsync only writes data. A waiter goroutine waits for each write's fsync
-// in order (Pending.Wait) and only then lets the loop send the
-// acknowledgements those batches held back (Ready.AfterSync).
-// Mem applies the same batches to memory with the same outcome and lets
-// the simulator model a crash (unsynced batches lost, a torn last one cut).
+// Batch, what changed since the previous one; a driver applies the batches
+// in order and tells the core when they are durable. Two drivers do:
+// replica/storage/disk writes them to pebble and a snapshot file for the
+// server, and Mem applies them to memory with the same outcome for the
+// simulator, which models a crash with it (unsynced batches lost, a torn
+// last one cut). State is what a replica restarts from; Assemble builds
+// it from what either kept, with the same rules.
 //
-// # Files
-//
-// In a replica's directory: db/, a pebble database (its write-ahead log
-// checksums each batch and cuts a torn tail at open; it also keeps the
-// identity of the cluster the store belongs to, Cluster), and snapshot, the
-// latest snapshot, written to snapshot.tmp, synced, renamed and the
-// directory synced, with a CRC-32C over the whole file (snapfile.go). A
-// snapshot that fails its checksum or does not decode is an error that
-// names the file: a replica never starts empty over a damaged one.
-//
-// # Invariants
-//
-//   - Batches are applied in order and each one whole or not at all, so
-//     a batch that is durable implies every earlier one is.
-//   - The log on disk is contiguous from the snapshot's slot + 1; entries
-//     above a gap (a crash between a received snapshot and its suffix)
-//     are removed when the store opens, and entries at or below the
-//     snapshot's slot are removed once the snapshot is durable.
-//   - A snapshot file is replaced only by a snapshot of a later slot.
-//
-// Store is safe for one writer (Write, or Start with one waiter calling
-// the Pendings' Wait in order) plus the snapshot writer (SaveSnapshot) at
-// once; Mem is not safe for concurrent use.
+// This package does no I/O, so the core that builds batches imports
+// neither pebble nor os. Mem is not safe for concurrent use.
 package storage

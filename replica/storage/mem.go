@@ -85,12 +85,12 @@ func (m *Mem) State() (*State, error) {
 	for _, r := range m.records {
 		recs = append(recs, r)
 	}
-	st, err := assemble(m.hard, m.snap, ents, recs, "memory")
+	st, err := Assemble(m.hard, m.snap, ents, recs, "memory")
 	if err != nil {
 		return nil, err
 	}
 	if st.Cut > 0 {
-		m.truncate(st.lastSlot())
+		m.truncate(st.LastSlot())
 	}
 	return st, nil
 }

@@ -9,14 +9,14 @@ import (
 	"swiftpaxos/replica/wire"
 )
 
-// assemble builds the state a replica restarts from out of what is on
+// Assemble builds the state a replica restarts from out of what is on
 // disk: ents sorted by slot, recs in any order. Entries the snapshot
 // covers are skipped; the log must go on at the snapshot's next slot, and
 // it ends at the first gap (Cut counts what lies beyond: a crash left it
 // between a received snapshot and its suffix, and nothing acknowledged it).
 // A log that starts above slot 1 with no snapshot below it means the
 // snapshot was lost: that is an error, never an empty start.
-func assemble(hard HardState, snap *Snapshot, ents []wire.Entry, recs []wire.Record, where string) (*State, error) {
+func Assemble(hard HardState, snap *Snapshot, ents []wire.Entry, recs []wire.Record, where string) (*State, error) {
 	st := &State{Hard: hard, Snapshot: snap}
 	var base kvs.Slot
 	if snap != nil {
@@ -37,8 +37,8 @@ func assemble(hard HardState, snap *Snapshot, ents []wire.Entry, recs []wire.Rec
 	return st, nil
 }
 
-// lastSlot is the last slot of the log State holds.
-func (s *State) lastSlot() kvs.Slot {
+// LastSlot is the last slot of the log State holds.
+func (s *State) LastSlot() kvs.Slot {
 	if n := len(s.Entries); n > 0 {
 		return s.Entries[n-1].Slot
 	}

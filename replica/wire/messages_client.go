@@ -149,7 +149,7 @@ type EndSession struct {
 
 // StatusRequest asks a replica for its status (swiftpaxos -run status). It
 // may come on any client connection; the replica's server answers it from
-// the core's read-only accessors, outside the protocol (replica/status.go).
+// the core's read-only accessors, outside the protocol (replica/server/status.go).
 type StatusRequest struct {
 	Nonce uint64 // echoed in the reply
 }

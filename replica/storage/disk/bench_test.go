@@ -1,0 +1,83 @@
+package disk
+
+import (
+	"fmt"
+	"os"
+	"swiftpaxos/replica/storage"
+	"syscall"
+	"testing"
+	"time"
+
+	"swiftpaxos/kvs"
+	"swiftpaxos/replica/wire"
+)
+
+// BenchmarkSyncedBatch measures one Write: one pebble batch committed with
+// one fsync, holding n log entries of a 100-byte PUT and n witness records
+// kept and n removed (what a follower persists for n strong writes), on
+// the local disk (the test's temporary directory) and on tmpfs
+// (/dev/shm, when present). ns/op is the latency of one group commit;
+// cpu-us/op the CPU the process spent on it, user and kernel, pebble's
+// goroutines included: on a virtual machine an fsync costs CPU time as
+// well as latency (docs/TUNING.md, "What bounds durable mode here").
+func BenchmarkSyncedBatch(b *testing.B) {
+	dirs := map[string]string{"disk": b.TempDir()}
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		shm, err := os.MkdirTemp("/dev/shm", "swiftpaxos-bench-")
+		if err == nil {
+			defer os.RemoveAll(shm)
+			dirs["tmpfs"] = shm
+		}
+	}
+	for _, where := range []string{"disk", "tmpfs"} {
+		dir, ok := dirs[where]
+		if !ok {
+			continue
+		}
+		for _, n := range []int{1, 16, 128} {
+			b.Run(fmt.Sprintf("%s/n=%d", where, n), func(b *testing.B) {
+				s, _, err := Open(fmt.Sprintf("%s/n%d", dir, n), testCluster, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				value := make([]byte, 100)
+				keys := make([]kvs.Key, 1000)
+				for i := range keys {
+					keys[i] = testKey(i)
+				}
+				slot := kvs.Slot(0)
+				b.ReportAllocs()
+				cpu0 := cpuTime(b)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					bt := &storage.Batch{}
+					for j := 0; j < n; j++ {
+						slot++
+						id := wire.CmdID{Client: 1, Seq: wire.Seq(slot)}
+						cmd := kvs.Command{Op: kvs.OpPut, Key: keys[slot%1000], Value: value}
+						bt.Entries = append(bt.Entries, wire.Entry{Slot: slot, Ballot: 1, Cmd: id, Command: cmd, Level: wire.Strong})
+						bt.Records = append(bt.Records, storage.RecordOp{Record: wire.Record{Cmd: id, Command: cmd, Level: wire.Strong, Accepted: true, Ballot: 1}})
+						if slot > 1 {
+							bt.Records = append(bt.Records, storage.RecordOp{Remove: true, Record: wire.Record{Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(slot - 1)}}})
+						}
+					}
+					if err := s.Write([]*storage.Batch{bt}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				b.ReportMetric(float64(cpuTime(b)-cpu0)/1e3/float64(b.N), "cpu-us/op")
+			})
+		}
+	}
+}
+
+// cpuTime is the CPU the process has used so far, user and kernel.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
