@@ -21,12 +21,15 @@ import (
 
 	"swiftpaxos/check"
 	"swiftpaxos/client"
+	"swiftpaxos/client/bench"
 	"swiftpaxos/client/kvcli"
 	"swiftpaxos/client/statuscli"
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 	curpho "swiftpaxos/curp-ho"
+	"swiftpaxos/curp-ho/horeplica"
 	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/metrics"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/server"
@@ -40,8 +43,8 @@ type protocol struct {
 
 // protocols is the registry of protocol implementations.
 var protocols = map[string]protocol{
-	curpht.Name: {curpht.NewReplicaPolicy, curpht.NewClientPolicy},
-	curpho.Name: {curpho.NewReplicaPolicy, curpho.NewClientPolicy},
+	curpht.Name: {htreplica.NewPolicy, curpht.NewClientPolicy},
+	curpho.Name: {horeplica.NewPolicy, curpho.NewClientPolicy},
 }
 
 const usage = `usage: swiftpaxos -run server -config FILE -alias ALIAS [-cluster new|existing] [-protocol P] [-tls DIR] [-data DIR] [-metrics ADDR]
@@ -247,7 +250,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "status":
 		return statuscli.Run(context.Background(), statuscli.Options{Config: cfg, Timeout: *timeout, Out: stdout, Err: stderr})
 	case "summary":
-		return summarize(*resultsPath, cfg, client.SummaryOptions{Interrupted: *interrupted}, stdout, stderr)
+		return summarize(*resultsPath, cfg, bench.SummaryOptions{Interrupted: *interrupted}, stdout, stderr)
 	}
 	if *threads > 0 {
 		cfg.Override(func(p *config.Params) { p.ClientThreads = *threads })
@@ -318,7 +321,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = serveReplica(ctx, cfg, p, server.Options{Config: cfg, Alias: *alias, Policy: p.replica, Log: log, AppliedLogPath: *appliedLog, CostPath: *costPath, Metrics: registerer(reg),
 			ClusterNew: *clusterState == "new"})
 	case "client":
-		err = client.RunBenchmark(ctx, client.BenchOptions{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath, JournalPath: *journalPath, Metrics: registerer(reg)})
+		err = bench.Run(ctx, bench.Options{Config: cfg, Alias: *alias, Policy: p.client, Log: log, Out: stdout, Progress: stderr, ResultsPath: *resultsPath, HistoryPath: *historyPath, JournalPath: *journalPath, Metrics: registerer(reg)})
 	}
 	if err != nil {
 		// A client's errors already name the process; a replica's do not.

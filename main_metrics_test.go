@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
-	"swiftpaxos/client"
+	"swiftpaxos/client/bench"
 	"swiftpaxos/config"
 	"swiftpaxos/metrics"
 )
@@ -92,14 +92,14 @@ func TestMetricsEndpoint(t *testing.T) {
 	creg := metrics.NewRegistry()
 	curl := serveMetrics(t, creg)
 	resultsPath := t.TempDir() + "/results.json"
-	require.NoError(t, client.RunBenchmark(context.Background(), client.BenchOptions{Config: cfg, Alias: "client0",
+	require.NoError(t, bench.Run(context.Background(), bench.Options{Config: cfg, Alias: "client0",
 		Policy: protocols["curpho"].client, Log: zaptest.NewLogger(t), Seed: 1, ResultsPath: resultsPath, Metrics: creg}))
 
 	text := scrape(t, curl)
 	ops := "swiftpaxos_client_operations_total"
 	require.Equal(t, float64(threads*reqs), sum(t, text, ops), text)
 	require.Zero(t, sum(t, text, ops, `path="failed"`))
-	res, err := client.ReadResults(resultsPath)
+	res, err := bench.ReadResults(resultsPath)
 	require.NoError(t, err)
 	require.Equal(t, float64(res.FastPath), sum(t, text, ops, `path="fast"`))
 	require.Equal(t, float64(res.SlowPath), sum(t, text, ops, `path="slow"`))

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"swiftpaxos/client"
+	"swiftpaxos/client/bench"
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 )
@@ -14,11 +14,11 @@ import (
 
 // summarize merges a run's results (and checks its histories) for
 // run-multi-client.sh; the exit status says whether the run can be trusted.
-func summarize(dir string, cfg *config.Config, o client.SummaryOptions, stdout, stderr io.Writer) int {
+func summarize(dir string, cfg *config.Config, o bench.SummaryOptions, stdout, stderr io.Writer) int {
 	if dir == "" {
 		return usageError(stderr, "-run summary needs -results DIR")
 	}
-	sum, err := client.Summarize(dir, cfg, stdout, o)
+	sum, err := bench.Summarize(dir, cfg, stdout, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "swiftpaxos: summary of %s: %v\n", dir, err)
 		return 1

@@ -1431,7 +1431,7 @@ if [ -n "$nemesis" ]; then
 fi
 
 # The progress line: once a second, the last progress line of every
-# client (client/bench.go reportProgress: fields 2 seconds, 3 done[/total],
+# client (client/bench/bench.go reportProgress: fields 2 seconds, 3 done[/total],
 # 5 rate, 7 failed) merged into one, rewritten in place. Only on a
 # terminal, and only here: across hosts the clients' files are remote.
 if [ "$progress" = 1 ]; then

@@ -10,8 +10,12 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/client"
+	"swiftpaxos/client/bench"
+	"swiftpaxos/client/internal/localcluster"
 	curpho "swiftpaxos/curp-ho"
+	"swiftpaxos/curp-ho/horeplica"
 	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/server"
@@ -24,8 +28,8 @@ var benchProtocols = []struct {
 	replica func() replica.Policy
 	client  func() client.Policy
 }{
-	{"curpht", curpht.NewReplicaPolicy, curpht.NewClientPolicy},
-	{"curpho", curpho.NewReplicaPolicy, curpho.NewClientPolicy},
+	{"curpht", htreplica.NewPolicy, curpht.NewClientPolicy},
+	{"curpho", horeplica.NewPolicy, curpho.NewClientPolicy},
 }
 
 // BenchmarkCluster runs three replicas and one session in this process,
@@ -46,7 +50,7 @@ func BenchmarkCluster(b *testing.B) {
 			b.Run("strong-put", func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; b.Loop(); i++ {
-					if _, err := s.Put(b.Context(), []byte(client.KeyOf(int64(i%1000))), value, wire.Strong); err != nil {
+					if _, err := s.Put(b.Context(), []byte(bench.KeyOf(int64(i%1000))), value, wire.Strong); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -54,7 +58,7 @@ func BenchmarkCluster(b *testing.B) {
 			b.Run("weak-get", func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; b.Loop(); i++ {
-					if _, err := s.Get(b.Context(), []byte(client.KeyOf(int64(i%1000))), wire.Weak); err != nil {
+					if _, err := s.Get(b.Context(), []byte(bench.KeyOf(int64(i%1000))), wire.Weak); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -74,7 +78,7 @@ func mixOp(i int, value kvs.Value) client.Op {
 	if i%2 == 1 {
 		level = wire.Weak
 	}
-	key := client.KeyOf(int64((i * 7919) % 1000))
+	key := bench.KeyOf(int64((i * 7919) % 1000))
 	if (i/2)%10 == 0 {
 		return client.Op{Level: level, Command: kvs.Command{Op: kvs.OpPut, Key: key, Value: value}}
 	}
@@ -110,7 +114,7 @@ func benchSession(b *testing.B, p func() replica.Policy, cp client.Policy) *clie
 	b.Helper()
 	// The policies are the benchmark's; the configuration's protocol key
 	// is not read here.
-	cfg := benchConfig(b, freePorts(b, 3), "batchDelayUs: 150")
+	cfg := localcluster.Config(b, localcluster.FreePorts(b, 3), "batchDelayUs: 150")
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	ready := make(chan struct{}, cfg.N())
@@ -142,7 +146,7 @@ func benchSession(b *testing.B, p func() replica.Policy, cp client.Policy) *clie
 	}
 	b.Cleanup(func() { s.Close() })
 	// The first operation waits for the new cluster to form.
-	if _, err := s.Get(ctx, []byte(client.KeyOf(0)), wire.Strong); err != nil {
+	if _, err := s.Get(ctx, []byte(bench.KeyOf(0)), wire.Strong); err != nil {
 		b.Fatal(err)
 	}
 	return s

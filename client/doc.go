@@ -2,7 +2,9 @@
 // get, put, delete and scan keys, each operation at the consistency level
 // the caller chooses (strong: linearizable; weak: causal), and
 // compare-and-swap and increment them (strong only). It also holds the
-// session protocol core shared by both protocols and the benchmark driver.
+// session protocol core shared by both protocols. The benchmark driver,
+// its workloads and its summaries are client/bench, above this package:
+// a program that imports client links none of them.
 //
 // # Getting started
 //
@@ -173,7 +175,4 @@
 // replica, shared by every session given the same Transport, each with
 // one reader that hands every reply to the session it names
 // (docs/DECISIONS.md 28); a session given none opens its own.
-// RunBenchmark (bench*.go) is
-// the benchmark client process, and results*.go and runsummary.go merge
-// its results into a run's summary.
 package client

@@ -14,7 +14,10 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"swiftpaxos/client"
+	"swiftpaxos/client/bench"
+	"swiftpaxos/client/internal/localcluster"
 	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/replica/server"
 	"swiftpaxos/replica/wire"
 )
@@ -28,7 +31,7 @@ func TestDurableClusterComesBackFromDisk(t *testing.T) {
 		t.Skip("starts a localhost cluster twice")
 	}
 	data := t.TempDir()
-	cfg := benchConfig(t, freePorts(t, 3), "retryMs: 200\ndataDir: "+data)
+	cfg := localcluster.Config(t, localcluster.FreePorts(t, 3), "retryMs: 200\ndataDir: "+data)
 	require.Equal(t, data, cfg.DataPath)
 	serve := func() (stop func()) {
 		ctx, cancel := context.WithCancel(t.Context())
@@ -37,7 +40,7 @@ func TestDurableClusterComesBackFromDisk(t *testing.T) {
 		for i := range 3 {
 			alias := fmt.Sprintf("replica%d", i)
 			wg.Go(func() {
-				err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, Policy: curpht.NewReplicaPolicy,
+				err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, Policy: htreplica.NewPolicy,
 					Log: zaptest.NewLogger(t).Named(alias), Ready: func(net.Addr) { ready <- struct{}{} }})
 				if err != nil {
 					t.Errorf("%s: %v", alias, err)
@@ -65,12 +68,12 @@ func TestDurableClusterComesBackFromDisk(t *testing.T) {
 		if k%2 == 1 {
 			level = wire.Weak
 		}
-		_, err := s.Put(ctx, []byte(client.KeyOf(k)), []byte(fmt.Sprint("v", k)), level)
+		_, err := s.Put(ctx, []byte(bench.KeyOf(k)), []byte(fmt.Sprint("v", k)), level)
 		require.NoError(t, err)
 	}
 	// A strong read after the weak writes: the session's weak writes
 	// were committed before they completed (CURP-HT).
-	_, err := s.Get(ctx, []byte(client.KeyOf(0)), wire.Strong)
+	_, err := s.Get(ctx, []byte(bench.KeyOf(0)), wire.Strong)
 	require.NoError(t, err)
 	s.Close()
 	stop()
@@ -84,7 +87,7 @@ func TestDurableClusterComesBackFromDisk(t *testing.T) {
 	s = session()
 	defer s.Close()
 	for k := range int64(20) {
-		v, err := s.Get(ctx, []byte(client.KeyOf(k)), wire.Strong)
+		v, err := s.Get(ctx, []byte(bench.KeyOf(k)), wire.Strong)
 		require.NoError(t, err)
 		require.Equal(t, fmt.Sprint("v", k), string(v.Value), "key %d after the restart", k)
 	}

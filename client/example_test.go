@@ -11,6 +11,7 @@ import (
 	"swiftpaxos/client"
 	"swiftpaxos/config"
 	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/server"
 )
@@ -123,7 +124,7 @@ func startLocalCluster() (cfg *config.Config, stop func(), err error) {
 	for i := range cfg.N() {
 		alias := fmt.Sprintf("replica%d", i)
 		wg.Go(func() {
-			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: curpht.NewReplicaPolicy,
+			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: htreplica.NewPolicy,
 				Ready: func(net.Addr) { ready <- nil }})
 			if ctx.Err() == nil {
 				ready <- fmt.Errorf("%s stopped: %v", alias, err)

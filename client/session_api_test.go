@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/client"
+	"swiftpaxos/client/internal/localcluster"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/wire"
@@ -56,9 +57,9 @@ func silentReplica(t *testing.T) int {
 // session was waiting for: the leader for a strong operation, the replica
 // asked for a weak read, and which replicas it could not reach.
 func TestTimeoutSaysWhatTheSessionWaitedFor(t *testing.T) {
-	ports := freePorts(t, 3) // released: replica1 and replica2 are not there
+	ports := localcluster.FreePorts(t, 3) // released: replica1 and replica2 are not there
 	ports[0] = silentReplica(t)
-	cfg := benchConfig(t, ports, "retryMs: 100") // Close waits a retry period for the end
+	cfg := localcluster.Config(t, ports, "retryMs: 100") // Close waits a retry period for the end
 	s, err := client.Dial(t.Context(), client.SessionOptions{Config: cfg, Policy: curpht.NewClientPolicy()})
 	require.NoError(t, err)
 	defer s.Close()
@@ -109,9 +110,9 @@ func refusingReplica(t *testing.T) int {
 // the client; the timeout names it apart from the replicas that could
 // not be reached, which tells a client without TLS at a TLS cluster why.
 func TestTimeoutNamesTheReplicasThatRefusedTheClient(t *testing.T) {
-	ports := freePorts(t, 3) // released: replica2 is not there
+	ports := localcluster.FreePorts(t, 3) // released: replica2 is not there
 	ports[0], ports[1] = refusingReplica(t), silentReplica(t)
-	cfg := benchConfig(t, ports, "retryMs: 100")
+	cfg := localcluster.Config(t, ports, "retryMs: 100")
 	s, err := client.Dial(t.Context(), client.SessionOptions{Config: cfg, Policy: curpht.NewClientPolicy()})
 	require.NoError(t, err)
 	defer s.Close()
@@ -130,7 +131,7 @@ func TestTimeoutNamesTheReplicasThatRefusedTheClient(t *testing.T) {
 // Invalid operations are refused before anything is sent: a replica
 // closes the connection of a client that sends one.
 func TestInvalidOperationsAreRefusedAtOnce(t *testing.T) {
-	cfg := benchConfig(t, []int{silentReplica(t), silentReplica(t), silentReplica(t)}, "retryMs: 100")
+	cfg := localcluster.Config(t, []int{silentReplica(t), silentReplica(t), silentReplica(t)}, "retryMs: 100")
 	s, err := client.Dial(t.Context(), client.SessionOptions{Config: cfg, Policy: curpht.NewClientPolicy()})
 	require.NoError(t, err)
 	defer s.Close()
@@ -155,7 +156,7 @@ func TestInvalidOperationsAreRefusedAtOnce(t *testing.T) {
 }
 
 func TestDialNeedsConfigAndPolicy(t *testing.T) {
-	_, err := client.Dial(t.Context(), client.SessionOptions{Config: benchConfig(t, freePorts(t, 3), "")})
+	_, err := client.Dial(t.Context(), client.SessionOptions{Config: localcluster.Config(t, localcluster.FreePorts(t, 3), "")})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Policy")
 	assert.False(t, errors.Is(err, client.ErrUnreachable))

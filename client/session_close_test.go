@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/client"
+	"swiftpaxos/client/internal/localcluster"
 	curpht "swiftpaxos/curp-ht"
 )
 
@@ -31,9 +32,9 @@ func TestCloseContextIsBoundedByItsContext(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ports := freePorts(t, 3) // released: replica1 and replica2 are not there
+			ports := localcluster.FreePorts(t, 3) // released: replica1 and replica2 are not there
 			ports[0] = silentReplica(t)
-			cfg := benchConfig(t, ports, "retryMs: 60000\nsessionIdleMs: 120000\nclientIdleTimeoutMs: 0")
+			cfg := localcluster.Config(t, ports, "retryMs: 60000\nsessionIdleMs: 120000\nclientIdleTimeoutMs: 0")
 			s, err := client.Dial(t.Context(), client.SessionOptions{Config: cfg, Policy: curpht.NewClientPolicy()})
 			require.NoError(t, err)
 

@@ -15,10 +15,13 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"swiftpaxos/client"
+	"swiftpaxos/client/bench"
+	"swiftpaxos/client/internal/localcluster"
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 	"swiftpaxos/cost"
 	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/replica/server"
 	"swiftpaxos/replica/wire"
 )
@@ -37,7 +40,7 @@ func startCounted(t *testing.T, cfg *config.Config, n int) []*server.ConnCounter
 		alias := fmt.Sprintf("replica%d", i)
 		counters[i] = &server.ConnCounters{}
 		wg.Go(func() {
-			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: curpht.NewReplicaPolicy,
+			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: htreplica.NewPolicy,
 				Log: zaptest.NewLogger(t).Named(alias), Counters: counters[i], Ready: func(net.Addr) { ready <- struct{}{} },
 				StartAsMember: n < cfg.N()})
 			if ctx.Err() == nil {
@@ -59,7 +62,7 @@ func putGet(t *testing.T, s *client.Session, key int, value string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	k := []byte(client.KeyOf(int64(key)))
+	k := []byte(bench.KeyOf(int64(key)))
 	_, err := s.Put(ctx, k, []byte(value), wire.Strong)
 	require.NoError(t, err)
 	got, err := s.Get(ctx, k, wire.Strong)
@@ -79,7 +82,7 @@ func TestTLSClusterAndIdleSessions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a localhost cluster")
 	}
-	cfg := benchConfig(t, freePorts(t, 3), "clientIdleTimeoutMs: 400\nretryMs: 100\nreadWaitMs: 100")
+	cfg := localcluster.Config(t, localcluster.FreePorts(t, 3), "clientIdleTimeoutMs: 400\nretryMs: 100\nreadWaitMs: 100")
 	cfg.TLSDir = filepath.Join(t.TempDir(), "tls")
 	_, err := certs.Generate(cfg, cfg.TLSDir)
 	require.NoError(t, err)
@@ -144,7 +147,7 @@ func TestHungReplicaDoesNotStallTheSession(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a localhost cluster")
 	}
-	ports := freePorts(t, 2)
+	ports := localcluster.FreePorts(t, 2)
 	hung, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer hung.Close()
@@ -165,7 +168,7 @@ func TestHungReplicaDoesNotStallTheSession(t *testing.T) {
 	}()
 	ports = append(ports, hung.Addr().(*net.TCPAddr).Port)
 	const handshake = 1500 * time.Millisecond
-	cfg := benchConfig(t, ports, fmt.Sprintf("handshakeTimeoutMs: %d\nretryMs: 200", handshake.Milliseconds()))
+	cfg := localcluster.Config(t, ports, fmt.Sprintf("handshakeTimeoutMs: %d\nretryMs: 200", handshake.Milliseconds()))
 	cfg.TLSDir = filepath.Join(t.TempDir(), "tls")
 	_, err = certs.Generate(cfg, cfg.TLSDir)
 	require.NoError(t, err)
@@ -182,7 +185,7 @@ func TestHungReplicaDoesNotStallTheSession(t *testing.T) {
 	for ; time.Since(start) < 400*time.Millisecond; n++ {
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 		t0 := time.Now()
-		_, err := s.Put(ctx, []byte(client.KeyOf(int64(n))), []byte("v"), wire.Strong)
+		_, err := s.Put(ctx, []byte(bench.KeyOf(int64(n))), []byte("v"), wire.Strong)
 		require.NoError(t, err)
 		slowest = max(slowest, time.Since(t0))
 		cancel()
@@ -197,7 +200,7 @@ func TestBoundReplicaDownAtDial(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a localhost cluster")
 	}
-	ports := freePorts(t, 3)
+	ports := localcluster.FreePorts(t, 3)
 	text := fmt.Sprintf(`-- Replicas --
 replica0 127.0.0.1:%d
 replica1 127.0.0.1:%d
@@ -239,7 +242,7 @@ func TestSessionsEndAndExpire(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a localhost cluster")
 	}
-	cfg := benchConfig(t, freePorts(t, 3), "retryMs: 100\nreadWaitMs: 100\nsessionIdleMs: 300")
+	cfg := localcluster.Config(t, localcluster.FreePorts(t, 3), "retryMs: 100\nreadWaitMs: 100\nsessionIdleMs: 300")
 	startCounted(t, cfg, cfg.N())
 	dial := func(ended chan bool) *client.Session {
 		s, err := client.Dial(t.Context(), client.WithEndHook(client.SessionOptions{Config: cfg, Alias: "client0",
@@ -283,7 +286,7 @@ func TestSessionsShareTransport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a localhost cluster")
 	}
-	cfg := benchConfig(t, freePorts(t, 3), "")
+	cfg := localcluster.Config(t, localcluster.FreePorts(t, 3), "")
 	startCounted(t, cfg, cfg.N())
 	meter := cost.NewMeter()
 	tr, err := client.NewTransport(client.TransportOptions{Config: cfg, Alias: "client0", Meter: meter, Log: zaptest.NewLogger(t)})

@@ -237,7 +237,7 @@ func setRunTime(p *Params, v string) error {
 	return nil
 }
 
-// setKey takes the hot key's number, which client.KeyOf turns into a
+// setKey takes the hot key's number, which bench.KeyOf turns into a
 // 20-digit key: numbers are not negative.
 func setKey(p *Params, v string) error {
 	n, err := parseInt(v)

@@ -8,9 +8,9 @@
 // read's dependency, and the client completes a strong operation on the
 // fast path only when a super-quorum vouches for both (section 5.8).
 //
-// The package holds only what CURP-HO adds to the shared core: the replica
-// policy (replica.go: the weak-write path, the barrier's dependency, the
-// leader's read rule, WeakCommit batches; witness.go: weak records by
-// session and the witness report's ReadDep) and the client policy
-// (client.go: write set, bound replica, tainted rule).
+// The protocol holds only what CURP-HO adds to the shared cores, one
+// package per side. This one is what an application imports: the client
+// policy (client.go: write set, bound replica, tainted rule), the
+// protocol's Name and its test Mutations; it links the client library
+// only. curp-ho/horeplica is the replica policy the server runs.
 package curpho

@@ -5,6 +5,7 @@ import (
 
 	"swiftpaxos/client"
 	curpho "swiftpaxos/curp-ho"
+	"swiftpaxos/curp-ho/horeplica"
 	"swiftpaxos/replica"
 	"swiftpaxos/sim"
 )
@@ -12,7 +13,7 @@ import (
 func protocol(m curpho.Mutation) sim.Protocol {
 	return sim.Protocol{
 		Name:    curpho.Name,
-		Replica: func() replica.Policy { return curpho.NewReplicaPolicyWith(m) },
+		Replica: func() replica.Policy { return horeplica.NewPolicyWith(m) },
 		Client:  func() client.Policy { return curpho.NewClientPolicyWith(m) },
 	}
 }

@@ -4,7 +4,9 @@
 // nearest replica and are merged with the session's cache under the read
 // frontier (both done by the shared client core).
 //
-// The package holds only what CURP-HT does differently: the replica policy
-// (WeakPropose handling and the commit-time WeakReply) and the client
-// policy (where weak writes go). Witnesses never see weak operations.
+// The protocol holds only what CURP-HT does differently, one package per
+// side. This one is what an application imports: the client policy (where
+// weak writes go) and the protocol's Name; it links the client library
+// only. curp-ht/htreplica is the replica policy (WeakPropose handling and
+// the commit-time WeakReply). Witnesses never see weak operations.
 package curpht

@@ -6,11 +6,12 @@ import (
 
 	"swiftpaxos/client"
 	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/replica"
 	"swiftpaxos/sim"
 )
 
-var protocol = sim.Protocol{Name: curpht.Name, Replica: curpht.NewReplicaPolicy, Client: curpht.NewClientPolicy}
+var protocol = sim.Protocol{Name: curpht.Name, Replica: htreplica.NewPolicy, Client: curpht.NewClientPolicy}
 
 func options(seed uint64, n int) sim.Options {
 	return sim.Configs(curpht.Name)[0].Make(seed, n, protocol)

@@ -7,7 +7,7 @@ import (
 
 const benchKeys = 1 << 14
 
-// benchKey is the benchmark's fixed-width key i (as client.KeyOf makes
+// benchKey is the benchmark's fixed-width key i (as bench.KeyOf makes
 // them: 20 bytes).
 func benchKey(i int) Key { return Key(fmt.Sprintf("%020d", i)) }
 

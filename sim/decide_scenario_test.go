@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	curpho "swiftpaxos/curp-ho"
+	"swiftpaxos/curp-ho/horeplica"
 	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/replica/wire"
 	"swiftpaxos/sim"
 )
@@ -79,7 +81,7 @@ func crashWriter(t *testing.T, s *sim.Script, d time.Duration) {
 // accepted strong record would otherwise block the fast path of its key
 // forever, and w2's would make strong reads of its key slow.
 func TestScenarioBrokenChainIsRefused(t *testing.T) {
-	p := sim.Protocol{Name: curpho.Name, Replica: curpho.NewReplicaPolicy, Client: curpho.NewClientPolicy}
+	p := sim.Protocol{Name: curpho.Name, Replica: horeplica.NewPolicy, Client: curpho.NewClientPolicy}
 	s := newScript(t, p, 3, 2)
 	w := s.Endpoint(0)
 	s.Drop(func(from, to int, m wire.Message) bool {
@@ -117,7 +119,7 @@ func TestScenarioBrokenChainIsRefused(t *testing.T) {
 // witnesses flush it and the leader appends it (its client did issue it),
 // so the records leave and the key takes the fast path again.
 func TestScenarioCrashedClientStrongRecordIsDecided(t *testing.T) {
-	p := sim.Protocol{Name: curpht.Name, Replica: curpht.NewReplicaPolicy, Client: curpht.NewClientPolicy}
+	p := sim.Protocol{Name: curpht.Name, Replica: htreplica.NewPolicy, Client: curpht.NewClientPolicy}
 	s := newScript(t, p, 3, 2)
 	w := s.Endpoint(0)
 	s.Drop(func(from, to int, m wire.Message) bool {
@@ -140,7 +142,7 @@ func TestScenarioCrashedClientStrongRecordIsDecided(t *testing.T) {
 // and re-send its write set there, so that the chain reaches the leader and
 // the strong write completes: no session may stall while a majority is up.
 func TestScenarioSessionRebindsWhenBoundReplicaDies(t *testing.T) {
-	p := sim.Protocol{Name: curpho.Name, Replica: curpho.NewReplicaPolicy, Client: curpho.NewClientPolicy}
+	p := sim.Protocol{Name: curpho.Name, Replica: horeplica.NewPolicy, Client: curpho.NewClientPolicy}
 	s := newScript(t, p, 5, 2)
 	w := s.Endpoint(1) // bound to replica 1
 	s.Drop(func(from, to int, m wire.Message) bool {
@@ -163,7 +165,7 @@ func TestScenarioSessionRebindsWhenBoundReplicaDies(t *testing.T) {
 // recovery must not replay w3 over its refused predecessor, or w3 would
 // become visible without its causal past (C3).
 func TestScenarioRecoveryKeepsRefusedGap(t *testing.T) {
-	p := sim.Protocol{Name: curpho.Name, Replica: curpho.NewReplicaPolicy, Client: curpho.NewClientPolicy}
+	p := sim.Protocol{Name: curpho.Name, Replica: horeplica.NewPolicy, Client: curpho.NewClientPolicy}
 	s := newScript(t, p, 3, 2)
 	c := s.Endpoint(1)
 	s.Drop(func(from, to int, m wire.Message) bool {
@@ -206,7 +208,7 @@ func TestScenarioRecoveryKeepsRefusedGap(t *testing.T) {
 // the leader waits for w1 instead of refusing w2: once replica 1 is back,
 // w1 arrives and both writes, and a later one, are durable.
 func TestScenarioLiveSessionIsNotRefused(t *testing.T) {
-	p := sim.Protocol{Name: curpho.Name, Replica: curpho.NewReplicaPolicy, Client: curpho.NewClientPolicy}
+	p := sim.Protocol{Name: curpho.Name, Replica: horeplica.NewPolicy, Client: curpho.NewClientPolicy}
 	s := newScript(t, p, 3, 2)
 	c := s.Endpoint(1)
 	w1Lost := func(from, to int, m wire.Message) bool {

@@ -8,7 +8,9 @@ import (
 
 	"swiftpaxos/check"
 	curpho "swiftpaxos/curp-ho"
+	"swiftpaxos/curp-ho/horeplica"
 	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/replica/wire"
 	"swiftpaxos/sim"
 )
@@ -18,8 +20,8 @@ import (
 // codec, and ends with the checker.
 
 var protocols = []sim.Protocol{
-	{Name: curpht.Name, Replica: curpht.NewReplicaPolicy, Client: curpht.NewClientPolicy},
-	{Name: curpho.Name, Replica: curpho.NewReplicaPolicy, Client: curpho.NewClientPolicy},
+	{Name: curpht.Name, Replica: htreplica.NewPolicy, Client: curpht.NewClientPolicy},
+	{Name: curpho.Name, Replica: horeplica.NewPolicy, Client: curpho.NewClientPolicy},
 }
 
 func forEachProtocol(t *testing.T, f func(t *testing.T, p sim.Protocol)) {

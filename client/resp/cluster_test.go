@@ -21,7 +21,9 @@ import (
 	"swiftpaxos/client/statuscli"
 	"swiftpaxos/config"
 	curpho "swiftpaxos/curp-ho"
+	"swiftpaxos/curp-ho/horeplica"
 	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/server"
 	"swiftpaxos/replica/wire"
@@ -32,8 +34,8 @@ var policies = map[string]struct {
 	replica func() replica.Policy
 	client  func() client.Policy
 }{
-	"curpht": {curpht.NewReplicaPolicy, curpht.NewClientPolicy},
-	"curpho": {curpho.NewReplicaPolicy, curpho.NewClientPolicy},
+	"curpht": {htreplica.NewPolicy, curpht.NewClientPolicy},
+	"curpho": {horeplica.NewPolicy, curpho.NewClientPolicy},
 }
 
 // freePorts reserves n TCP ports on 127.0.0.1 and releases them.

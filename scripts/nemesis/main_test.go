@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"swiftpaxos/client/bench"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"swiftpaxos/client"
 )
 
 const conf = "../nemesis.conf"
@@ -55,12 +54,12 @@ func TestCommandRefusesBadInput(t *testing.T) {
 func TestSoakTally(t *testing.T) {
 	tt := newTally()
 	o := soakOptions{conf: "scripts/nemesis.conf", proto: "curpho", kinds: "kill,restart", every: "5s"}
-	f := func(kind string, served float64) client.FaultJSON {
-		return client.FaultJSON{Kind: kind, FirstOpAfterS: &served, GapS: &served}
+	f := func(kind string, served float64) bench.FaultJSON {
+		return bench.FaultJSON{Kind: kind, FirstOpAfterS: &served, GapS: &served}
 	}
-	ok := &client.RunSummary{Check: client.CheckJSON{Ran: true, OK: true, Checked: 1000},
-		Nemesis:      []client.FaultJSON{f("kill", 0.2), f("kill", 0.4), f("pause", 0.1), {Kind: "kill", Skipped: true}},
-		Availability: &client.AvailabilityJSON{Seconds: 30, SecondsWithOps: 29, Share: 29.0 / 30, LongestGapS: 1.2}}
+	ok := &bench.RunSummary{Check: bench.CheckJSON{Ran: true, OK: true, Checked: 1000},
+		Nemesis:      []bench.FaultJSON{f("kill", 0.2), f("kill", 0.4), f("pause", 0.1), {Kind: "kill", Skipped: true}},
+		Availability: &bench.AvailabilityJSON{Seconds: 30, SecondsWithOps: 29, Share: 29.0 / 30, LongestGapS: 1.2}}
 	var w bytes.Buffer
 	tt.add(1, 11, runResult{sum: ok}, o, &w)
 	tt.add(2, 22, runResult{sum: ok, failure: "check: 1 violations", dir: "d/run-002"}, o, &w)

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"swiftpaxos/client"
+	"swiftpaxos/client/bench"
 	"swiftpaxos/scripts/internal/nemesis"
 )
 
@@ -119,7 +119,7 @@ func (o soakOptions) launcherArgs(seed uint64) []string {
 
 // runResult is one run: its summary, or why there is none to trust.
 type runResult struct {
-	sum     *client.RunSummary
+	sum     *bench.RunSummary
 	failure string
 	dir     string
 }
@@ -142,7 +142,7 @@ func (o soakOptions) run(ctx context.Context, n int, seed uint64) runResult {
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	runErr := cmd.Run()
 	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil {
-		var s client.RunSummary
+		var s bench.RunSummary
 		if err := json.Unmarshal(b, &s); err == nil {
 			res.sum = &s
 		}
@@ -238,7 +238,7 @@ func (t *tally) add(n int, seed uint64, r runResult, o soakOptions, w io.Writer)
 	fmt.Fprintf(w, "run %d seed %d: OK: %s\n", n, seed, strings.Join(faults, ", "))
 }
 
-func countFaults(fs []client.FaultJSON) int {
+func countFaults(fs []bench.FaultJSON) int {
 	n := 0
 	for _, f := range fs {
 		if !f.Skipped {
@@ -249,7 +249,7 @@ func countFaults(fs []client.FaultJSON) int {
 }
 
 // kindCounts renders a run's faults per kind, "kill 2, pause 1".
-func kindCounts(fs []client.FaultJSON) string {
+func kindCounts(fs []bench.FaultJSON) string {
 	c := map[string]int{}
 	for _, f := range fs {
 		if !f.Skipped {

@@ -5,28 +5,27 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"swiftpaxos/client/bench"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-
-	"swiftpaxos/client"
 )
 
 // classes are the four latency classes in the order of every legend.
 var classes = []struct {
-	c    client.Class
+	c    bench.Class
 	name string
 }{
-	{client.StrongRead, "strong read"},
-	{client.StrongWrite, "strong write"},
-	{client.WeakRead, "weak read"},
-	{client.WeakWrite, "weak write"},
+	{bench.StrongRead, "strong read"},
+	{bench.StrongWrite, "strong write"},
+	{bench.WeakRead, "weak read"},
+	{bench.WeakWrite, "weak write"},
 }
 
 // run is one benchmark run: the merged histograms of its client processes.
 type run struct {
 	Label    string
 	Protocol string
-	Latency  client.ClassHistograms
+	Latency  bench.ClassHistograms
 }
 
 // loadRun merges dir/results-*.json (one per client process). The merge is
@@ -39,7 +38,7 @@ func loadRun(dir string) (run, error) {
 	sort.Strings(paths)
 	r := run{Label: dirLabel(dir)}
 	for _, p := range paths {
-		pr, err := client.ReadResults(p)
+		pr, err := bench.ReadResults(p)
 		if err != nil {
 			return run{}, err
 		}
@@ -59,8 +58,8 @@ type cdfPoint struct {
 	Frac float64
 }
 
-// histogramJSON is the serialized form of client.LatencyHistogram (see
-// client/results_hist.go): its geometry and hdrhistogram's bucket counts.
+// histogramJSON is the serialized form of bench.LatencyHistogram (see
+// client/bench/results_hist.go): its geometry and hdrhistogram's bucket counts.
 type histogramJSON struct {
 	LowestUs           int64   `json:"lowest_us"`
 	HighestUs          int64   `json:"highest_us"`
@@ -71,10 +70,10 @@ type histogramJSON struct {
 
 // exactCDF is the empirical CDF of h, one point per non-empty bucket: the
 // bucket's upper end and the fraction of samples up to it. That is where
-// client.LatencyStats reads its percentiles too, so the curve passes
+// bench.LatencyStats reads its percentiles too, so the curve passes
 // exactly through the P50 and P99 of summary.json. It also returns the
 // number of samples.
-func exactCDF(h *client.LatencyHistogram) ([]cdfPoint, int64, error) {
+func exactCDF(h *bench.LatencyHistogram) ([]cdfPoint, int64, error) {
 	b, err := json.Marshal(h)
 	if err != nil {
 		return nil, 0, err

@@ -4,19 +4,18 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"swiftpaxos/client/bench"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"swiftpaxos/client"
 )
 
 // sampleHistogram records n pseudo-random latencies with a long tail.
-func sampleHistogram(seed uint64, n int) *client.LatencyHistogram {
+func sampleHistogram(seed uint64, n int) *bench.LatencyHistogram {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	var h client.LatencyHistogram
+	var h bench.LatencyHistogram
 	for range n {
 		us := 300 + rng.ExpFloat64()*900
 		if rng.IntN(100) == 0 {
@@ -56,7 +55,7 @@ func TestExactCDFMatchesStats(t *testing.T) {
 }
 
 func TestExactCDFEmpty(t *testing.T) {
-	pts, n, err := exactCDF(&client.LatencyHistogram{})
+	pts, n, err := exactCDF(&bench.LatencyHistogram{})
 	require.NoError(t, err)
 	assert.Zero(t, n)
 	assert.Empty(t, pts)
@@ -75,13 +74,13 @@ func TestTailPoints(t *testing.T) {
 
 func TestLoadRunMergesProcesses(t *testing.T) {
 	dir := t.TempDir()
-	var all client.ClassHistograms
+	var all bench.ClassHistograms
 	for i, alias := range []string{"client0", "client1"} {
-		r := client.ProcessResults{Alias: alias, Protocol: "curpht", Complete: true}
+		r := bench.ProcessResults{Alias: alias, Protocol: "curpht", Complete: true}
 		r.Latency.StrongRead = *sampleHistogram(uint64(10+i), 500)
 		r.Latency.WeakWrite = *sampleHistogram(uint64(20+i), 50)
 		require.NoError(t, all.Merge(&r.Latency))
-		require.NoError(t, client.WriteResults(filepath.Join(dir, "results-"+alias+".json"), &r))
+		require.NoError(t, bench.WriteResults(filepath.Join(dir, "results-"+alias+".json"), &r))
 	}
 	got, err := loadRun(dir)
 	require.NoError(t, err)

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
-	"swiftpaxos/client"
+	"swiftpaxos/client/bench"
 	"swiftpaxos/scripts/internal/sweep"
 )
 
@@ -63,7 +63,7 @@ func TestWriteRunCharts(t *testing.T) {
 	for _, f := range files {
 		requirePNG(t, f)
 	}
-	_, err = writeRunCharts([]run{{Label: "empty", Latency: client.ClassHistograms{}}}, out, "")
+	_, err = writeRunCharts([]run{{Label: "empty", Latency: bench.ClassHistograms{}}}, out, "")
 	assert.Error(t, err)
 }
 

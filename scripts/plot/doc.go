@@ -22,7 +22,7 @@
 //
 // From run directories (written by run-multi-client.sh), the exact
 // latency distribution of each run: the results-*.json of its client
-// processes are read with client.ReadResults, their HDR histograms merged
+// processes are read with bench.ReadResults, their HDR histograms merged
 // bucket by bucket, and the cumulative counts drawn, so a curve is the
 // run's true empirical CDF at the histogram's resolution (three
 // significant digits), not an interpolation between a few percentiles:

@@ -145,7 +145,7 @@ func loadMemoryRun(dir string) (memoryRun, error) {
 // dirLabel is the default label of a run: its directory's name.
 func dirLabel(dir string) string { return filepath.Base(filepath.Clean(dir)) }
 
-// memorySummary is the part of summary.json (client.RunSummary) that
+// memorySummary is the part of summary.json (bench.RunSummary) that
 // -memory reads; the pointer tells a missing start from a zero one.
 type memorySummary struct {
 	Protocol    string   `json:"protocol"`

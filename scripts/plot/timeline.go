@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"swiftpaxos/check"
-	"swiftpaxos/client"
+	"swiftpaxos/client/bench"
 )
 
 // timelineRun is what -timeline reads from one run directory: the
@@ -47,7 +47,7 @@ func loadTimelineRun(dir string) (timelineRun, error) {
 	if err != nil {
 		return timelineRun{}, err
 	}
-	var s client.RunSummary
+	var s bench.RunSummary
 	if err := json.Unmarshal(data, &s); err != nil {
 		return timelineRun{}, jsonError(path, data, err)
 	}
@@ -55,7 +55,7 @@ func loadTimelineRun(dir string) (timelineRun, error) {
 		return timelineRun{}, fmt.Errorf("%s: no start_unix_ms or no timeline", path)
 	}
 	r := timelineRun{Label: dirLabel(dir), Protocol: s.Protocol}
-	ops, _, found, err := client.RunHistories(dir, s.KilledClients)
+	ops, _, found, err := bench.RunHistories(dir, s.KilledClients)
 	if err != nil {
 		return timelineRun{}, err
 	}

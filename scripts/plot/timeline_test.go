@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/check"
-	"swiftpaxos/client"
+	"swiftpaxos/client/bench"
 	"swiftpaxos/replica/wire"
 )
 
@@ -22,9 +22,9 @@ func writeNemesisRun(t *testing.T, ops []check.Op) string {
 	t.Helper()
 	dir := t.TempDir()
 	end := 2.5
-	s := client.RunSummary{Protocol: "curpho", StartUnixMs: 10_000,
+	s := bench.RunSummary{Protocol: "curpho", StartUnixMs: 10_000,
 		Timeline: []int64{100, 50, 0, 80, 90}, TimelineFast: []int64{40, 20, 0, 30, 30}, TimelineSlow: []int64{10, 5, 0, 10, 10},
-		Nemesis: []client.FaultJSON{
+		Nemesis: []bench.FaultJSON{
 			{ID: 1, Kind: "pause", Target: "replica1", StartS: 1.2, EndS: &end},
 			{ID: 2, Kind: "client", Target: "client0", StartS: 3},
 			{ID: 3, Kind: "kill", Skipped: true, StartS: 3.5},

@@ -16,7 +16,9 @@ import (
 	"time"
 
 	curpho "swiftpaxos/curp-ho"
+	"swiftpaxos/curp-ho/horeplica"
 	curpht "swiftpaxos/curp-ht"
+	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/sim"
 )
 
@@ -41,8 +43,8 @@ var protocols = []struct {
 	p   sim.Protocol
 	pkg string
 }{
-	{sim.Protocol{Name: curpht.Name, Replica: curpht.NewReplicaPolicy, Client: curpht.NewClientPolicy}, "./curp-ht"},
-	{sim.Protocol{Name: curpho.Name, Replica: curpho.NewReplicaPolicy, Client: curpho.NewClientPolicy}, "./curp-ho"},
+	{sim.Protocol{Name: curpht.Name, Replica: htreplica.NewPolicy, Client: curpht.NewClientPolicy}, "./curp-ht"},
+	{sim.Protocol{Name: curpho.Name, Replica: horeplica.NewPolicy, Client: curpho.NewClientPolicy}, "./curp-ho"},
 }
 
 // task is one (protocol, configuration, size): its runs take seeds base,

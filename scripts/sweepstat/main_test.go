@@ -10,12 +10,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/client"
+	"swiftpaxos/client/bench"
 	"swiftpaxos/cost"
 	"swiftpaxos/scripts/internal/sweep"
 )
 
-func writeSummary(t *testing.T, dir string, s client.RunSummary) {
+func writeSummary(t *testing.T, dir string, s bench.RunSummary) {
 	t.Helper()
 	b, err := json.Marshal(s)
 	require.NoError(t, err)
@@ -27,9 +27,9 @@ func TestRowAndSummary(t *testing.T) {
 	tmp := t.TempDir()
 	csv := filepath.Join(tmp, "sweep.csv")
 	fast, slow := int64(3), int64(1)
-	good := client.RunSummary{Protocol: "curpho", ThroughputOps: 25000.4, Complete: true,
-		Strong: client.ClassJSON{Ops: 4, P50Ms: 1.5, P99Ms: 4, FastPath: &fast, SlowPath: &slow},
-		Weak:   client.ClassJSON{Ops: 5, P50Ms: 0.5, P99Ms: 2},
+	good := bench.RunSummary{Protocol: "curpho", ThroughputOps: 25000.4, Complete: true,
+		Strong: bench.ClassJSON{Ops: 4, P50Ms: 1.5, P99Ms: 4, FastPath: &fast, SlowPath: &slow},
+		Weak:   bench.ClassJSON{Ops: 5, P50Ms: 0.5, P99Ms: 2},
 		Cost:   &cost.Section{Ops: 9, PerOp: cost.PerOp{CPUUs: 31.5, Fsyncs: 0.125}}}
 	writeSummary(t, filepath.Join(tmp, "a"), good)
 	bad := good
@@ -78,11 +78,11 @@ func TestRowAndSummary(t *testing.T) {
 func TestRowCost(t *testing.T) {
 	tmp := t.TempDir()
 	csv := filepath.Join(tmp, "sweep.csv")
-	base := client.RunSummary{Protocol: "curpht", ThroughputOps: 1000, Complete: true}
+	base := bench.RunSummary{Protocol: "curpht", ThroughputOps: 1000, Complete: true}
 	disk, mem, old := base, base, base
 	disk.Cost = &cost.Section{Ops: 100, PerOp: cost.PerOp{CPUUs: 41.237, Fsyncs: 0.0475}, FsyncMeanUs: 600}
 	mem.Cost = &cost.Section{Ops: 100, PerOp: cost.PerOp{CPUUs: 20.5}}
-	for dir, s := range map[string]client.RunSummary{"disk": disk, "mem": mem, "old": old} {
+	for dir, s := range map[string]bench.RunSummary{"disk": disk, "mem": mem, "old": old} {
 		writeSummary(t, filepath.Join(tmp, dir), s)
 	}
 	for _, dir := range []string{"disk", "mem", "old"} {
@@ -114,8 +114,8 @@ func TestRowAppendsToOlderCSV(t *testing.T) {
 		strings.SplitAfter(out.String(), "\n")[1], "no cost: empty cells")
 
 	fast, slow := int64(3), int64(1)
-	writeSummary(t, filepath.Join(tmp, "a"), client.RunSummary{Protocol: "curpht", ThroughputOps: 26000, Complete: true,
-		Strong: client.ClassJSON{Ops: 4, P50Ms: 1.5, P99Ms: 4, FastPath: &fast, SlowPath: &slow},
+	writeSummary(t, filepath.Join(tmp, "a"), bench.RunSummary{Protocol: "curpht", ThroughputOps: 26000, Complete: true,
+		Strong: bench.ClassJSON{Ops: 4, P50Ms: 1.5, P99Ms: 4, FastPath: &fast, SlowPath: &slow},
 		Cost:   &cost.Section{Ops: 9, PerOp: cost.PerOp{CPUUs: 30}}})
 	var note strings.Builder
 	out.Reset()

@@ -6,18 +6,18 @@ import (
 	"math"
 	"os"
 
-	"swiftpaxos/client"
+	"swiftpaxos/client/bench"
 	"swiftpaxos/cost"
 )
 
 // ReadSummary reads a run's summary.json (written by run-multi-client.sh
 // through swiftpaxos -run summary).
-func ReadSummary(path string) (*client.RunSummary, error) {
+func ReadSummary(path string) (*bench.RunSummary, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var s client.RunSummary
+	var s bench.RunSummary
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -27,7 +27,7 @@ func ReadSummary(path string) (*client.RunSummary, error) {
 // Measure fills the measured columns of r from s, and its protocol when r
 // has none. It does not set OK: whether the run succeeded is also the
 // launcher's exit status, which only the caller knows.
-func (r *Row) Measure(s *client.RunSummary) {
+func (r *Row) Measure(s *bench.RunSummary) {
 	r.Measured = true
 	if r.Protocol == "" {
 		r.Protocol = s.Protocol
@@ -58,7 +58,7 @@ func costPerOp(c *cost.Section) (cpuUs, fsyncs float64) {
 
 // classLatency is the median and P99 of a class, NaN when it has no
 // operations (summary.json then says 0, which is not a latency).
-func classLatency(c client.ClassJSON) (p50, p99 float64) {
+func classLatency(c bench.ClassJSON) (p50, p99 float64) {
 	if c.Ops == 0 {
 		return math.NaN(), math.NaN()
 	}

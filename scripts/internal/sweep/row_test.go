@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/client"
+	"swiftpaxos/client/bench"
 	"swiftpaxos/cost"
 )
 
@@ -232,9 +232,9 @@ func TestUpgradeCSVFileLeavesOthers(t *testing.T) {
 
 func TestMeasure(t *testing.T) {
 	fast, slow := int64(30), int64(10)
-	s := &client.RunSummary{Protocol: "curpht", ThroughputOps: 1234.5, Errors: 2, Timeouts: 1,
-		Strong: client.ClassJSON{Ops: 40, P50Ms: 1.5, P99Ms: 3, FastPath: &fast, SlowPath: &slow},
-		Weak:   client.ClassJSON{Ops: 0, P50Ms: 0, P99Ms: 0}}
+	s := &bench.RunSummary{Protocol: "curpht", ThroughputOps: 1234.5, Errors: 2, Timeouts: 1,
+		Strong: bench.ClassJSON{Ops: 40, P50Ms: 1.5, P99Ms: 3, FastPath: &fast, SlowPath: &slow},
+		Weak:   bench.ClassJSON{Ops: 0, P50Ms: 0, P99Ms: 0}}
 	r := Row{Param: "k", Value: "v", Iteration: 1}
 	r.Measure(s)
 	assert.Equal(t, "curpht", r.Protocol)
@@ -252,7 +252,7 @@ func TestMeasure(t *testing.T) {
 }
 
 func TestMeasureCost(t *testing.T) {
-	s := &client.RunSummary{Protocol: "curpht", ThroughputOps: 100,
+	s := &bench.RunSummary{Protocol: "curpht", ThroughputOps: 100,
 		Cost: &cost.Section{Ops: 1000, PerOp: cost.PerOp{CPUUs: 32.5, UserUs: 20, SysUs: 12.5, Fsyncs: 0.0475}, FsyncMeanUs: 600}}
 	var r Row
 	r.Measure(s)
