@@ -9,7 +9,7 @@ import (
 	"swiftpaxos/client/statuscli"
 	"swiftpaxos/config"
 	"swiftpaxos/replica/server"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // serveReplica runs a replica and, when the configuration sets respPort,

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/applog"
+	"swiftpaxos/wire/applog"
 )
 
 // qk quotes a key for a message: as Go quotes strings, so that binary

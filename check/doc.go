@@ -92,7 +92,7 @@
 //
 // The applied logs, one file per replica lifetime, hold [LogEntry]
 // records in the order the replica applied them, one line per executed
-// command (package replica/applog, whose doc.go defines the format; a
+// command (package wire/applog, whose doc.go defines the format; a
 // marker {"slot":S,"op":"snapshot"} stands for the slots installed from a
 // snapshot rather than executed):
 //
@@ -307,30 +307,9 @@
 // the key, are left out. A pending strong put nobody strongly read is left
 // out too: it could always be ordered last.
 //
-// The windows of the last two kinds are not w's own [inv, resp], because HYB
-// does not order weak operations by real time (LIN-RT covers strong pairs
-// only): a weak put acknowledged at t=1 may legally be missed by a strong
-// get invoked at t=2 and seen by one at t=4 (CURP-HO acknowledges weak
-// writes before the leader orders them). Using resp(w) would report that
-// as a violation. The chosen windows impose only orderings that every
-// valid order already has: if ret(a) < call(b), then
-//
-//   - a, b both strong completed: a rt b, so a before b (LIN-RT);
-//   - b is a pending strong put, a strong: a rt b (LIN-RT; b is in the
-//     order since it was read);
-//   - b is a weak put w, a strong: a rt r for all of w's strong readers r,
-//     so a precedes them all; were a after w, it would lie between w and a
-//     reader with no put in between, so a would be a strong reader of w
-//     itself, and call(w) <= inv(a) <= resp(a), a contradiction;
-//   - a is a put w of the last two kinds: its reader r with the least resp
-//     has r rt b (b strong) or r before every reader of b (b a put of the
-//     last two kinds, then b is after w, or w would separate b from its
-//     readers); w precedes r, so w precedes b.
-//
-// Such a put's window ends at its first strong reader's response rather
-// than at +infinity; the decision below is the same either way (its
-// cluster's least ret is a reader's), and porcupine, which renders
-// violations, has less to search.
+// The windows of the last two kinds are not w's own [inv, resp], because
+// HYB does not order weak operations by real time; lin.go (linOps) shows
+// that they impose only orderings every valid order already has.
 //
 // The decision is exact and takes O(n log n) (lin_zones.go), by the
 // cluster and zone characterisation of Gibbons and Korach (SIAM J.
@@ -347,15 +326,9 @@
 //  3. no backward zone [s', f'] lies strictly inside a forward zone [f, s]
 //     (f < s' and f' < s).
 //
-// lin_zones.go proves the characterisation. The verdict thus depends on
-// nothing but the history: no search, no budget, the same on every
-// machine.
-// lin_prop_test.go checks it against porcupine's search over the same
-// windows and against an exhaustive search from the definition on
-// thousands of small random histories (pending puts, weak puts read by
-// strong gets, reads of absent, equal instants, overlapping windows);
-// scale_test.go decides 160,000 operations of 60 sessions on one key in
-// under a second.
+// lin_zones.go proves the characterisation and says how it is tested.
+// The verdict thus depends on nothing but the history: no search, no
+// budget, the same on every machine.
 //
 // A violation names the first conflict found: a get that returned before
 // its put was invoked, or a get r that read put w while another put v
@@ -366,14 +339,8 @@
 // not use hb or the log: the rules below check those against the log
 // directly.
 //
-// porcupine is used only to draw a violation: with Options.VisualizeDir
-// set, the two clusters in conflict (or, beyond 16 operations, just the
-// six or fewer operations the message names, which are not linearizable
-// on their own either) are given to porcupine, bounded by a 2 s timeout
-// as well, and its HTML
-// rendering is written to the directory and named in the message. If
-// porcupine does not finish, the message says the rendering was not
-// written; the verdict never depends on it.
+// porcupine is used only to draw a violation (Options.VisualizeDir,
+// lin_explain.go); the verdict never depends on it.
 //
 // # Verdict
 //

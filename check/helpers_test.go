@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // opID names the operation (session, seq).

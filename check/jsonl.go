@@ -10,7 +10,7 @@ import (
 	"os"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/applog"
+	"swiftpaxos/wire/applog"
 )
 
 // maxLineBytes bounds one JSON Lines record: a value of up to

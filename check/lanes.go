@@ -5,7 +5,7 @@ import (
 	"container/heap"
 	"slices"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Sessions, lanes and clocks: the compact causal pasts of causal.go.

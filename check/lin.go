@@ -79,8 +79,30 @@ type linOp struct {
 //     r: it must precede each reader, and, not being ordered by real time,
 //     need not follow anything a reader does not.
 //
-// doc.go shows why these windows only impose orderings that every valid
-// order has.
+// These windows impose only orderings that every valid order has. They
+// are not w's own [inv, resp] for the last two kinds, because HYB does not
+// order weak operations by real time (LIN-RT covers strong pairs only): a
+// weak put acknowledged at t=1 may legally be missed by a strong get
+// invoked at t=2 and seen by one at t=4 (CURP-HO acknowledges weak writes
+// before the leader orders them). Using resp(w) would report that as a
+// violation. If ret(a) < call(b), then
+//
+//   - a, b both strong completed: a rt b, so a before b (LIN-RT);
+//   - b is a pending strong put, a strong: a rt b (LIN-RT; b is in the
+//     order since it was read);
+//   - b is a weak put w, a strong: a rt r for all of w's strong readers r,
+//     so a precedes them all; were a after w, it would lie between w and a
+//     reader with no put in between, so a would be a strong reader of w
+//     itself, and call(w) <= inv(a) <= resp(a), a contradiction;
+//   - a is a put w of the last two kinds: its reader r with the least resp
+//     has r rt b (b strong) or r before every reader of b (b a put of the
+//     last two kinds, then b is after w, or w would separate b from its
+//     readers); w precedes r, so w precedes b.
+//
+// Such a put's window ends at its first strong reader's response rather
+// than at +infinity; the decision is the same either way (its cluster's
+// least ret is a reader's), and porcupine, which renders violations, has
+// less to search.
 func (x *history) linOps(k kvs.Key) []linOp {
 	var out []linOp
 	reads := 0

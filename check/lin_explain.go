@@ -125,7 +125,9 @@ const (
 // returns its path. It renders the two clusters in conflict (the puts
 // and every strong get of their values), or only the operations the
 // explanation names when the clusters are larger than maxVisualOps; any
-// such set closed under reads-from is non-linearizable on its own.
+// such set closed under reads-from is non-linearizable on its own. If
+// porcupine does not finish within visualTimeout, the violation's message
+// says the rendering was not written.
 func (x *history) visualize(model porcupine.Model, lops []linOp, k linConflict, dir string, key kvs.Key) (string, error) {
 	in := func(lo linOp) bool {
 		w := lo.op

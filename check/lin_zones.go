@@ -27,6 +27,13 @@ import (
 // more than a point, or a backward zone strictly inside a forward one (two
 // backward zones would need f(A) < s(B) <= f(B) < s(A) <= f(A)).
 // Sorting the forward zones by f decides both in O(n log n).
+//
+// lin_prop_test.go checks the decision against porcupine's search over
+// the same windows and against an exhaustive search from the definition
+// on thousands of small random histories (pending puts, weak puts read by
+// strong gets, reads of absent, equal instants, overlapping windows);
+// scale_test.go decides 160,000 operations of 60 sessions on one key in
+// under a second.
 
 // zoneEnd is one end of a cluster's zone: an instant and the index in
 // the key's linOps of the operation defining it, or -1 for the initial

@@ -8,8 +8,8 @@ import (
 	"strconv"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/applog"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
+	"swiftpaxos/wire/applog"
 )
 
 // The JSON Lines form of a history record (doc.go, "History records").

@@ -2,8 +2,8 @@ package check
 
 import (
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/applog"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
+	"swiftpaxos/wire/applog"
 )
 
 // The checker reads the replicas' applied-log records (package applog)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/replica/applog"
+	"swiftpaxos/wire/applog"
 )
 
 // restartRun is a run of eight strong puts (slots 1-8) in which replica r2

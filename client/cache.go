@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // The session's cache and read frontier (PROTOCOL.md 4.4-4.6): values the

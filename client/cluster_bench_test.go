@@ -19,7 +19,7 @@ import (
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/server"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // benchProtocols are the two protocols the cluster benchmarks compare.

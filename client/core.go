@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"swiftpaxos/config/quorum"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/quorum"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Options configures a session core. Time is injected so that the core is

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // commitPolicy acknowledges weak writes at commit, as CURP-HT does: a

@@ -19,7 +19,7 @@ import (
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/replica/server"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // TestDurableClusterComesBackFromDisk: three durable replicas (dataDir)

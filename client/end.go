@@ -1,6 +1,6 @@
 package client
 
-import "swiftpaxos/replica/wire"
+import "swiftpaxos/wire"
 
 // The end of a session: expiry when the leader refuses one of its
 // operations, the clean end a closing client asks for, and the leader's end

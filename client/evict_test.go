@@ -8,7 +8,7 @@ import (
 
 	"swiftpaxos/client"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // TestEvictionDuringAWeakReadKeepsReadYourWrites: a session's own strong

@@ -1,6 +1,6 @@
 package client
 
-import "swiftpaxos/replica/wire"
+import "swiftpaxos/wire"
 
 // WithIdleHook returns o with a hook the session calls when it closes a
 // connection it has not used.

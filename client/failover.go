@@ -1,7 +1,7 @@
 package client
 
 import (
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Failover (PROTOCOL.md 6.6): the session follows ballots and leaders,

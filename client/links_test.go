@@ -19,7 +19,7 @@ func TestLibraryLinksNoServer(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	ours := []string{"swiftpaxos/client", "swiftpaxos/curp-ht", "swiftpaxos/curp-ho", "swiftpaxos/config",
 		"swiftpaxos/config/certs", "swiftpaxos/config/quorum", "swiftpaxos/kvs", "swiftpaxos/batcher", "swiftpaxos/cost",
-		"swiftpaxos/replica/wire", "swiftpaxos/replica/applog", "swiftpaxos/replica/quorum"}
+		"swiftpaxos/wire", "swiftpaxos/wire/applog", "swiftpaxos/config/quorum"}
 	modules := []string{"go.uber.org/zap", "go.uber.org/multierr", "golang.org/x/sync", "github.com/google/uuid", "github.com/tidwall/btree"}
 	for _, p := range strings.Fields(string(out)) {
 		if strings.HasPrefix(p, "swiftpaxos") {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Level is an operation's consistency level, chosen per operation.

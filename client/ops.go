@@ -1,7 +1,7 @@
 package client
 
 import (
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // The lifecycle of an operation: invoked, dispatched (or deferred by the

@@ -3,7 +3,7 @@ package client
 import (
 	"time"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Policy is what a protocol adds to the shared session core. It is called

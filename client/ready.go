@@ -1,6 +1,6 @@
 package client
 
-import "swiftpaxos/replica/wire"
+import "swiftpaxos/wire"
 
 // Envelope is one message a session core produced for a replica.
 type Envelope struct {

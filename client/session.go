@@ -14,8 +14,8 @@ import (
 	"swiftpaxos/config"
 	"swiftpaxos/cost"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/applog"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
+	"swiftpaxos/wire/applog"
 )
 
 // SessionOptions configures a Session. Config and Policy are required.

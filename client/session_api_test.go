@@ -17,7 +17,7 @@ import (
 	"swiftpaxos/client/internal/localcluster"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // silentReplica accepts connections on a free port of 127.0.0.1 and reads

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/config/certs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // A session's connections: one port per replica on the process's shared

@@ -23,7 +23,7 @@ import (
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/replica/server"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // startCounted runs the first n replicas of cfg until the test ends. With

@@ -2,7 +2,7 @@ package client
 
 import (
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Strong operations (PROTOCOL.md 3.6, 5.8): the fast-path tally of the

@@ -8,7 +8,7 @@ import (
 	"swiftpaxos/client"
 	curpho "swiftpaxos/curp-ho"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // proposed reports whether the session sent a Propose for seq.

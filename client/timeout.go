@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // TimeoutError is the error of an operation whose context ended before it

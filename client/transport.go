@@ -16,7 +16,7 @@ import (
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 	"swiftpaxos/cost"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Transport is a client process's connections to the replicas: one per
@@ -200,7 +200,8 @@ func (t *Transport) open(ctx context.Context, l *link) (*muxConn, error) {
 	}
 	// The emulated one-way delay to this replica (PROTOCOL.md 7.3); the
 	// replica delays its replies likewise.
-	opts := batcher.Options{Delay: t.cfg.OneWayDelay(t.alias, replica.Alias), Stopped: t.meter.Batches(replica.Alias), QueueLen: t.queue}
+	opts := batcher.Options{Delay: t.cfg.OneWayDelay(t.alias, replica.Alias), QueueLen: t.queue,
+		Stopped: func(s batcher.Stats) { t.meter.Sent(replica.Alias, s.Messages, s.Bytes, s.Batches) }}
 	b := batcher.New[wire.Message](conn, wire.AppendFrame, opts, t.log)
 	if err := b.Send(&wire.Hello{Kind: wire.PeerSessions, Alias: t.alias, Sessions: t.sessions, Protocol: string(t.cfg.Protocol)}); err != nil {
 		b.Close()

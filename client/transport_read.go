@@ -10,7 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // The reading side of a Transport's connections: one reader per

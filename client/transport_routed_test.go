@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/config"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // TestTransportRoutes: on the shared connection a session's message that

@@ -2,7 +2,7 @@ package client
 
 import (
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Weak reads (PROTOCOL.md 4.5-4.6): one replica answers from its applied

@@ -9,7 +9,7 @@ import (
 	curpho "swiftpaxos/curp-ho"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // recorder is a session core with a fake network and clock.

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"swiftpaxos/replica/quorum"
+	"swiftpaxos/config/quorum"
 )
 
 // BaseReplicaPort is the port replica i listens on, plus i, unless its host

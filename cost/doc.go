@@ -4,8 +4,9 @@
 //
 // A process keeps one Meter. The transport wraps every TCP connection with
 // Meter.Wrap, which counts each Read and Write call on it, and gives each
-// batcher the hook Meter.Batches(destination), which adds the batcher's
-// final counters (messages, bytes, batches) when it stops. At exit the
+// batcher a Stopped hook that passes the batcher's final counters
+// (messages, bytes, batches) to Meter.Sent(destination, ...). cost imports
+// no package of the project: the transport above it adapts. At exit the
 // process calls Take, which adds its own CPU time (getrusage, RUSAGE_SELF:
 // the whole process lifetime) and its allocations and GC pauses (the
 // runtime's statistics), and writes the resulting Usage where the summary

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-
-	"swiftpaxos/batcher"
 )
 
 // IO counts the Read and Write calls on a process's connections.
@@ -77,26 +75,25 @@ func (m *Meter) IO() IO {
 	return t
 }
 
-// Batches returns the batcher.Options.Stopped hook of a connection to
-// destination to: it adds the batcher's final counters to that link. nil
-// for a nil Meter.
-func (m *Meter) Batches(to string) func(batcher.Stats) {
+// Sent adds the final counters of a stopped batcher (batcher.Stats) of
+// a connection to destination to: messages and bytes written in batches
+// write calls. The caller passes plain numbers, so that cost, below the
+// transport, knows nothing of it. A nil Meter counts nothing.
+func (m *Meter) Sent(to string, messages, bytes, batches uint64) {
 	if m == nil {
-		return nil
+		return
 	}
-	return func(s batcher.Stats) {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		l := m.links[to]
-		if l == nil {
-			l = &Link{To: to}
-			m.links[to] = l
-		}
-		l.Conns++
-		l.Messages += s.Messages
-		l.Bytes += s.Bytes
-		l.Batches += s.Batches
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l := m.links[to]
+	if l == nil {
+		l = &Link{To: to}
+		m.links[to] = l
 	}
+	l.Conns++
+	l.Messages += messages
+	l.Bytes += bytes
+	l.Batches += batches
 }
 
 // Links returns what the stopped batchers sent, by destination, sorted.

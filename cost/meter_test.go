@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/batcher"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // spy counts the calls that reach the connection under a Meter's wrapper.
@@ -48,7 +48,7 @@ func TestMeterCountsTransportCalls(t *testing.T) {
 	sender, receiver := NewMeter(), NewMeter()
 	out, in := &spy{Conn: cli}, &spy{Conn: srv}
 	b := batcher.New[wire.Message](sender.Wrap(out), wire.AppendFrame,
-		batcher.Options{MaxBatchMsgs: 7, Stopped: sender.Batches("replica1")}, nil)
+		batcher.Options{MaxBatchMsgs: 7, Stopped: func(s batcher.Stats) { sender.Sent("replica1", s.Messages, s.Bytes, s.Batches) }}, nil)
 	r := wire.NewReader(receiver.Wrap(in), 1<<20)
 
 	for i := range msgs {
@@ -107,10 +107,9 @@ func TestMeterRetiresClosedConnections(t *testing.T) {
 	assert.Equal(t, IO{Writes: 3}, m.IO())
 	assert.Empty(t, m.open)
 
-	hook := m.Batches("clients")
-	hook(batcher.Stats{Messages: 6, Bytes: 60, Batches: 2})
-	hook(batcher.Stats{Messages: 2, Bytes: 20, Batches: 2})
-	m.Batches("a")(batcher.Stats{})
+	m.Sent("clients", 6, 60, 2)
+	m.Sent("clients", 2, 20, 2)
+	m.Sent("a", 0, 0, 0)
 	assert.Equal(t, []Link{{To: "a", Conns: 1}, {To: "clients", Conns: 2, Messages: 8, Bytes: 80, Batches: 4, AvgBatch: 2}}, m.Links())
 }
 
@@ -120,9 +119,5 @@ func TestNilMeterCountsNothing(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	assert.Same(t, a, m.Wrap(a))
-	assert.Nil(t, m.Batches("x"))
-}
-
-func batcherStats(msgs, batches uint64) batcher.Stats {
-	return batcher.Stats{Messages: msgs, Batches: batches}
+	assert.NotPanics(t, func() { m.Sent("x", 1, 1, 1) })
 }

@@ -95,7 +95,7 @@ func TestTakeAndFile(t *testing.T) {
 	}
 	runtime.GC()
 	m := NewMeter()
-	m.Batches("replica1")(batcherStats(3, 2))
+	m.Sent("replica1", 3, 0, 2)
 	u := Take("replica0", RoleReplica, m)
 	runtime.KeepAlive(keep)
 

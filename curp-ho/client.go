@@ -7,7 +7,7 @@ import (
 
 	"swiftpaxos/client"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // pendingWrite is an entry of the write set: a weak write of this session

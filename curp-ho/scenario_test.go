@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	curpho "swiftpaxos/curp-ho"
-	"swiftpaxos/replica/wire"
 	"swiftpaxos/sim"
+	"swiftpaxos/wire"
 )
 
 // Directed scenarios for the fast-path conditions of PROTOCOL.md 5.8. Five

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"swiftpaxos/client"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // clientPolicy is the CURP-HT session side.

@@ -8,8 +8,8 @@ import (
 
 	"swiftpaxos/check"
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/wire"
 	"swiftpaxos/sim"
+	"swiftpaxos/wire"
 )
 
 // TestScenarioVoteRule: PROTOCOL.md 6.2. Five replicas. A weak write

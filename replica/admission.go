@@ -2,7 +2,7 @@ package replica
 
 import (
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // The admission checks of what a replica receives: client requests, and

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // committedPolicy records the entries its Committed hook is called for.

@@ -2,7 +2,7 @@ package replica
 
 import (
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // applyCommitted executes committed entries strictly in slot order, with

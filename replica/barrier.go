@@ -1,6 +1,6 @@
 package replica
 
-import "swiftpaxos/replica/wire"
+import "swiftpaxos/wire"
 
 // The leader's barrier (PROTOCOL.md 4.5 step 2, 5.4): a request whose
 // session dependency has no slot yet waits for it, and is re-run when the

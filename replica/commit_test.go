@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Commit advancement, PROTOCOL.md 3.2: at the leader, "the largest s such

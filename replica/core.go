@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Role is a replica's role in its current ballot.

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // The leader decides every witness record it is shown (PROTOCOL.md 3.4

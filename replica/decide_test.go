@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 func weakRecord(client wire.ClientID, seq, dep wire.Seq, age time.Duration) wire.Record {

@@ -3,7 +3,7 @@ package replica
 import (
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/storage"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // In durable mode (Options.Durable) the core writes down, between two

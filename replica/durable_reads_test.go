@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // TestDurableReadAcksLeaveAtOnce: a strong read's RecordAck and

@@ -7,7 +7,7 @@ import (
 
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/storage"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Step tests of durable mode (durable.go, restore.go): what a Ready asks

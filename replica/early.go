@@ -1,6 +1,6 @@
 package replica
 
-import "swiftpaxos/replica/wire"
+import "swiftpaxos/wire"
 
 // maxEarly bounds the client requests a replica holds before it is a
 // member; beyond it they are dropped, and their clients' retries carry

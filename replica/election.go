@@ -4,9 +4,9 @@ import (
 	"math"
 	"time"
 
+	"swiftpaxos/config/quorum"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/quorum"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // election is the state of failure detection and voting (PROTOCOL.md

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Sessions end through the log (PROTOCOL.md 6.10, docs/DECISIONS.md 23):

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 func strongPut(client wire.ClientID, seq wire.Seq, ki int) *wire.Propose {

@@ -1,8 +1,8 @@
 package replica
 
 import (
-	"swiftpaxos/replica/quorum"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/config/quorum"
+	"swiftpaxos/wire"
 )
 
 // A durable replica that restarts as a non-member cannot vote (join.go),

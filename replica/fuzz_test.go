@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // seedStream encodes messages as one byte stream of frames.

@@ -3,9 +3,9 @@ package replica
 import (
 	"slices"
 
+	"swiftpaxos/config/quorum"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/quorum"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // A replica that starts without state (in memory, or durable with an empty

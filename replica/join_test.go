@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Founding a cluster with a majority of new replicas (join.go,

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // isViewNoop reports whether e is the no-op a new leader appends after its

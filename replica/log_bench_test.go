@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // BenchmarkLogAppendCompact appends entries and compacts as a replica

@@ -8,7 +8,7 @@ import (
 
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/storage"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Options configures a Core. Time and randomness are injected so that the

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Parked weak reads, PROTOCOL.md 4.5 step 2 and 6.5: a weak read waits at

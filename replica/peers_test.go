@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // follower1 is replica 1 of three, in ballot 0 under leader 0, with slots

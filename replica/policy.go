@@ -1,7 +1,7 @@
 package replica
 
 import (
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Policy is what a protocol adds to the shared core (ARCHITECTURE.md rule 1).

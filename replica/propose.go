@@ -2,7 +2,7 @@ package replica
 
 import (
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 func (c *Core) onPropose(from wire.ClientID, p *wire.Propose) {

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // waitingRead is a weak read parked until appliedIndex reaches its minimum

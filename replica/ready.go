@@ -2,7 +2,7 @@ package replica
 
 import (
 	"swiftpaxos/replica/storage"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Envelope is one message a core produced, with where it goes: a replica,

@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"slices"
 
+	"swiftpaxos/config/quorum"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/quorum"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // recovery is a new leader's state between its election and its view start

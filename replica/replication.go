@@ -4,9 +4,9 @@ import (
 	"math"
 	"slices"
 
+	"swiftpaxos/config/quorum"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/quorum"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // replicate sends every follower the entries it has not been sent yet and,

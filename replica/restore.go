@@ -2,7 +2,7 @@ package replica
 
 import (
 	"swiftpaxos/replica/storage"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // restore rebuilds a durable replica from what it found on disk: the

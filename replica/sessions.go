@@ -2,7 +2,7 @@ package replica
 
 import (
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // applied is the stored outcome of an applied command (PROTOCOL.md 3.7: a

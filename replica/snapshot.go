@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // snapshot is the applied state at one slot (PROTOCOL.md 6.10): the store,

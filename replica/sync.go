@@ -1,6 +1,6 @@
 package replica
 
-import "swiftpaxos/replica/wire"
+import "swiftpaxos/wire"
 
 // Sync (PROTOCOL.md 3.6): the slow path's answer, the stored result of an
 // applied command.

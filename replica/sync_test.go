@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // TestSyncForAnUnknownCommandGetsTheCommittedView: a leader whose view

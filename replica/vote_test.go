@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // The vote rule, PROTOCOL.md 6.2, with the pre-vote of docs/DECISIONS.md

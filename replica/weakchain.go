@@ -2,7 +2,7 @@ package replica
 
 import (
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // The weak chain (PROTOCOL.md 4.5, 5.4): the leader appends a session's

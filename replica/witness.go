@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // witnessRecord is a witness record plus the instant it was last flushed

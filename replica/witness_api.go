@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Admit notes the request's AckUpTo and reports whether a request for id

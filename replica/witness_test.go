@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Witness records, PROTOCOL.md 1.6 and 3.4: admission (rule 1), duplicates

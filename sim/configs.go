@@ -3,7 +3,7 @@ package sim
 import (
 	"time"
 
-	"swiftpaxos/replica/quorum"
+	"swiftpaxos/config/quorum"
 )
 
 // Config is one named simulation configuration of the suite. CI runs

@@ -10,8 +10,8 @@ import (
 	"swiftpaxos/curp-ho/horeplica"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/curp-ht/htreplica"
-	"swiftpaxos/replica/wire"
 	"swiftpaxos/sim"
+	"swiftpaxos/wire"
 )
 
 // Witness records leave only through the leader's decision, committed in

@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/replica/wire"
 	"swiftpaxos/sim"
+	"swiftpaxos/wire"
 )
 
 // TestScenarioStaleFreshAnswerMakesNoFounder: docs/DECISIONS.md 37. Every

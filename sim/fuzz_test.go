@@ -7,8 +7,8 @@ import (
 
 	"swiftpaxos/check"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
 	"swiftpaxos/sim"
+	"swiftpaxos/wire"
 )
 
 // FuzzClientMessages lets a fake client send arbitrary message sequences

@@ -9,7 +9,7 @@ import (
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/storage"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // A replica's lifetimes: each start, at the beginning or after a crash,

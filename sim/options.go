@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"swiftpaxos/client"
+	"swiftpaxos/config/quorum"
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/quorum"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Protocol builds the policies of one protocol.

@@ -8,8 +8,8 @@ import (
 
 	"swiftpaxos/check"
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/wire"
 	"swiftpaxos/sim"
+	"swiftpaxos/wire"
 )
 
 // TestScenarioRestartedReplicaDoesNotVoteEarly: PROTOCOL.md 6.10. Three

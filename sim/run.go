@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 func (c *Cluster) run() error {

@@ -11,8 +11,8 @@ import (
 	"swiftpaxos/curp-ho/horeplica"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/curp-ht/htreplica"
-	"swiftpaxos/replica/wire"
 	"swiftpaxos/sim"
+	"swiftpaxos/wire"
 )
 
 // Directed failover scenarios that both protocols must pass. Each one builds

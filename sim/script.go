@@ -8,7 +8,7 @@ import (
 	"swiftpaxos/check"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Script drives a cluster through a directed scenario: the test starts

@@ -10,7 +10,7 @@ import (
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/storage"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // link is one direction of a connection between two endpoints.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"swiftpaxos/check"
-	"swiftpaxos/replica/quorum"
+	"swiftpaxos/config/quorum"
 )
 
 // Flags shared by the protocol packages' simulation tests:

@@ -8,8 +8,8 @@ import (
 
 	"swiftpaxos/check"
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/wire"
 	"swiftpaxos/sim"
+	"swiftpaxos/wire"
 )
 
 // A witness's conflict check over a SCAN's whole range (PROTOCOL.md 1.3,

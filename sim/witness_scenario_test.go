@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/replica/wire"
 	"swiftpaxos/sim"
+	"swiftpaxos/wire"
 )
 
 // TestScenarioLeaderReplacesOwnWitnessRecord: PROTOCOL.md 3.4 rule 6, first

@@ -7,8 +7,8 @@ import (
 	"swiftpaxos/check"
 	"swiftpaxos/client"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/applog"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
+	"swiftpaxos/wire/applog"
 )
 
 // The workload and what it leaves for the checker: the operations each
@@ -176,7 +176,7 @@ func (c *Cluster) recordExecuted(r int, e *wire.Entry, res kvs.Result) {
 
 // recordSnapshot marks, in replica i's applied log, that it installed a
 // snapshot ending at slot: the lines that follow are for later slots
-// (replica/applog's format).
+// (wire/applog's format).
 func (c *Cluster) recordSnapshot(i int, slot kvs.Slot) {
 	seg := &c.segments[c.current[i]]
 	seg.entries = append(seg.entries, check.LogEntry{Slot: slot, Kind: check.Snapshot})

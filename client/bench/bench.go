@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"swiftpaxos/client"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,10 +14,11 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 
+	"swiftpaxos/client"
 	"swiftpaxos/config"
 	"swiftpaxos/cost"
 	"swiftpaxos/metrics"
-	"swiftpaxos/replica/applog"
+	"swiftpaxos/wire/applog"
 )
 
 // Options configures one benchmark client process.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"swiftpaxos/client"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,7 +13,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/client"
+	"swiftpaxos/wire"
 )
 
 // fakeSession completes submitted operations from its own goroutine, in a

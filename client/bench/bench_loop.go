@@ -4,15 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"swiftpaxos/client"
 	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
+	"swiftpaxos/client"
 	"swiftpaxos/kvs"
 	"swiftpaxos/metrics"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // ErrReplyTimeout: a benchmark thread received no completion for

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"swiftpaxos/client"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,8 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"swiftpaxos/client"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 func TestLoopWindowAndWarmUp(t *testing.T) {

@@ -2,11 +2,11 @@ package bench
 
 import (
 	"fmt"
-	"swiftpaxos/client"
 
 	"swiftpaxos/check"
+	"swiftpaxos/client"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // historyRecorder collects one benchmark thread's history (check mode):

@@ -1,15 +1,15 @@
 package bench
 
 import (
-	"swiftpaxos/client"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/check"
+	"swiftpaxos/client"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // A SCAN is one record: its range and limit, the items it returned and

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"swiftpaxos/client"
 	"sync"
 
 	"swiftpaxos/check"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/client"
+	"swiftpaxos/wire"
 )
 
 // journal is a client process's history written as it goes (-journal,

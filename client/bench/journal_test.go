@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"swiftpaxos/client"
 	"testing"
 	"time"
 
@@ -13,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/check"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/client"
+	"swiftpaxos/wire"
 )
 
 // TestJournalRecordsBeforeHandover: a thread with a journal has every

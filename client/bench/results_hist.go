@@ -3,12 +3,12 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
-	"swiftpaxos/client"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/client"
+	"swiftpaxos/wire"
 )
 
 // Class is one of the four latency classes of PROTOCOL.md 8.3.

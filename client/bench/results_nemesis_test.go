@@ -12,8 +12,8 @@ import (
 
 	"swiftpaxos/check"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/applog"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
+	"swiftpaxos/wire/applog"
 )
 
 func writeEvents(t *testing.T, dir, text string) {

@@ -7,15 +7,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"swiftpaxos/client"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"swiftpaxos/client"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // samples returns n log-normal-ish latencies between ~50 µs and ~1 s.

@@ -6,11 +6,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
-	"swiftpaxos/client"
 
+	"swiftpaxos/client"
 	"swiftpaxos/config"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // WorkloadParams are the knobs of the benchmark's operation mix

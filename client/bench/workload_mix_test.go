@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // KeyOf is fmt's %020d: 20 bytes that sort as the numbers do.

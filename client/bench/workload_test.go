@@ -6,14 +6,14 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"swiftpaxos/client"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"swiftpaxos/client"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 func newGen(t *testing.T, p WorkloadParams, thread int, seed uint64) *Generator {

@@ -13,7 +13,7 @@ import (
 	"swiftpaxos/client"
 	"swiftpaxos/config"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Exit statuses.

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"swiftpaxos/client"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // silentPolicy is a client policy for clusters that never answer: the

@@ -26,7 +26,7 @@ import (
 	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/replica"
 	"swiftpaxos/replica/server"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // policies are the two protocols' sides, by configuration name.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"swiftpaxos/client/statuscli"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // The server's commands: what clients and tools ask at start-up (COMMAND,

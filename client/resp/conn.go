@@ -12,7 +12,7 @@ import (
 
 	"swiftpaxos/client"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // A connection is served by two goroutines: a reader that parses commands

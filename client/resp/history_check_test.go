@@ -14,7 +14,7 @@ import (
 
 	"swiftpaxos/check"
 	"swiftpaxos/client/statuscli"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // settle waits until every surviving replica has applied all it holds,

@@ -18,7 +18,7 @@ import (
 
 	"swiftpaxos/check"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // The acceptance run of the RESP front-end (issue 30): go-redis

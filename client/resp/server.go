@@ -16,7 +16,7 @@ import (
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Options configures a RESP front-end.

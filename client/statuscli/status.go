@@ -15,8 +15,8 @@ import (
 
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
-	"swiftpaxos/replica/quorum"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/config/quorum"
+	"swiftpaxos/wire"
 )
 
 // Options configures a run.

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // The MODE column says memory or durable; the FSYNCS and FSYNC columns: - - in memory, 0 - for a durable replica

@@ -3,7 +3,7 @@ package horeplica
 import (
 	curpho "swiftpaxos/curp-ho"
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // replicaPolicy is the CURP-HO replica side.

@@ -7,7 +7,7 @@ import (
 
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // What a CURP-HO witness adds to the core's record store (PROTOCOL.md

@@ -8,7 +8,7 @@ import (
 
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // TestDurableReadWaitsForTheSessionsWeakWrites: a durable CURP-HO witness

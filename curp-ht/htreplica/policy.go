@@ -2,7 +2,7 @@ package htreplica
 
 import (
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // replicaPolicy is the CURP-HT replica side.

@@ -12,8 +12,8 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/applog"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
+	"swiftpaxos/wire/applog"
 )
 
 // The applied log (check mode, PROTOCOL.md 2.6) is streamed to its file
@@ -92,7 +92,7 @@ func (w *appliedLogWriter) record(e *wire.Entry, res kvs.Result) {
 }
 
 // snapshot queues the marker of a snapshot installed in place of the
-// slots up to slot (replica/applog/doc.go, "Snapshot markers"). It must
+// slots up to slot (wire/applog/doc.go, "Snapshot markers"). It must
 // be called before any entry above slot executes.
 func (w *appliedLogWriter) snapshot(slot kvs.Slot) {
 	w.add(executedRecord{slot: slot, snapshot: true})

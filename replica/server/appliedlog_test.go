@@ -12,8 +12,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/applog"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
+	"swiftpaxos/wire/applog"
 )
 
 // readAppliedLog decodes the complete lines of the applied log at path;

@@ -16,7 +16,7 @@ import (
 	"swiftpaxos/batcher"
 	"swiftpaxos/config/certs"
 	"swiftpaxos/cost"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // maxFrame bounds one frame read from the network.
@@ -358,7 +358,7 @@ func (s *server) postAll(ctx context.Context, ins []inbound) bool {
 // link is the destination the batcher's counters are reported under.
 func (s *server) optsTo(alias, link string) batcher.Options {
 	o := s.bopts
-	o.Stopped = s.meter.Batches(link)
+	o.Stopped = func(st batcher.Stats) { s.meter.Sent(link, st.Messages, st.Bytes, st.Batches) }
 	if alias != "" {
 		o.Delay = s.cfg.OneWayDelay(s.o.Alias, alias)
 	}

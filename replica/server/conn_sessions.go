@@ -9,7 +9,7 @@ import (
 
 	"swiftpaxos/batcher"
 	"swiftpaxos/cost"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // maxSessionsPerConn bounds the sessions one PeerSessions connection may

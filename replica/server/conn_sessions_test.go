@@ -9,7 +9,7 @@ import (
 
 	"swiftpaxos/batcher"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 func sessionsHello() []byte {

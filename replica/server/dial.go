@@ -12,7 +12,7 @@ import (
 
 	"swiftpaxos/batcher"
 	"swiftpaxos/config/certs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Outgoing connections: one dialer goroutine per peer keeps the connection

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/batcher"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Idle client connections: a sweep closes the client connections on which

@@ -3,7 +3,6 @@ package server
 import (
 	"slices"
 	"strconv"
-	"swiftpaxos/replica"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,8 +10,9 @@ import (
 	"swiftpaxos/batcher"
 	"swiftpaxos/kvs"
 	"swiftpaxos/metrics"
+	"swiftpaxos/replica"
 	"swiftpaxos/replica/storage/disk"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // replicaMetrics is the replica's side of the metrics endpoint. A nil

@@ -2,11 +2,11 @@ package server
 
 import (
 	"runtime"
-	"swiftpaxos/replica"
 	"sync/atomic"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/replica"
+	"swiftpaxos/wire"
 )
 
 // loopState is what the event loop publishes for the metrics endpoint:

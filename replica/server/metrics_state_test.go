@@ -1,12 +1,12 @@
 package server
 
 import (
-	"swiftpaxos/replica"
 	"sync"
 	"testing"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/replica"
+	"swiftpaxos/wire"
 )
 
 // stateN is a loopState whose every field says n, so that a copy mixing

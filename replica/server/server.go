@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"runtime"
-	"swiftpaxos/replica"
 	"sync/atomic"
 	"time"
 
@@ -21,8 +20,9 @@ import (
 	"swiftpaxos/config/certs"
 	"swiftpaxos/cost"
 	"swiftpaxos/kvs"
+	"swiftpaxos/replica"
 	"swiftpaxos/replica/storage"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Options configures a replica process.

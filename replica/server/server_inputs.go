@@ -6,7 +6,7 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/batcher"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // The event loop's inputs: what the connections' readers hand it, in

@@ -4,13 +4,13 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
-	"swiftpaxos/replica"
 	"sync"
 	"sync/atomic"
 
 	"go.uber.org/zap"
 
 	"swiftpaxos/config"
+	"swiftpaxos/replica"
 	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/storage/disk"
 )

@@ -19,7 +19,7 @@ import (
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/storage"
 	"swiftpaxos/replica/storage/disk"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // TestPersisterKeepsOrderAroundAReceivedSnapshot: the loop writes batches

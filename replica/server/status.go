@@ -3,7 +3,7 @@ package server
 import (
 	"time"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // answerStatus answers a StatusRequest (swiftpaxos -run status) on the

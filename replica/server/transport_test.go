@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"swiftpaxos/replica"
 	"sync"
 	"testing"
 	"time"
@@ -20,7 +19,8 @@ import (
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/replica"
+	"swiftpaxos/wire"
 )
 
 // closeWithin bounds every wait of these tests for a connection to close.

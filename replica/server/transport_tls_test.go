@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swiftpaxos/config/certs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // tlsDial connects to r with the certificate name from dir (the

@@ -2,7 +2,7 @@ package storage
 
 import (
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // HardState is what a replica must not forget about elections: its ballot

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // Mem is durable state kept in memory: what a disk holds after the batches

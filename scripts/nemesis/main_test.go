@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"swiftpaxos/client/bench"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/client/bench"
 )
 
 const conf = "../nemesis.conf"

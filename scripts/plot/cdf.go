@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"swiftpaxos/client/bench"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"swiftpaxos/client/bench"
 )
 
 // classes are the four latency classes in the order of every legend.

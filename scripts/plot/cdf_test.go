@@ -4,12 +4,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"swiftpaxos/client/bench"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/client/bench"
 )
 
 // sampleHistogram records n pseudo-random latencies with a long tail.

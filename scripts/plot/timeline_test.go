@@ -12,7 +12,7 @@ import (
 
 	"swiftpaxos/check"
 	"swiftpaxos/client/bench"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // writeNemesisRun writes the summary.json of a 5-s run with three faults

@@ -3,13 +3,13 @@ package disk
 import (
 	"fmt"
 	"os"
-	"swiftpaxos/replica/storage"
 	"syscall"
 	"testing"
 	"time"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/replica/storage"
+	"swiftpaxos/wire"
 )
 
 // BenchmarkSyncedBatch measures one Write: one pebble batch committed with

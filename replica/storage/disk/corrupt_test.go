@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"swiftpaxos/replica/storage"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -13,7 +12,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/replica/storage"
+	"swiftpaxos/wire"
 )
 
 // TestCorruptTableNamesTheFile: a flipped byte in one of pebble's tables

@@ -2,11 +2,12 @@ package disk
 
 import (
 	"path/filepath"
-	"swiftpaxos/replica/storage"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/replica/storage"
 )
 
 // testCluster is the cluster the package's tests open stores for.

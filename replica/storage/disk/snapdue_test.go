@@ -1,14 +1,14 @@
 package disk
 
 import (
-	"swiftpaxos/replica/storage"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/replica/storage"
+	"swiftpaxos/wire"
 )
 
 // TestSnapshotDueAfterALogWorth: a snapshot the replica took is worth

@@ -10,10 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"swiftpaxos/replica/storage"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/replica/storage"
+	"swiftpaxos/wire"
 )
 
 // A snapshot file is the magic, then the snapshot as the InstallSnapshot

@@ -5,14 +5,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"swiftpaxos/replica/storage"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/replica/storage"
+	"swiftpaxos/wire"
 )
 
 // history draws a sequence of batches a replica could produce: hard state

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"swiftpaxos/replica/storage"
 	"syscall"
 	"testing"
 
@@ -12,7 +11,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/replica/storage"
+	"swiftpaxos/wire"
 )
 
 // TestRecycledLogReadsBack: after memtable flushes pebble writes its log

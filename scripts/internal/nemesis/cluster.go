@@ -6,7 +6,7 @@ import (
 
 	"swiftpaxos/client/statuscli"
 	"swiftpaxos/config"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // ReplicaState is what one replica said of itself, or that it did not

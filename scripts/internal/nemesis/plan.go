@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"swiftpaxos/replica/quorum"
+	"swiftpaxos/config/quorum"
 )
 
 // FaultID numbers the faults of a plan from 1, in start order.

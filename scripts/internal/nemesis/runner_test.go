@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // fakeClock is virtual time: a sleep moves it on at once.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // AppendLine appends the applied-log line of e, newline included, to buf

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // TestSessionOf: a session is named by its client id in lower-case hex,

@@ -117,7 +117,7 @@ func seeds() map[string][]byte {
 
 // TestSeedCorpus checks that the committed seeds equal what the codec
 // produces today: a change to the wire format fails here. Regenerate with
-// go test ./replica/wire -run TestSeedCorpus -update-corpus after an
+// go test ./wire -run TestSeedCorpus -update-corpus after an
 // intended change.
 func TestSeedCorpus(t *testing.T) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzDecode")

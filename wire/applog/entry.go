@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"swiftpaxos/kvs"
-	"swiftpaxos/replica/wire"
+	"swiftpaxos/wire"
 )
 
 // SessionID names a client session in an applied log and in a client's
