@@ -10,6 +10,8 @@ import (
 
 	"swiftpaxos/client"
 	"swiftpaxos/config"
+	curpho "swiftpaxos/curp-ho"
+	"swiftpaxos/curp-ho/horeplica"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/curp-ht/htreplica"
 	"swiftpaxos/kvs"
@@ -22,7 +24,7 @@ func Example() {
 	// A running cluster's configuration: here three replicas started in
 	// this process on 127.0.0.1; a program would config.Load the file
 	// its replicas run with.
-	cfg, stop, err := startLocalCluster()
+	cfg, stop, err := startLocalCluster(curpht.Name)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -93,9 +95,10 @@ func Example() {
 	// cas lock: applied true
 }
 
-// startLocalCluster runs three CURP-HT replicas in this process, on free
-// ports of 127.0.0.1, until stop is called.
-func startLocalCluster() (cfg *config.Config, stop func(), err error) {
+// startLocalCluster runs three replicas of protocol (curpht.Name or
+// curpho.Name) in this process, on free ports of 127.0.0.1, until stop
+// is called.
+func startLocalCluster(protocol string) (cfg *config.Config, stop func(), err error) {
 	// The three stay reserved until each has its own port (closed one by
 	// one, the system may hand the same port out twice), then are freed
 	// for the replicas.
@@ -114,7 +117,7 @@ func startLocalCluster() (cfg *config.Config, stop func(), err error) {
 	}
 	// A replica answers no client before the cluster has formed, and a
 	// session asks again after retryMs: a short one spares a first wait.
-	text := fmt.Sprintf("-- Replicas --\nreplica0 %s\nreplica1 %s\nreplica2 %s\n---\nprotocol: curpht\nretryMs: 100\n", addrs...)
+	text := fmt.Sprintf("-- Replicas --\nreplica0 %s\nreplica1 %s\nreplica2 %s\n---\nprotocol: %s\nretryMs: 100\n", append(addrs, protocol)...)
 	if cfg, err = config.Parse("example.conf", strings.NewReader(text)); err != nil {
 		return nil, nil, err
 	}
@@ -124,7 +127,11 @@ func startLocalCluster() (cfg *config.Config, stop func(), err error) {
 	for i := range cfg.N() {
 		alias := fmt.Sprintf("replica%d", i)
 		wg.Go(func() {
-			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: htreplica.NewPolicy,
+			policy := htreplica.NewPolicy
+			if protocol == curpho.Name {
+				policy = horeplica.NewPolicy
+			}
+			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: policy,
 				Ready: func(net.Addr) { ready <- nil }})
 			if ctx.Err() == nil {
 				ready <- fmt.Errorf("%s stopped: %v", alias, err)

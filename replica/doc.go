@@ -65,4 +65,35 @@
 // what PROTOCOL.md 6.4 selects (with the predecessor rule of
 // docs/DECISIONS.md 11), appends the view's no-op and announces the view.
 // Ballot 0's leader is configured (InitialLeader).
+//
+// # Files
+//
+// Each file holds one rule of PROTOCOL.md and the state it owns; a
+// concern with state of its own is a type with its own methods (the log,
+// the witness, the key index, the session table), and Core's methods in a
+// file are that rule's steps.
+//
+//   - core.go, options.go, ready.go, policy.go, logger.go: the Core, what
+//     it is given, what it hands out, where protocols plug in.
+//   - log.go (raftLog: entries, ballots, prefix commitment, 6.3),
+//     replication.go (Accept, AcceptAck, Commit; 3.2), apply.go (in-order
+//     execution and at-most-once, 3.3, 6.7).
+//   - witness.go (witness: the record store and its conflicts, 3.4),
+//     witness_api.go (records for the policies), decide.go (stale records
+//     flushed and decided, 3.4).
+//   - keyindex.go (keyIndex: which uncommitted entries touch a key or a
+//     range, for the speculative result, 3.5), propose.go (a strong
+//     request at a follower and at the leader, 3.4-3.5), sync.go (the slow
+//     path's Sync, 3.6), weakchain.go and barrier.go (a session's weak
+//     writes in causal order, and a request barred until its dependency
+//     has a slot, 4.5, 5.4), reads.go (weak reads under the frontier,
+//     4.5, 6.5).
+//   - sessions.go (sessionTable: de-duplication and results, 3.7),
+//     expiry.go (the end of an idle session, 6.10), admission.go (what is
+//     admitted from clients and leaders, 1.2).
+//   - election.go (election: pre-votes and votes, 6.1-6.2), recovery.go
+//     (a new view, 6.3-6.4), snapshot.go and restore.go (snapshots and a
+//     restart from disk, 6.10), durable.go (journal: durable mode),
+//     join.go, founding.go and early.go (joining, founding a cluster, and
+//     the requests held until then), describe.go (diagnostics).
 package replica
