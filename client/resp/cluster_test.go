@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"swiftpaxos/client"
+	"swiftpaxos/client/internal/localcluster"
 	"swiftpaxos/client/resp"
 	"swiftpaxos/client/statuscli"
 	"swiftpaxos/config"
@@ -36,19 +37,6 @@ var policies = map[string]struct {
 }{
 	"curpht": {htreplica.NewPolicy, curpht.NewClientPolicy},
 	"curpho": {horeplica.NewPolicy, curpho.NewClientPolicy},
-}
-
-// freePorts reserves n TCP ports on 127.0.0.1 and releases them.
-func freePorts(t testing.TB, n int) []int {
-	t.Helper()
-	ports := make([]int, n)
-	for i := range ports {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		ports[i] = ln.Addr().(*net.TCPAddr).Port
-		defer ln.Close()
-	}
-	return ports
 }
 
 // cluster is three replicas, each with its RESP front-end, in this
@@ -72,7 +60,7 @@ func startCluster(t *testing.T, protocol, settings string) *cluster {
 // write their applied logs there (log-ALIAS.jsonl), for the checker.
 func startClusterLogs(t *testing.T, protocol, settings, logDir string) *cluster {
 	t.Helper()
-	ports := freePorts(t, 3)
+	ports := localcluster.FreePorts(t, 3)
 	var run []int
 	var err error
 	for range 20 {
