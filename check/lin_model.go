@@ -246,6 +246,9 @@ func (x *history) searchKey(k kvs.Key, pos []int64) (*Violation, *Unknown) {
 	if strong == 0 {
 		return nil, nil
 	}
+	if logOrderLegal(ops, pos) {
+		return nil, nil
+	}
 	withLast := false
 	for _, i := range x.byKey[k] {
 		withLast = withLast || x.cmds[x.ops[i].cmd].Expect == kvs.ExpectVersion
