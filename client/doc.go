@@ -48,8 +48,9 @@
 //
 //   - Get: the value and whether the key holds one, and its version (the
 //     slot of its last write, a DELETE's when absent; 0: never written).
-//   - Put: its slot; 0 for a CURP-HO weak PUT, acknowledged before it is
-//     ordered.
+//   - Put: its slot; 0 for a CURP-HO weak PUT acknowledged before it is
+//     ordered (its slot when the leader's commit reached the session
+//     first).
 //   - Delete: whether the key existed, but only when Known: a weak DELETE
 //     is acknowledged before it executes, so Known is false and Existed
 //     means nothing; nothing is made up.

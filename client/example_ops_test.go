@@ -64,8 +64,9 @@ func ExampleSession_Get() {
 
 // A strong PUT returns once it is durable and ordered, with its version
 // (the slot of the write). A weak PUT of CURP-HO is acknowledged by the
-// nearest replica before the leader orders it, so its version is not
-// known yet: 0. The session still reads its own write at once.
+// nearest replica before the leader orders it, so its version is usually
+// not known yet (0; the slot when the leader's commit reached the session
+// first). The session still reads its own write at once.
 func ExampleSession_Put() {
 	s, ctx, done, err := session(curpho.Name)
 	if err != nil {
@@ -76,12 +77,12 @@ func ExampleSession_Put() {
 	p, err := s.Put(ctx, []byte("k"), []byte("strong"), client.Strong)
 	fmt.Printf("strong put: version known %v, err %v\n", p.Version > 0, err)
 	w, err := s.Put(ctx, []byte("k"), []byte("weak"), client.Weak)
-	fmt.Printf("weak put: version %d, err %v\n", w.Version, err)
+	fmt.Printf("weak put: version 0 or after the strong one %v, err %v\n", w.Version == 0 || w.Version > p.Version, err)
 	g, _ := s.Get(ctx, []byte("k"), client.Weak)
 	fmt.Printf("weak get: %s\n", g.Value)
 	// Output:
 	// strong put: version known true, err <nil>
-	// weak put: version 0, err <nil>
+	// weak put: version 0 or after the strong one true, err <nil>
 	// weak get: weak
 }
 
