@@ -66,3 +66,15 @@ func TestCoreLinksNoServer(t *testing.T) {
 		}
 	}
 }
+
+// TestCoreTestsNeedNoShell: the core's tests and the simulator run the
+// core without anything of the process around it.
+func TestCoreTestsNeedNoShell(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-test", ".", "../sim").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	for _, p := range strings.Fields(string(out)) {
+		for _, shell := range []string{"swiftpaxos/replica/server", "swiftpaxos/replica/storage/disk", "github.com/cockroachdb/pebble"} {
+			require.False(t, p == shell || strings.HasPrefix(p, shell+"/"), "the core's tests or the simulator link %s", p)
+		}
+	}
+}
