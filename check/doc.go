@@ -286,12 +286,13 @@
 // strong operation may have observed ([inv, +inf), or up to the first
 // strong reader's response for a weak put read by value); weak writes no
 // strong operation observes by value are tried in invocation order, one
-// standing for another. The search is exact; it is bounded by a count of
-// model steps (4,000,000 per key), not by time, so the verdict is the same
-// on every machine, and a key that needs more is reported in
-// Report.Unknown ("cannot decide"), never as a pass. Counter keys that
-// only INCRs and reads touch are decided quickly: an INCR's result fixes
-// the sum before it, so few orders survive. docs/DECISIONS.md 39.
+// standing for another. With the applied logs, the order the replicas
+// applied the key in is tried first (lin_witness.go): if it is legal the
+// key is linearizable at once; if not, it proves nothing and the search
+// runs. The search is exact; it is bounded by a count of model steps
+// (4,000,000 per key), not by time, so the verdict is the same on every
+// machine, and a key that needs more is reported in Report.Unknown
+// ("cannot decide"), never as a pass. docs/DECISIONS.md 39 and 43.
 //
 // For GET, PUT and SCAN keys, taking part, with a window [call, ret]
 // (a is before b iff ret(a) < call(b), strictly, as in section 2.2):
