@@ -49,8 +49,8 @@ func TestCoreDoesNoIO(t *testing.T) {
 // TestCoreLinksNoServer: nothing the core imports, however indirectly,
 // opens a socket or speaks TLS, and the only module outside the standard
 // library in its tree is the store's ordered tree (kvs). os and sync are
-// there only because fmt, io and time import them, and the tree for its
-// copy-on-write; the core's own files never call them (TestCoreDoesNoIO).
+// there only because fmt, io and time import them (and the tree its
+// optional locks); the core's own files never call them (TestCoreDoesNoIO).
 func TestCoreLinksNoServer(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{if .Standard}}std {{end}}{{.ImportPath}}", ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
