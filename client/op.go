@@ -62,6 +62,8 @@ const (
 	PathWeak
 )
 
+// String names the path as the summaries do: "fast", "slow", "weak" or
+// "none".
 func (p Path) String() string {
 	switch p {
 	case PathFast:
@@ -145,6 +147,7 @@ var (
 	ErrExpired = errors.New("session expired: idle longer than sessionIdleMs; open a new session")
 )
 
+// String is the operation as the logs show it: its level and command.
 func (o Op) String() string {
 	return fmt.Sprintf("%s %s", o.Level, o.Command)
 }

@@ -39,6 +39,8 @@ type TimeoutError struct {
 	Err error
 }
 
+// Error names the operation, the replica it waited for, how often it was
+// sent and the replicas that could not be reached.
 func (e *TimeoutError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %v (%v)", e.Op, ErrTimeout, e.Err)
