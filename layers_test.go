@@ -22,8 +22,9 @@ var layers = [][]string{
 	{"", "scripts/nemesis", "scripts/plot", "scripts/soak", "scripts/sweepstat", "scripts/ycsbstat"},
 }
 
-// TestImportsRunDown: every import of a project package goes to a lower
-// layer, and a package nested in another's directory (config/quorum in
+// TestImportsRunDown: every import of a project package by a non-test
+// file of this module (tests may reach up: a library test starts
+// replicas) goes to a lower layer, and a package nested in another's directory (config/quorum in
 // config/) is imported only from above that directory's package too, so
 // that a package several use never sits in the room of one of them (the
 // quorum arithmetic under replica/ made config import from the replica's
@@ -47,6 +48,8 @@ func TestImportsRunDown(t *testing.T) {
 				continue
 			}
 			q := ours(imp)
+			_, known := layer[q]
+			require.True(t, known, "%s imports %s, which has no layer", f[0], imp)
 			require.Less(t, layer[q], lp, "%s (layer %d) imports %s (layer %d)", f[0], lp, imp, layer[q])
 			for a := parent(q); a != ""; a = parent(a) {
 				la, isPkg := layer[a]

@@ -45,8 +45,8 @@ func logOrderLegal(ops []sop, pos []int64) bool {
 	latestCall := int64(negInf)
 	for _, j := range append(order, absent...) {
 		o := &ops[j]
-		if o.ret < latestCall {
-			return false // o returned before an operation ordered ahead of it was invoked
+		if o.ret < max(latestCall, o.call) {
+			return false // o returned before it, or one ordered ahead of it, was invoked
 		}
 		latestCall = max(latestCall, o.call)
 		ok, next := o.step(s)

@@ -56,7 +56,7 @@ type Options struct {
 	// figures are the whole process's, from its start.
 	CostPath string
 	// Metrics, when set, is where the replica registers its metrics
-	// (replica/metrics.go; the caller serves the registry).
+	// (replica/server/metrics.go; the caller serves the registry).
 	Metrics prometheus.Registerer
 	// FrontEndConns, when set, counts the connections of the process's
 	// RESP front-end, for the replica's status.
@@ -203,7 +203,7 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	s.core, err = replica.New(replica.Options{
 		Durable: s.disk != nil, Restore: restore,
-		ID: s.id, N: cfg.N(), Policy: o.Policy(), Log: coreLog{s.log.Sugar()},
+		ID: s.id, N: cfg.N(), Policy: o.Policy(), Log: coreLog{s.log.WithOptions(zap.AddCallerSkip(1)).Sugar()},
 		Now:                func() int64 { return int64(time.Since(start)) },
 		Rand:               rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(idx))),
 		HeartbeatInterval:  cfg.Heartbeat,
