@@ -50,7 +50,7 @@ func BenchmarkCluster(b *testing.B) {
 			b.Run("strong-put", func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; b.Loop(); i++ {
-					if _, err := s.Put(b.Context(), []byte(bench.KeyOf(int64(i%1000))), value, wire.Strong); err != nil {
+					if _, err := s.Put(b.Context(), []byte(testKey(int64(i%1000))), value, wire.Strong); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -58,7 +58,7 @@ func BenchmarkCluster(b *testing.B) {
 			b.Run("weak-get", func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; b.Loop(); i++ {
-					if _, err := s.Get(b.Context(), []byte(bench.KeyOf(int64(i%1000))), wire.Weak); err != nil {
+					if _, err := s.Get(b.Context(), []byte(testKey(int64(i%1000))), wire.Weak); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -78,7 +78,7 @@ func mixOp(i int, value kvs.Value) client.Op {
 	if i%2 == 1 {
 		level = wire.Weak
 	}
-	key := bench.KeyOf(int64((i * 7919) % 1000))
+	key := testKey(int64((i * 7919) % 1000))
 	if (i/2)%10 == 0 {
 		return client.Op{Level: level, Command: kvs.Command{Op: kvs.OpPut, Key: key, Value: value}}
 	}
@@ -146,8 +146,11 @@ func benchSession(b *testing.B, p func() replica.Policy, cp client.Policy) *clie
 	}
 	b.Cleanup(func() { s.Close() })
 	// The first operation waits for the new cluster to form.
-	if _, err := s.Get(ctx, []byte(bench.KeyOf(0)), wire.Strong); err != nil {
+	if _, err := s.Get(ctx, []byte(testKey(0)), wire.Strong); err != nil {
 		b.Fatal(err)
 	}
 	return s
 }
+
+// testKey is the benchmark's key of number i over a million keys.
+var testKey = bench.NewKeys(1_000_000, 0).Of

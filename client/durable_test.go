@@ -14,7 +14,6 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"swiftpaxos/client"
-	"swiftpaxos/client/bench"
 	"swiftpaxos/client/internal/localcluster"
 	curpht "swiftpaxos/curp-ht"
 	"swiftpaxos/curp-ht/htreplica"
@@ -68,12 +67,12 @@ func TestDurableClusterComesBackFromDisk(t *testing.T) {
 		if k%2 == 1 {
 			level = wire.Weak
 		}
-		_, err := s.Put(ctx, []byte(bench.KeyOf(k)), []byte(fmt.Sprint("v", k)), level)
+		_, err := s.Put(ctx, []byte(testKey(k)), []byte(fmt.Sprint("v", k)), level)
 		require.NoError(t, err)
 	}
 	// A strong read after the weak writes: the session's weak writes
 	// were committed before they completed (CURP-HT).
-	_, err := s.Get(ctx, []byte(bench.KeyOf(0)), wire.Strong)
+	_, err := s.Get(ctx, []byte(testKey(0)), wire.Strong)
 	require.NoError(t, err)
 	s.Close()
 	stop()
@@ -87,7 +86,7 @@ func TestDurableClusterComesBackFromDisk(t *testing.T) {
 	s = session()
 	defer s.Close()
 	for k := range int64(20) {
-		v, err := s.Get(ctx, []byte(bench.KeyOf(k)), wire.Strong)
+		v, err := s.Get(ctx, []byte(testKey(k)), wire.Strong)
 		require.NoError(t, err)
 		require.Equal(t, fmt.Sprint("v", k), string(v.Value), "key %d after the restart", k)
 	}

@@ -15,7 +15,6 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"swiftpaxos/client"
-	"swiftpaxos/client/bench"
 	"swiftpaxos/client/internal/localcluster"
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
@@ -62,7 +61,7 @@ func putGet(t *testing.T, s *client.Session, key int, value string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	k := []byte(bench.KeyOf(int64(key)))
+	k := []byte(testKey(int64(key)))
 	_, err := s.Put(ctx, k, []byte(value), wire.Strong)
 	require.NoError(t, err)
 	got, err := s.Get(ctx, k, wire.Strong)
@@ -185,7 +184,7 @@ func TestHungReplicaDoesNotStallTheSession(t *testing.T) {
 	for ; time.Since(start) < 400*time.Millisecond; n++ {
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 		t0 := time.Now()
-		_, err := s.Put(ctx, []byte(bench.KeyOf(int64(n))), []byte("v"), wire.Strong)
+		_, err := s.Put(ctx, []byte(testKey(int64(n))), []byte("v"), wire.Strong)
 		require.NoError(t, err)
 		slowest = max(slowest, time.Since(t0))
 		cancel()

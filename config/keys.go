@@ -237,8 +237,8 @@ func setRunTime(p *Params, v string) error {
 	return nil
 }
 
-// setKey takes the hot key's number, which bench.KeyOf turns into a
-// 20-digit key: numbers are not negative.
+// setKey takes the hot key's number, which bench.Keys turns into a
+// decimal key: numbers are not negative.
 func setKey(p *Params, v string) error {
 	n, err := parseInt(v)
 	if err != nil {

@@ -53,7 +53,7 @@ type Params struct {
 	WeakRatio     int           // weakRatio: % of operations that are weak
 	WeakWrites    int           // weakWrites: % of weak operations that write
 	Conflicts     int           // conflicts: % of operations on the hot key
-	Key           int64         // key: the hot key's number (bench.KeyOf); not negative
+	Key           int64         // key: the hot key's number (bench.Keys); not negative
 	CommandSize   int           // commandSize: bytes per written value, at most maxValueBytes
 	Deletes       int           // deletes: % of writes issued as DELETE
 	RMW           int           // rmw: % of strong operations issued as CAS or INCR, half each

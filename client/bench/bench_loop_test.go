@@ -27,7 +27,7 @@ func TestLoopWindowAndWarmUp(t *testing.T) {
 			assert.Equal(t, window, r.st.maxInFlight)
 
 			require.Len(t, r.fake.ops, reqs+1, "reqs operations plus one warm-up")
-			assert.Equal(t, client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: KeyOf(0)}}, r.fake.ops[0])
+			assert.Equal(t, client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: NewKeys(mixed.KeySpace, mixed.HotKey).Of(0)}}, r.fake.ops[0])
 
 			// The warm-up is in no statistic: reqs samples, and its
 			// (fast) path is not counted.
@@ -229,10 +229,10 @@ func TestHistoryInvocationPrecedesHandover(t *testing.T) {
 type constOps struct{}
 
 func (constOps) WarmUp() client.Op {
-	return client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: KeyOf(1)}}
+	return client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: "k1"}}
 }
 func (constOps) Next() client.Op {
-	return client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: KeyOf(2)}}
+	return client.Op{Level: wire.Weak, Command: kvs.Command{Op: kvs.OpGet, Key: "k2"}}
 }
 
 // TestLoopRunFor: with RunFor the thread issues operations until its clock

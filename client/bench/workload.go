@@ -64,7 +64,8 @@ func WorkloadParamsFrom(p *config.Params) WorkloadParams {
 type Workload struct {
 	p    WorkloadParams
 	zipf *ZipfTable // nil unless keys are Zipf-distributed
-	// hot holds KeyOf(i) for the first numbers of a Zipf distribution,
+	keys Keys
+	// hot holds keys.Of(i) for the first numbers of a Zipf distribution,
 	// the most drawn (keyOf).
 	hot []kvs.Key
 }
@@ -94,8 +95,9 @@ func NewWorkload(p WorkloadParams) (*Workload, error) {
 	if p.Limits == (kvs.Limits{}) {
 		p.Limits = kvs.DefaultLimits
 	}
-	if p.Limits.MaxKey < CounterKeyBytes {
-		errs = append(errs, fmt.Errorf("maxKeyBytes: %d is shorter than the benchmark's keys (%d bytes)", p.Limits.MaxKey, CounterKeyBytes))
+	keys := NewKeys(p.KeySpace, p.HotKey)
+	if p.Limits.MaxKey < keys.CounterWidth() {
+		errs = append(errs, fmt.Errorf("maxKeyBytes: %d is shorter than the benchmark's keys (%d bytes)", p.Limits.MaxKey, keys.CounterWidth()))
 	}
 	if p.ZipfSkew < 0 || math.IsNaN(p.ZipfSkew) || math.IsInf(p.ZipfSkew, 0) {
 		errs = append(errs, fmt.Errorf("zipfSkew: %v is not a non-negative number", p.ZipfSkew))
@@ -109,7 +111,7 @@ func NewWorkload(p WorkloadParams) (*Workload, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
-	w := &Workload{p: p}
+	w := &Workload{p: p, keys: keys}
 	if p.KeySpace > 0 && p.ZipfSkew >= MinZipfSkew {
 		t, err := NewZipfTable(p.KeySpace, p.ZipfSkew)
 		if err != nil {
@@ -118,23 +120,26 @@ func NewWorkload(p WorkloadParams) (*Workload, error) {
 		w.zipf = t
 		w.hot = make([]kvs.Key, min(p.KeySpace, hotKeys))
 		for i := range w.hot {
-			w.hot[i] = KeyOf(int64(i))
+			w.hot[i] = keys.Of(int64(i))
 		}
 	}
 	return w, nil
 }
 
-// keyOf is KeyOf(n), from the table of hot keys when it holds n: a key
+// keyOf is w.keys.Of(n), from the table of hot keys when it holds n: a key
 // made anew is an allocation, on every operation of the benchmark.
 func (w *Workload) keyOf(n int64) kvs.Key {
 	if n >= 0 && n < int64(len(w.hot)) {
 		return w.hot[n]
 	}
-	return KeyOf(n)
+	return w.keys.Of(n)
 }
 
 // Params returns the workload's parameters.
 func (w *Workload) Params() WorkloadParams { return w.p }
+
+// Keys returns the workload's key format.
+func (w *Workload) Keys() Keys { return w.keys }
 
 // ThreadID names one benchmark thread: the client process's alias, its
 // index among the configuration's clients, and the thread's index in it.
@@ -198,7 +203,7 @@ func percent(rng *rand.Rand, p int) bool { return rng.IntN(100) < p }
 // WarmUp is operation 0 of a thread: a strong read of the hot key, which
 // also establishes reply routing at the replicas (PROTOCOL.md 8.1).
 func (g *Generator) WarmUp() client.Op {
-	return client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: KeyOf(g.w.p.HotKey)}}
+	return client.Op{Level: wire.Strong, Command: kvs.Command{Op: kvs.OpGet, Key: g.w.keys.Of(g.w.p.HotKey)}}
 }
 
 // Next draws the next operation (PROTOCOL.md 8.2). DELETEs and the CAS
@@ -243,13 +248,10 @@ func (g *Generator) Next() client.Op {
 	c := &op.Command
 	switch c.Op {
 	case kvs.OpIncr:
-		c.Key, c.Delta = CounterKeyOf(n), 1
+		c.Key, c.Delta = g.w.keys.Counter(n), 1
 		return op
 	case kvs.OpScan:
-		c.Key, c.End = KeyOf(n), ""
-		if n <= math.MaxInt64-c.Limit {
-			c.End = KeyOf(n + c.Limit)
-		}
+		c.Key, c.End = g.w.keys.Of(n), g.w.keys.ScanEnd(n, c.Limit)
 		return op
 	}
 	c.Key = g.w.keyOf(n)

@@ -14,22 +14,46 @@ import (
 	"swiftpaxos/wire"
 )
 
-// KeyOf is fmt's %020d: 20 bytes that sort as the numbers do.
-func TestKeyOf(t *testing.T) {
-	for _, i := range []int64{0, 1, 42, 1 << 44, math.MaxInt64, -1, math.MinInt64} {
-		assert.Equal(t, kvs.Key(fmt.Sprintf("%020d", i)), KeyOf(i), "%d", i)
+// A run's keys are fmt's %0*d at the width of its largest number, and
+// sort as the numbers do.
+func TestKeys(t *testing.T) {
+	for _, c := range []struct {
+		space, hot int64
+		width      int
+		bound      int64
+	}{
+		{1_000_000, 0, 7, 1_000_000}, {999_999, 0, 6, 999_999}, {10, 0, 2, 10}, {1, 0, 1, 1},
+		{1000, 5000, 4, 5001}, {1000, 9999, 5, 10_000}, {1, math.MaxInt64, 19, math.MaxInt64},
+		{0, 0, 19, math.MaxInt64}, {0, 1 << 50, 19, math.MaxInt64}, {-1, -1, 19, math.MaxInt64},
+	} {
+		k := NewKeys(c.space, c.hot)
+		require.Equal(t, c.width, k.Width(), "%+v", c)
+		require.Equal(t, c.width+1, k.CounterWidth(), "%+v", c)
+		require.Equal(t, c.bound, k.Bound(), "%+v", c)
+		for _, i := range []int64{0, 1, 7, c.bound / 2, c.bound - 1, c.bound} {
+			assert.Equal(t, kvs.Key(fmt.Sprintf("%0*d", c.width, i)), k.Of(i), "%+v: %d", c, i)
+			assert.Len(t, string(k.Of(i)), c.width, "%+v: %d", c, i)
+		}
 	}
-	assert.Equal(t, kvs.Key("00000000000000000042"), KeyOf(42))
-	assert.Equal(t, "c"+KeyOf(7), CounterKeyOf(7))
-	nums := []int64{9, 10, 0, 1 << 40, 99, 100, 1}
+	k := NewKeys(1_000_000, 0)
+	assert.Equal(t, kvs.Key("0000042"), k.Of(42))
+	assert.Equal(t, "c"+k.Of(7), k.Counter(7))
+	// Numbers no run draws keep fmt's form: never another number's key.
+	assert.Equal(t, kvs.Key("-000001"), k.Of(-1))
+	assert.Equal(t, kvs.Key("12345678"), k.Of(12_345_678))
+	assert.Equal(t, k.Of(1_000_000), k.ScanEnd(999_990, 50), "a range past the end stops at the bound")
+	assert.Equal(t, k.Of(1050), k.ScanEnd(1000, 50))
+	p := NewKeys(0, 0)
+	assert.Equal(t, p.Of(math.MaxInt64), p.ScanEnd(math.MaxInt64-3, 10), "no overflow")
+	nums := []int64{9, 10, 0, 1 << 40, 99, 100, 1, math.MaxInt64}
 	keys := make([]string, len(nums))
 	for i, n := range nums {
-		keys[i] = string(KeyOf(n))
+		keys[i] = string(p.Of(n))
 	}
 	sort.Strings(keys)
 	sort.Slice(nums, func(a, b int) bool { return nums[a] < nums[b] })
 	for i, n := range nums {
-		assert.Equal(t, string(KeyOf(n)), keys[i])
+		assert.Equal(t, string(p.Of(n)), keys[i])
 	}
 }
 
@@ -88,7 +112,7 @@ func TestDefaultMixIsUnchanged(t *testing.T) {
 		level, kind, key, count := ref.next()
 		require.Equal(t, level, op.Level, "op %d", i)
 		require.Equal(t, kind, op.Command.Op, "op %d", i)
-		require.Equal(t, KeyOf(key), op.Command.Key, "op %d", i)
+		require.Equal(t, g.w.keys.Of(key), op.Command.Key, "op %d", i)
 		if kind == kvs.OpScan {
 			require.Equal(t, count, op.Command.Limit, "op %d", i)
 		}
@@ -116,7 +140,7 @@ func TestDeletesAndRMWShares(t *testing.T) {
 		case kvs.OpCAS:
 			m.cas++
 			require.Equal(t, wire.Strong, op.Level)
-			require.Len(t, string(c.Key), KeyBytes)
+			require.Len(t, string(c.Key), g.w.keys.Width())
 		case kvs.OpIncr:
 			m.incr++
 			require.Equal(t, wire.Strong, op.Level)
