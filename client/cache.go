@@ -61,12 +61,18 @@ const maxCache = 1 << 14
 // settled entry, never a pending own write.
 func (s *Core) setCache(k kvs.Key, e cacheEntry) {
 	old, ok := s.cache[k]
+	s.setCacheOver(k, old, ok, e)
+}
+
+// setCacheOver is setCache for a caller that holds k's entry (old, ok):
+// a weak GET looks its key up once.
+func (s *Core) setCacheOver(k kvs.Key, old cacheEntry, ok bool, e cacheEntry) {
 	switch {
 	case ok && old.pending:
 		s.keepAlt(k, old, e.value, e.found, e.version)
 	case ok && old.version >= e.version:
 	default:
-		s.put(k, e)
+		s.store(k, e, ok)
 	}
 }
 
@@ -89,12 +95,18 @@ func (s *Core) setOwn(k kvs.Key, v kvs.Value, found bool, slot kvs.Slot, seq wir
 		s.keepAlt(k, old, v, found, slot)
 	case ok && !old.pending && old.version >= slot:
 	default:
-		s.put(k, cacheEntry{value: v, found: found, version: slot})
+		s.store(k, cacheEntry{value: v, found: found, version: slot}, ok)
 	}
 }
 
 func (s *Core) put(k kvs.Key, e cacheEntry) {
-	if _, ok := s.cache[k]; !ok && len(s.cache) >= maxCache {
+	_, ok := s.cache[k]
+	s.store(k, e, ok)
+}
+
+// store is put for a caller that knows whether k has an entry.
+func (s *Core) store(k kvs.Key, e cacheEntry, existed bool) {
+	if !existed && len(s.cache) >= maxCache {
 		s.evict()
 	}
 	s.cache[k] = e

@@ -137,9 +137,9 @@ func (s *Core) completeStrong(p *Pending, r Result) {
 // pending write issued before it.
 func (s *Core) strongRead(p *Pending, k kvs.Key, e cacheEntry) {
 	if old, ok := s.cache[k]; ok && old.pending && old.src < p.Seq {
-		s.put(k, e)
+		s.store(k, e, true)
 	} else {
-		s.setCache(k, e)
+		s.setCacheOver(k, old, ok, e)
 	}
 	s.raiseFrontier(e.version, e.tentative)
 }

@@ -44,14 +44,19 @@ func (s *Core) onWeakReadReply(m *wire.WeakReadReply) {
 	ans := answerOf(p.Op.Command, m)
 	var one [1]kvs.Key
 	for _, k := range s.readKeys(ans, one[:0]) {
-		if e, ok := s.cache[k]; ok && e.pending && e.src <= m.WeakApplied {
-			// The replica applied the pending own write: its state is at
-			// least as new, and may hold newer writes the session already
-			// saw through other keys (CC-VIS, docs/DECISIONS.md 10).
-			s.settleFromReplica(k, e, ans)
-		}
+		s.settleIfApplied(k, ans, m.WeakApplied)
 	}
 	s.finishWeakRead(p, m)
+}
+
+// settleIfApplied settles the pending own write of k by the answer of a
+// replica that applied it (and own writes up to applied): the replica's
+// state is at least as new, and may hold newer writes the session already
+// saw through other keys (CC-VIS, docs/DECISIONS.md 10).
+func (s *Core) settleIfApplied(k kvs.Key, a answer, applied wire.Seq) {
+	if e, ok := s.cache[k]; ok && e.pending && e.src <= applied {
+		s.settleFromReplica(k, e, a)
+	}
 }
 
 // answer is a replica's answer to a weak read, with the part of the key
@@ -113,14 +118,13 @@ func (a answer) at(k kvs.Key) (kvs.Value, bool, kvs.Slot) {
 
 // readKeys appends to ks, in key order, the keys of the session's cache
 // that the answer covers: those whose cache entry may change the answer
-// or be settled by it. A GET's caller passes room for its one key, so
-// that the most common read allocates nothing here.
+// or be settled by it. A GET's one key is listed whether cached or not:
+// every caller looks its entry up anyway, and a look-up of a string key
+// is what a weak read spends most on here. A GET's caller passes room for
+// its key, so that the most common read allocates nothing here.
 func (s *Core) readKeys(a answer, ks []kvs.Key) []kvs.Key {
 	if a.cmd.Op != kvs.OpScan {
-		if _, ok := s.cache[a.cmd.Key]; ok {
-			return append(ks, a.cmd.Key)
-		}
-		return ks
+		return append(ks, a.cmd.Key)
 	}
 	if a.empty {
 		return ks
@@ -161,8 +165,11 @@ func (s *Core) finishWeakRead(p *Pending, m *wire.WeakReadReply) {
 		return
 	}
 	a := answerOf(p.Op.Command, m)
-	var one [1]kvs.Key
-	cached := s.readKeys(a, one[:0])
+	if a.cmd.Op != kvs.OpScan {
+		s.finishWeakGet(p, m, a)
+		return
+	}
+	cached := s.readKeys(a, nil)
 	if !s.o.Mutation.IgnoreCache {
 		for _, k := range cached {
 			if s.cache[k].ambiguous() {
@@ -171,38 +178,47 @@ func (s *Core) finishWeakRead(p *Pending, m *wire.WeakReadReply) {
 			}
 		}
 	}
-	var r Result
-	if a.cmd.Op == kvs.OpScan {
-		r = s.mergeScan(a, cached)
-	} else {
-		r = Result{Known: true}
-		var tentative bool
-		r.Value, r.Found, r.Version, tentative = s.mergeRead(a.cmd.Key, a)
-		s.raiseFrontier(r.Version, tentative)
-	}
+	r := s.mergeScan(a, cached)
 	r.Path = PathWeak
 	// A parked read completes when another message settles its key: it
 	// was still answered by the replica of m.
 	s.complete(p, r, m.Replica)
 }
 
-// mergeRead is the state a weak read returns for key k, which the answer
-// covers, and whether its version is tentative (a cache entry from a fast
-// path). The replica's state, when it wins, is cached.
-func (s *Core) mergeRead(k kvs.Key, a answer) (kvs.Value, bool, kvs.Slot, bool) {
+// finishWeakGet is finishWeakRead for a GET, whose one key's entry it
+// looks up once: the most common read.
+func (s *Core) finishWeakGet(p *Pending, m *wire.WeakReadReply, a answer) {
+	k := a.cmd.Key
+	e, ok := s.cache[k]
+	if ok && !s.o.Mutation.IgnoreCache && e.ambiguous() {
+		s.parked[k] = append(s.parked[k], parkedRead{p, m})
+		return
+	}
+	r := Result{Known: true, Path: PathWeak}
+	var tentative bool
+	r.Value, r.Found, r.Version, tentative = s.mergeEntry(k, e, ok, a)
+	s.raiseFrontier(r.Version, tentative)
+	s.complete(p, r, m.Replica)
+}
+
+// mergeEntry is the state a weak read returns for key k, which the answer
+// covers, given k's cache entry (e, ok), and whether its version is
+// tentative (a cache entry from a fast path). The replica's state, when
+// it wins, is cached.
+func (s *Core) mergeEntry(k kvs.Key, e cacheEntry, ok bool, a answer) (kvs.Value, bool, kvs.Slot, bool) {
 	v, found, ver := a.at(k)
-	if e, ok := s.cache[k]; ok && !s.o.Mutation.IgnoreCache && (e.pending || e.version > ver) {
+	if ok && !s.o.Mutation.IgnoreCache && (e.pending || e.version > ver) {
 		return e.value, e.found, e.version, e.tentative
 	}
 	if ver > 0 {
-		s.setCache(k, cacheEntry{value: v, found: found, version: ver})
+		s.setCacheOver(k, e, ok, cacheEntry{value: v, found: found, version: ver})
 	}
 	return v, found, ver, false
 }
 
 // mergeScan is a weak SCAN's result: the replica's items with the
 // session's cache entries of the covered part merged in, key by key, as
-// mergeRead merges a GET's (an entry that wins adds, replaces or removes a
+// mergeEntry merges a GET's (an entry that wins adds, replaces or removes a
 // key), then cut to the SCAN's limit. More is the replica's, or set when
 // the cut dropped items; keys past the covered part are the replica's
 // business, so a More may stand for keys the session has since deleted
@@ -227,7 +243,8 @@ func (s *Core) mergeScan(a answer, cached []kvs.Key) Result {
 		if i < len(items) && items[i].Key == k {
 			i++
 		}
-		v, found, ver, tentative := s.mergeRead(k, a)
+		e, ok := s.cache[k]
+		v, found, ver, tentative := s.mergeEntry(k, e, ok, a)
 		s.raiseFrontier(ver, tentative)
 		if found {
 			out = append(out, kvs.Item{Key: k, Value: v, Found: true, Version: ver})
