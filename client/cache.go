@@ -24,11 +24,13 @@ import (
 // DELETE's, or a read that found nothing, which is as much a state to
 // keep as a value, docs/DECISIONS.md 38). Pending entries are the
 // session's own writes whose slot is not known yet.
+//
+// The map holds its entries in place, and nearly every operation looks
+// one up: a smaller entry keeps more of the map in the processor's cache,
+// so the rare alternative is a pointer and the flags share a word.
 type cacheEntry struct {
 	value   kvs.Value
-	found   bool
 	version kvs.Slot
-	pending bool
 	src     wire.Seq // own write that created a pending entry
 	// A pending entry may also know a settled value that completed while
 	// it was pending (an own strong write or a strong read that was
@@ -36,16 +38,32 @@ type cacheEntry struct {
 	// known only when the pending write settles; until then weak reads of
 	// the key wait (PROTOCOL.md 2.2: concurrent operations of a session
 	// may be ordered either way across a failover).
-	alt        kvs.Value
-	altFound   bool
-	altVersion kvs.Slot
+	alt     *altEntry
+	found   bool
+	pending bool
 	// tentative: the version is a slot a leader assigned but had not
 	// committed when its fast-path reply came; recovery may move it.
 	tentative bool
 }
 
+// altEntry is the settled state a pending entry knows besides its own
+// write; its version is above 0.
+type altEntry struct {
+	value   kvs.Value
+	found   bool
+	version kvs.Slot
+}
+
+// altVersion is the version of the entry's alternative, 0 if none.
+func (e cacheEntry) altVersion() kvs.Slot {
+	if e.alt == nil {
+		return 0
+	}
+	return e.alt.version
+}
+
 // ambiguous reports whether the entry's newest value is not known yet.
-func (e cacheEntry) ambiguous() bool { return e.pending && e.altVersion > 0 }
+func (e cacheEntry) ambiguous() bool { return e.pending && e.alt != nil }
 
 // parkedRead is a weak read reply waiting for an ambiguous entry to settle.
 type parkedRead struct {
@@ -78,8 +96,8 @@ func (s *Core) setCacheOver(k kvs.Key, old cacheEntry, ok bool, e cacheEntry) {
 
 // keepAlt remembers a settled value under a pending entry.
 func (s *Core) keepAlt(k kvs.Key, e cacheEntry, v kvs.Value, found bool, version kvs.Slot) {
-	if version > e.altVersion {
-		e.alt, e.altFound, e.altVersion = v, found, version
+	if version > e.altVersion() {
+		e.alt = &altEntry{value: v, found: found, version: version}
 		s.cache[k] = e
 	}
 }
@@ -171,14 +189,14 @@ func (s *Core) SettleCache(k kvs.Key, src wire.Seq, slot kvs.Slot) {
 		return
 	}
 	switch {
-	case e.altVersion > slot:
+	case e.altVersion() > slot:
 		// An alternative may come from a fast path: keep it tentative.
-		s.cache[k] = cacheEntry{value: e.alt, found: e.altFound, version: e.altVersion, tentative: true}
+		s.cache[k] = cacheEntry{value: e.alt.value, found: e.alt.found, version: e.alt.version, tentative: true}
 	case slot > 0:
 		s.cache[k] = cacheEntry{value: e.value, found: e.found, version: slot}
 	default:
 		delete(s.cache, k)
-		s.raiseFrontier(e.altVersion, true)
+		s.raiseFrontier(e.altVersion(), true)
 	}
 	s.releaseParked(k)
 }
@@ -211,8 +229,8 @@ func (s *Core) dropSettled() {
 		switch {
 		case !e.pending && e.tentative:
 			delete(s.cache, k)
-		case e.altVersion > 0:
-			e.alt, e.altFound, e.altVersion = nil, false, 0
+		case e.alt != nil:
+			e.alt = nil
 			s.cache[k] = e
 			released = append(released, k)
 		}

@@ -137,8 +137,8 @@ func (s *Core) readKeys(a answer, ks []kvs.Key) []kvs.Key {
 // alternative if that is newer still.
 func (s *Core) settleFromReplica(k kvs.Key, e cacheEntry, a answer) {
 	v, found, ver := a.at(k)
-	if e.altVersion > ver {
-		s.put(k, cacheEntry{value: e.alt, found: e.altFound, version: e.altVersion})
+	if e.altVersion() > ver {
+		s.put(k, cacheEntry{value: e.alt.value, found: e.alt.found, version: e.alt.version})
 	} else {
 		s.put(k, cacheEntry{value: v, found: found, version: ver})
 	}
