@@ -18,12 +18,25 @@ type witnessRecord struct {
 	// batch, in durable mode, is the batch that wrote the record down
 	// (0: on disk before this life, or never written: a read's).
 	batch uint64
+	// pos is a read's place in its key's reads.
+	pos int
+}
+
+// keyRecords are the records of one key: its writes in arrival order
+// (KeptWrites gives them so), its reads in no order, each knowing its
+// place. A read conflicts only with writes, so admitting a read walks the
+// writes alone, and a read's record leaves in constant time: a key read
+// by hundreds of commands at once (redis-benchmark's GET of one key)
+// costs no more per command than a key read by one.
+type keyRecords struct {
+	writes []*witnessRecord
+	reads  []*witnessRecord
 }
 
 // witness is a replica's record store (PROTOCOL.md sections 1.6, 3.4, 5.3).
 // Records are keyed and removed by CmdID, never counted. A record of a
-// single-key command is listed under its key, in a hash map (most
-// commands touch one key); a SCAN walks the keys held for those of its
+// single-key command is listed under its key (keyRecords), in a hash map
+// (most commands touch one key); a SCAN walks the keys held for those of its
 // range, in key order (a witness holds the records of commands not yet
 // committed: few keys). A SCAN's record is listed in scans, which a
 // single-key command walks to find the SCANs that cover its key (there are
@@ -32,12 +45,12 @@ type witnessRecord struct {
 // is told of every record added and removed here.
 type witness struct {
 	byCmd map[wire.CmdID]*witnessRecord
-	byKey map[kvs.Key][]*witnessRecord
+	byKey map[kvs.Key]*keyRecords
 	keys  []kvs.Key // scratch for a SCAN's walk
 	scans []*witnessRecord
-	// lists are emptied key lists kept for the next key, so that a
-	// record on a key with no other record does not allocate one.
-	lists   [][]*witnessRecord
+	// lists are emptied keys' records kept for the next key, so that a
+	// record on a key with no other record does not allocate them.
+	lists   []*keyRecords
 	index   RecordIndex
 	arrival uint64
 	// ignoreScanRange is Mutation.WitnessIgnoresScanRange.
@@ -49,16 +62,17 @@ type witness struct {
 func newWitness(index RecordIndex) *witness {
 	return &witness{
 		byCmd: make(map[wire.CmdID]*witnessRecord),
-		byKey: make(map[kvs.Key][]*witnessRecord),
+		byKey: make(map[kvs.Key]*keyRecords),
 		index: index,
 	}
 }
 
 // each calls f for every kept record that c touches a key of, until f
 // returns false: the records of c's key (or, for a SCAN, of every key in
-// its range) and the SCAN records that cover c's key (or overlap its
-// range: two SCANs never conflict, so a SCAN is not shown other SCANs).
-func (w *witness) each(c kvs.Command, f func(r *witnessRecord) bool) {
+// its range), a key's writes first, and the SCAN records that cover c's
+// key (or overlap its range: two SCANs never conflict, so a SCAN is not
+// shown other SCANs). With writesOnly, only the records of writes.
+func (w *witness) each(c kvs.Command, writesOnly bool, f func(r *witnessRecord) bool) {
 	switch c.Op {
 	case kvs.OpNoop:
 		return
@@ -72,22 +86,17 @@ func (w *witness) each(c kvs.Command, f func(r *witnessRecord) bool) {
 		slices.Sort(keys)
 		defer func() { clear(keys); w.keys = keys[:0] }()
 		for _, k := range keys {
-			for _, r := range w.byKey[k] {
-				if !f(r) {
-					return
-				}
+			if !w.byKey[k].each(writesOnly, f) {
+				return
 			}
 		}
 		return
 	}
-	l := w.byKey[c.Key]
-	for _, r := range l {
-		if !f(r) {
-			return
-		}
-	}
-	if w.ignoreScanRange {
+	if kr := w.byKey[c.Key]; kr != nil && !kr.each(writesOnly, f) {
 		return
+	}
+	if w.ignoreScanRange || writesOnly {
+		return // a SCAN reads
 	}
 	for _, r := range w.scans {
 		if r.Command.Covers(c.Key) && !f(r) {
@@ -96,16 +105,36 @@ func (w *witness) each(c kvs.Command, f func(r *witnessRecord) bool) {
 	}
 }
 
+// each calls f for the key's writes, then its reads unless writesOnly,
+// until f returns false; it reports whether f never did.
+func (kr *keyRecords) each(writesOnly bool, f func(r *witnessRecord) bool) bool {
+	for _, r := range kr.writes {
+		if !f(r) {
+			return false
+		}
+	}
+	if writesOnly {
+		return true
+	}
+	for _, r := range kr.reads {
+		if !f(r) {
+			return false
+		}
+	}
+	return true
+}
+
 func (w *witness) get(id wire.CmdID) (*witnessRecord, bool) {
 	r, ok := w.byCmd[id]
 	return r, ok
 }
 
 // conflictsStrong reports whether a kept strong record conflicts with c.
-// Weak records never cause a conflict (PROTOCOL.md 3.4 rule 5).
+// Weak records never cause a conflict (PROTOCOL.md 3.4 rule 5). A read
+// conflicts only with writes: only those are walked.
 func (w *witness) conflictsStrong(c kvs.Command) bool {
 	found := false
-	w.each(c, func(r *witnessRecord) bool {
+	w.each(c, !c.IsWrite(), func(r *witnessRecord) bool {
 		found = r.Level == wire.Strong && r.Command.Conflicts(c)
 		return !found
 	})
@@ -114,10 +143,8 @@ func (w *witness) conflictsStrong(c kvs.Command) bool {
 
 // writesOn appends the kept write records on c's key, or in its range.
 func (w *witness) writesOn(c kvs.Command, out []wire.Record) []wire.Record {
-	w.each(c, func(r *witnessRecord) bool {
-		if r.Command.IsWrite() {
-			out = append(out, r.Record)
-		}
+	w.each(c, true, func(r *witnessRecord) bool {
+		out = append(out, r.Record)
 		return true
 	})
 	return out
@@ -137,11 +164,21 @@ func (w *witness) add(rec wire.Record, now int64) *witnessRecord {
 	case kvs.OpScan:
 		w.scans = append(w.scans, r)
 	default:
-		l, ok := w.byKey[rec.Command.Key]
-		if n := len(w.lists); !ok && n > 0 {
-			l, w.lists = w.lists[n-1], w.lists[:n-1]
+		kr := w.byKey[rec.Command.Key]
+		if kr == nil {
+			if n := len(w.lists); n > 0 {
+				kr, w.lists = w.lists[n-1], w.lists[:n-1]
+			} else {
+				kr = &keyRecords{}
+			}
+			w.byKey[rec.Command.Key] = kr
 		}
-		w.byKey[rec.Command.Key] = append(l, r)
+		if rec.Command.IsWrite() {
+			kr.writes = append(kr.writes, r)
+		} else {
+			r.pos = len(kr.reads)
+			kr.reads = append(kr.reads, r)
+		}
 	}
 	if w.index != nil {
 		w.index.RecordKept(r.Record)
@@ -176,14 +213,20 @@ func (w *witness) remove(id wire.CmdID) {
 		w.scans = removeRecord(w.scans, r)
 	default:
 		k := r.Command.Key
-		l := w.byKey[k]
-		if l = removeRecord(l, r); len(l) == 0 {
-			delete(w.byKey, k)
-			if len(w.lists) < maxFreeLists && cap(l) <= maxFreeListCap {
-				w.lists = append(w.lists, l)
-			}
+		kr := w.byKey[k]
+		if r.Command.IsWrite() {
+			kr.writes = removeRecord(kr.writes, r)
 		} else {
-			w.byKey[k] = l
+			last := kr.reads[len(kr.reads)-1]
+			kr.reads[r.pos], last.pos = last, r.pos
+			kr.reads[len(kr.reads)-1] = nil
+			kr.reads = kr.reads[:len(kr.reads)-1]
+		}
+		if len(kr.writes) == 0 && len(kr.reads) == 0 {
+			delete(w.byKey, k)
+			if len(w.lists) < maxFreeLists && cap(kr.writes) <= maxFreeListCap && cap(kr.reads) <= maxFreeListCap {
+				w.lists = append(w.lists, kr)
+			}
 		}
 	}
 	if w.index != nil {
@@ -228,13 +271,20 @@ func removeRecord(l []*witnessRecord, r *witnessRecord) []*witnessRecord {
 // leak: nothing removes it any more.
 func (w *witness) check() error {
 	listed := make(map[*witnessRecord]int, len(w.byCmd))
-	for k, l := range w.byKey {
-		for _, r := range l {
+	for k, kr := range w.byKey {
+		if len(kr.writes) == 0 && len(kr.reads) == 0 {
+			return fmt.Errorf("key %q is listed without records", k)
+		}
+		for i, r := range slices.Concat(kr.writes, kr.reads) {
 			switch {
 			case w.byCmd[r.Cmd] != r:
 				return fmt.Errorf("key %q lists a record of %v that is not the one kept for it", k, r.Cmd)
 			case r.Command.Op == kvs.OpScan || r.Command.Key != k:
 				return fmt.Errorf("key %q lists a record of %v on another key", k, r.Cmd)
+			case (i < len(kr.writes)) != r.Command.IsWrite():
+				return fmt.Errorf("key %q lists a record of %v among the wrong kind", k, r.Cmd)
+			case i >= len(kr.writes) && r.pos != i-len(kr.writes):
+				return fmt.Errorf("key %q lists the read %v at %d, which it thinks is at %d", k, r.Cmd, i-len(kr.writes), r.pos)
 			}
 			listed[r]++
 		}
