@@ -75,15 +75,9 @@ type parkedRead struct {
 // settled entry becomes redundant (PROTOCOL.md 4.6, eviction).
 const maxCache = 1 << 14
 
-// setCache stores a value the session read: it replaces only an older
-// settled entry, never a pending own write.
-func (s *Core) setCache(k kvs.Key, e cacheEntry) {
-	old, ok := s.cache[k]
-	s.setCacheOver(k, old, ok, e)
-}
-
-// setCacheOver is setCache for a caller that holds k's entry (old, ok):
-// a weak GET looks its key up once.
+// setCacheOver stores a value the session read, given k's entry (old,
+// ok), which the caller has looked up: it replaces only an older settled
+// entry, never a pending own write.
 func (s *Core) setCacheOver(k kvs.Key, old cacheEntry, ok bool, e cacheEntry) {
 	switch {
 	case ok && old.pending:

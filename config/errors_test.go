@@ -106,6 +106,7 @@ func TestEveryErrorClass(t *testing.T) {
 		{"scan without count", withHosts("scanRatio: 10"), "f.conf:7: ", []string{"scanRatio", "10", "scanCount"}},
 		{"scan limit over the largest", withHosts("scanCount: 10001"), "f.conf:7: ", []string{"scanCount", "10001", "0..10000"}},
 		{"key number negative", withHosts("key: -1"), "f.conf:7: ", []string{"key", "-1", "negative"}},
+		{"key number the largest int64", withHosts("key: 9223372036854775807"), "f.conf:7: ", []string{"key", "9223372036854775807", "largest int64"}},
 		{"deletes not a percentage", withHosts("deletes: 101"), "f.conf:7: ", []string{"deletes", "101", "0..100"}},
 		{"rmw not a percentage", withHosts("rmw: -3"), "f.conf:7: ", []string{"rmw", "-3", "0..100"}},
 		{"maxKeyBytes zero", withHosts("maxKeyBytes: 0"), "f.conf:7: ", []string{"maxKeyBytes", "0", "1..65536"}},

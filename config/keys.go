@@ -247,6 +247,10 @@ func setKey(p *Params, v string) error {
 	if n < 0 {
 		return fmt.Errorf("%d is negative (a key number, 0 or more)", n)
 	}
+	if n == math.MaxInt64 {
+		// The benchmark's key range ends at the number after the hot key.
+		return fmt.Errorf("%d is the largest int64: a key number is less", n)
+	}
 	p.Key = n
 	return nil
 }

@@ -301,7 +301,9 @@ func TestWitnessReusesKeyLists(t *testing.T) {
 }
 
 // TestWitnessIndexAgreesWithScan: records of reads and writes on a few
-// keys, added and removed at random (seeded), the SCANs among them; after
+// keys, added and removed at random (seeded), the SCANs and no-ops among
+// them, some added again under a CmdID already held (which replaces the
+// record held, PROTOCOL.md 3.4 rule 6); after
 // every step the witness's answers are those of a plain scan of every
 // record held: whether a strong record conflicts with a command, and the
 // writes on a key or range in arrival order (KeptWrites).
@@ -313,7 +315,9 @@ func TestWitnessIndexAgreesWithScan(t *testing.T) {
 		cmd := func() kvs.Command {
 			n := rng.IntN(4)
 			k := key(n)
-			switch rng.IntN(6) {
+			switch rng.IntN(7) {
+			case 6:
+				return kvs.Command{Op: kvs.OpNoop}
 			case 0:
 				return kvs.Command{Op: kvs.OpScan, Key: k, End: key(n + 1 + rng.IntN(3)), Limit: 10}
 			case 1, 2:
@@ -335,6 +339,11 @@ func TestWitnessIndexAgreesWithScan(t *testing.T) {
 					level = wire.Weak
 				}
 				rec := wire.Record{Cmd: wire.CmdID{Client: 1, Seq: wire.Seq(i + 1)}, Command: cmd(), Level: level}
+				if len(held) > 0 && rng.IntN(8) == 0 {
+					j := rng.IntN(len(held))
+					rec.Cmd = held[j].Cmd
+					held = slices.Delete(held, j, j+1)
+				}
 				w.add(rec, 0)
 				held = append(held, rec)
 			}

@@ -11,9 +11,11 @@
 #
 # A and B are git revisions of this repository (each is checked out in a
 # temporary worktree, built there by run-multi-client.sh, and removed at
-# the end) or directories holding a checkout. Each version runs its own
+# the end) or directories holding a checkout (named by their commit, with
+# -dirty when they hold changes not committed). Each version runs its own
 # multi-client.conf, so that a configuration key either lacks is no
-# error, with reqs set to REQS (default 100000 operations per thread: a
+# error (copied into DIR: it may not name files by a relative path, as
+# latencyFile can), with reqs set to REQS (default 100000 operations per thread: a
 # default run of 10,000 lasts a third of a second, too short to compare).
 # Defaults: both protocols, 3 rounds, DIR results/compare-<time> under
 # the repository (it must be new or empty). DIR gets compare.csv (round,
@@ -46,14 +48,15 @@ out=${out:-$here/results/compare-$(date +%Y%m%d-%H%M%S)}
 if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
 	die "$out exists and is not empty"
 fi
-mkdir -p "$out" || die "cannot create $out"
-out=$(cd "$out" && pwd)
 
 tmp=$(mktemp -d) || exit 1
 trees=()
+child=""
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
+	[ -z "$child" ] || kill "$child" 2>/dev/null
 	for t in "${trees[@]}"; do git -C "$here" worktree remove --force "$t" >/dev/null 2>&1; done
+	[ ${#trees[@]} -eq 0 ] || git -C "$here" worktree prune >/dev/null 2>&1
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -65,14 +68,14 @@ checkout() {
 	local v=$1 name=$2
 	if [ -d "$v" ] && [ -x "$v/run-multi-client.sh" ]; then
 		dir=$(cd "$v" && pwd)
-		printf -v "rev_$name" '%s' "$(git -C "$dir" rev-parse --short HEAD 2>/dev/null || echo "$dir")"
+		printf -v "rev_$name" '%s' "$(git -C "$dir" describe --always --dirty 2>/dev/null || echo "$dir")"
 		return
 	fi
 	local rev
 	rev=$(git -C "$here" rev-parse --verify --quiet "$v^{commit}") || die "'$v' is neither a revision nor a checkout"
 	dir=$tmp/$name
-	git -C "$here" worktree add --detach "$dir" "$rev" >/dev/null 2>&1 || die "cannot check out $v"
 	trees+=("$dir")
+	git -C "$here" worktree add --detach "$dir" "$rev" >/dev/null 2>&1 || die "cannot check out $v"
 	printf -v "rev_$name" '%s' "$(git -C "$here" rev-parse --short "$rev")"
 }
 # dirA, dirB, rev_A and rev_B are read through ${!name}.
@@ -83,6 +86,8 @@ checkout() {
 	checkout "$2" B
 	dirB=$dir
 }
+mkdir -p "$out" || die "cannot create $out"
+out=$(cd "$out" && pwd)
 
 for side in A B; do
 	d=dir$side
@@ -102,13 +107,28 @@ for r in $(seq 1 "$rounds"); do
 		for side in $order; do
 			d=dir$side rv=rev_$side
 			run=$out/$side-$p-$r
-			if ! (cd "${!d}" && ./run-multi-client.sh -c "$out/$side.conf" -p "$p" -o "$run" >"$out/$side-$p-$r.log" 2>&1); then
-				echo "round $r $p $side: run failed, see $out/$side-$p-$r.log"
+			# In the background, so that a TERM is handled at once (bash
+			# runs no trap while a foreground child runs); cleanup stops it.
+			(cd "${!d}" && exec ./run-multi-client.sh -c "$out/$side.conf" -p "$p" -o "$run") >"$out/$side-$p-$r.log" 2>&1 &
+			child=$!
+			wait "$child"
+			rc=$?
+			child=""
+			if [ "$rc" -ne 0 ]; then
+				echo "round $r $p $side: run failed (exit $rc), see $out/$side-$p-$r.log"
 				failed=1
 				continue
 			fi
-			line=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(round(d["throughput_ops"]), round(d["cost"]["per_op"]["cpu_us"], 3))' "$run/summary.json") || {
-				echo "round $r $p $side: no summary in $run"
+			line=$(python3 - "$run/summary.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+cost = d.get("cost")
+if not cost or cost.get("missing") or not d.get("throughput_ops"):
+    sys.exit("no throughput, or a cost that misses a process (%s)" % ((cost or {}).get("missing") or "none at all"))
+print(round(d["throughput_ops"]), round(cost["per_op"]["cpu_us"], 3))
+PY
+			) || {
+				echo "round $r $p $side: $run/summary.json cannot be compared (above)"
 				failed=1
 				continue
 			}

@@ -19,14 +19,14 @@ func benchMessages() []struct {
 	for i := range 16 {
 		accept.Entries = append(accept.Entries, Entry{Slot: kvs.Slot(1<<20 + 1 + i), Ballot: 3,
 			Cmd:     CmdID{Client: 0x9e3779b97f4a7c15, Seq: Seq(1000 + i)},
-			Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(fmt.Sprintf("%020d", 123456+i)), Value: value}, Level: Strong})
+			Command: kvs.Command{Op: kvs.OpPut, Key: kvs.Key(fmt.Sprintf("%07d", 123456+i)), Value: value}, Level: Strong})
 	}
 	return []struct {
 		name string
 		msg  Message
 	}{
 		{"Propose", &Propose{Cmd: CmdID{Client: 0x9e3779b97f4a7c15, Seq: 1000},
-			Command: kvs.Command{Op: kvs.OpPut, Key: "00000000000000123456", Value: value}, AckUpTo: 990, WeakDep: 998}},
+			Command: kvs.Command{Op: kvs.OpPut, Key: "0123456", Value: value}, AckUpTo: 990, WeakDep: 998}},
 		{"LeaderReply", &LeaderReply{Replica: 0, Ballot: 3, Cmd: CmdID{Client: 0x9e3779b97f4a7c15, Seq: 1000},
 			Ok: true, Result: kvs.Result{Value: value, Found: true, Version: 1<<20 - 7}, Slot: 1<<20 + 1}},
 		{"RecordAck", &RecordAck{Replica: 2, Ballot: 3, Cmd: CmdID{Client: 0x9e3779b97f4a7c15, Seq: 1000},

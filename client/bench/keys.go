@@ -51,8 +51,9 @@ func (k Keys) CounterWidth() int { return k.width + 1 }
 func (k Keys) Bound() int64 { return k.bound }
 
 // Of is the key of number i, for i in [0, Bound]. Other numbers, which
-// no run draws, keep fmt's form (a '-' first, or more digits), so that
-// they are never mistaken for another number's key.
+// no run draws, keep fmt's %0*d form (a '-' first, or more digits when
+// they need them), so that they are never mistaken for another number's
+// key. The zero Keys is no format: NewKeys makes one.
 func (k Keys) Of(i int64) kvs.Key {
 	if i < 0 || i > k.bound {
 		return kvs.Key(fmt.Sprintf("%0*d", k.width, i))

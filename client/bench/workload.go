@@ -138,9 +138,6 @@ func (w *Workload) keyOf(n int64) kvs.Key {
 // Params returns the workload's parameters.
 func (w *Workload) Params() WorkloadParams { return w.p }
 
-// Keys returns the workload's key format.
-func (w *Workload) Keys() Keys { return w.keys }
-
 // ThreadID names one benchmark thread: the client process's alias, its
 // index among the configuration's clients, and the thread's index in it.
 type ThreadID struct {
