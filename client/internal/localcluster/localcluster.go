@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -53,17 +54,31 @@ protocol: curpht
 }
 
 // Start runs the three CURP-HT replicas until the test ends or stop is
-// called, each writing its cost report into costDir when it stops.
+// called, each writing its cost report into costDir when it stops. Every
+// replica listens before any dials its peers (a replica calls Ready
+// before it dials, and Ready waits for the others): a dial to a peer not
+// yet listening is tried again only after 100 ms, longer than a short
+// test's whole run, which would then miss that replica.
 func Start(t *testing.T, cfg *config.Config, costDir string) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	ready := make(chan struct{}, cfg.N())
+	var listening atomic.Int32
+	all := make(chan struct{})
+	ready := func(net.Addr) {
+		if int(listening.Add(1)) == cfg.N() {
+			close(all)
+		}
+		select {
+		case <-all:
+		case <-ctx.Done():
+		}
+	}
 	for i := range cfg.N() {
 		alias := fmt.Sprintf("replica%d", i)
 		wg.Go(func() {
 			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: htreplica.NewPolicy,
-				Log: zaptest.NewLogger(t).Named(alias), Ready: func(net.Addr) { ready <- struct{}{} },
+				Log: zaptest.NewLogger(t).Named(alias), Ready: ready,
 				CostPath: filepath.Join(costDir, "cost-"+alias+".json")})
 			if ctx.Err() == nil || err != nil {
 				t.Errorf("%s stopped: %v", alias, err)
@@ -75,8 +90,6 @@ func Start(t *testing.T, cfg *config.Config, costDir string) (stop func()) {
 		wg.Wait()
 	})
 	t.Cleanup(stop)
-	for range cfg.N() {
-		<-ready
-	}
+	<-all
 	return stop
 }
