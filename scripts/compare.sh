@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Compares two versions of swiftpaxos on the localhost benchmark, in one
 # sitting: runs of the two alternate (A then B, B then A the next round),
-# so that the machine's drift falls on both. Per run it reads the run's
-# summary.json: throughput_ops and cost.per_op.cpu_us (CPU per operation,
-# every process of the run). At the end it prints, per protocol, the
-# medians of each version, their ranges, and B's ratio to A.
+# so that the machine's drift falls on both. Each run is a row of a
+# sweep.csv (scripts/sweepstat, as scripts/sweep.sh keeps them, the
+# swept key being "version" and its values A and B): throughput,
+# latencies and CPU per operation (every process of the run; empty when
+# a process left no cost report). At the end it prints sweepstat's
+# summary per protocol and version (medians and ranges) and B's ratio to
+# A of the median throughput and CPU per operation.
 #
 #   scripts/compare.sh [-p curpht|curpho|both] [-r ROUNDS] [-n REQS]
 #                      [-o DIR] A B
@@ -18,10 +21,11 @@
 # latencyFile can), with reqs set to REQS (default 100000 operations per thread: a
 # default run of 10,000 lasts a third of a second, too short to compare).
 # Defaults: both protocols, 3 rounds, DIR results/compare-<time> under
-# the repository (it must be new or empty). DIR gets compare.csv (round,
-# protocol, version, rev, throughput_ops, cpu_us_per_op), compare.md (the
-# summary printed at the end) and each run's directory. Exit status: 0
-# every run passed, 1 a run failed, 2 usage, 130 interrupted.
+# the repository (it must be new or empty). DIR gets compare.csv (the
+# runs, sweep.csv's columns), compare-summary.csv (sweep-summary.csv's),
+# compare.md (the tables printed at the end), versions (A's and B's
+# revisions) and each run's directory. Exit status: 0 every run passed,
+# 1 a run failed, 2 usage, 130 interrupted.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -43,7 +47,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -eq 2 ] || die "two versions to compare, A and B (-h for help)"
-command -v python3 >/dev/null || die "python3 is needed to read the runs' summary.json"
+command -v go >/dev/null || die "go is missing: it builds scripts/sweepstat"
 out=${out:-$here/results/compare-$(date +%Y%m%d-%H%M%S)}
 if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
 	die "$out exists and is not empty"
@@ -88,6 +92,7 @@ checkout() {
 }
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
+(cd "$here" && go build -o "$tmp/sweepstat" ./scripts/sweepstat) || die "cannot build scripts/sweepstat"
 
 for side in A B; do
 	d=dir$side
@@ -96,8 +101,8 @@ for side in A B; do
 	grep -Eq "^reqs:[[:space:]]+$reqs\b" "$out/$side.conf" || die "${!d}/multi-client.conf has no reqs line to set"
 done
 
-echo "round,protocol,version,rev,throughput_ops,cpu_us_per_op" >"$out/compare.csv"
 # shellcheck disable=SC2154 # set by checkout
+printf 'A %s %s\nB %s %s\n' "$rev_A" "$1" "$rev_B" "$2" >"$out/versions"
 echo "compare.sh: A = $1 ($rev_A), B = $2 ($rev_B); $rounds rounds of $protocols, reqs $reqs; results in $out"
 failed=0
 for r in $(seq 1 "$rounds"); do
@@ -114,46 +119,30 @@ for r in $(seq 1 "$rounds"); do
 			wait "$child"
 			rc=$?
 			child=""
-			if [ "$rc" -ne 0 ]; then
-				echo "round $r $p $side: run failed (exit $rc), see $out/$side-$p-$r.log"
+			tput=$("$tmp/sweepstat" row -csv "$out/compare.csv" -param version -value "$side" -iteration "$r" \
+				-protocol "$p" -status "$rc" "$run") || die "sweepstat cannot record $run"
+			ok=$(tail -1 "$out/compare.csv")
+			if [ "$rc" -ne 0 ] || [ "${ok##*,}" != true ]; then
+				echo "round $r $p $side: run failed (exit $rc, $tput ops/s), see $out/$side-$p-$r.log"
 				failed=1
 				continue
 			fi
-			line=$(python3 - "$run/summary.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-cost = d.get("cost")
-if not cost or cost.get("missing") or not d.get("throughput_ops"):
-    sys.exit("no throughput, or a cost that misses a process (%s)" % ((cost or {}).get("missing") or "none at all"))
-print(round(d["throughput_ops"]), round(cost["per_op"]["cpu_us"], 3))
-PY
-			) || {
-				echo "round $r $p $side: $run/summary.json cannot be compared (above)"
-				failed=1
-				continue
-			}
-			read -r thr cpu <<<"$line"
-			echo "$r,$p,$side,${!rv},$thr,$cpu" >>"$out/compare.csv"
-			echo "round $r $p $side (${!rv}): $thr ops/s, $cpu µs CPU per operation"
+			echo "round $r $p $side (${!rv}): $tput ops/s"
 		done
 	done
 done
 
-python3 - "$out/compare.csv" "$rev_A" "$rev_B" <<'EOF' | tee "$out/compare.md"
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-print(f"| protocol | runs | A ({sys.argv[2]}) ops/s | B ({sys.argv[3]}) ops/s | B/A | A CPU µs/op | B CPU µs/op | B/A |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
-for p in dict.fromkeys(r["protocol"] for r in rows):
-    v = {s: [r for r in rows if r["protocol"] == p and r["version"] == s] for s in "AB"}
-    if not v["A"] or not v["B"]:
-        continue
-    def cell(s, f):
-        xs = [float(r[f]) for r in v[s]]
-        return statistics.median(xs), min(xs), max(xs)
-    ta, tb = cell("A", "throughput_ops"), cell("B", "throughput_ops")
-    ca, cb = cell("A", "cpu_us_per_op"), cell("B", "cpu_us_per_op")
-    fmt = lambda c, d: f"{c[0]:.{d}f} ({c[1]:.{d}f}-{c[2]:.{d}f})"
-    print(f"| {p} | {len(v['A'])}+{len(v['B'])} | {fmt(ta, 0)} | {fmt(tb, 0)} | {tb[0] / ta[0]:.3f} | {fmt(ca, 2)} | {fmt(cb, 2)} | {cb[0] / ca[0]:.3f} |")
-EOF
+"$tmp/sweepstat" summary "$out/compare.csv" >"$out/compare-summary.csv"
+{
+	"$tmp/sweepstat" summary -md "$out/compare.csv"
+	echo
+	echo "| protocol | B/A throughput | B/A CPU per operation |"
+	echo "|---|---:|---:|"
+	# The medians of compare-summary.csv, found by their columns' names.
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		{ t[$2, $3] = $col["throughput_ops_median"]; c[$2, $3] = $col["cpu_us_per_op_median"]; if (!($2 in seen)) { seen[$2]; order[++n] = $2 } }
+		function ratio(b, a) { return (a == "" || b == "" || a == 0) ? "-" : sprintf("%.3f", b / a) }
+		END { for (i = 1; i <= n; i++) { p = order[i]; printf "| %s | %s | %s |\n", p, ratio(t[p, "B"], t[p, "A"]), ratio(c[p, "B"], c[p, "A"]) } }' \
+		"$out/compare-summary.csv"
+} | tee "$out/compare.md"
 exit $failed

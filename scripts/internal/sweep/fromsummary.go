@@ -46,11 +46,12 @@ func (r *Row) Measure(s *bench.RunSummary) {
 }
 
 // costPerOp is the CPU (µs) and the log fsyncs per operation of every
-// process of the run, NaN when the summary has no cost (an older build's)
-// or no operation to divide by. The summary omits fsyncs in memory mode:
-// then they are 0, which is what the replicas did.
+// process of the run, NaN when the summary has no cost (an older build's),
+// no operation to divide by, or misses a process's report (its figures
+// would count some processes only). The summary omits fsyncs in memory
+// mode: then they are 0, which is what the replicas did.
 func costPerOp(c *cost.Section) (cpuUs, fsyncs float64) {
-	if c == nil || c.Ops <= 0 {
+	if c == nil || c.Ops <= 0 || len(c.Missing) > 0 {
 		return math.NaN(), math.NaN()
 	}
 	return c.PerOp.CPUUs, c.PerOp.Fsyncs

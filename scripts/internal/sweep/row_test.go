@@ -264,6 +264,11 @@ func TestMeasureCost(t *testing.T) {
 	assert.Equal(t, 0.0, r.FsyncsPerOp, "in memory: 0, measured")
 	assert.Equal(t, 32.5, r.CPUPerOp)
 
+	s.Cost.Missing = []string{"replica2"}
+	r.Measure(s)
+	assert.True(t, math.IsNaN(r.CPUPerOp), "a process without a report: the sum would be short")
+	assert.True(t, math.IsNaN(r.FsyncsPerOp))
+
 	s.Cost = &cost.Section{Ops: 0}
 	r.Measure(s)
 	assert.True(t, math.IsNaN(r.CPUPerOp), "no operation to divide by")
