@@ -25,6 +25,15 @@ const NoReplica = wire.NoReplica
 type Op struct {
 	Level   Level
 	Command kvs.Command
+	// Ordered: the operation takes effect after every earlier operation
+	// of its session that conflicts with it (kvs.Command.Conflicts),
+	// even those still in flight, as the commands of a Redis pipeline
+	// do. Without it, operations in flight together are concurrent and
+	// may take effect in either order across a failover. The session
+	// sends it at once, ordered behind its predecessors by the leader
+	// and completed on the slow path, when they are all strong; else it
+	// holds it until they complete (order.go, docs/DECISIONS.md 45).
+	Ordered bool
 }
 
 // Validate checks op before it is sent, against the configuration's
@@ -122,7 +131,10 @@ type Result struct {
 	// answered a weak read or acknowledged a weak write; NoReplica when
 	// the session failed the operation itself (an expired session).
 	Replica wire.ReplicaID
-	Err     error
+	// After is the operation of the session an ordered operation
+	// followed while it was in flight (Op.Ordered), 0 if none.
+	After wire.Seq
+	Err   error
 }
 
 // Sentinel errors.

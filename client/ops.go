@@ -14,7 +14,13 @@ type Pending struct {
 	Seq       wire.Seq
 	Op        Op
 	CausalDep wire.Seq // weak writes: the session's previous weak write
-	WeakDep   wire.Seq // strong operations: the latest earlier weak write
+	WeakDep   wire.Seq // strong operations: the barrier dependency (the latest earlier weak write, or after)
+
+	// after is the operation an ordered strong operation follows
+	// (order.go); it completes only on the slow path. held: an ordered
+	// operation not sent yet.
+	after wire.Seq
+	held  bool
 
 	invoked, sent int64
 	leaderReply   *wire.LeaderReply
@@ -81,6 +87,9 @@ func (s *Core) Invoke(op Op) wire.Seq {
 		// (PROTOCOL.md 4.5, 5.7).
 		p.target = s.nearest
 	}
+	if op.Ordered && s.orderOrHold(p) {
+		return p.Seq
+	}
 	if !s.o.Policy.Defer(s, p) {
 		s.Dispatch(p)
 	}
@@ -131,8 +140,9 @@ func (s *Core) complete(p *Pending, r Result, from wire.ReplicaID) {
 		delete(s.finished, s.ackUpTo+1)
 		s.ackUpTo++
 	}
-	r.Seq, r.Op, r.Replica = p.Seq, p.Op, from
+	r.Seq, r.Op, r.Replica, r.After = p.Seq, p.Op, from, p.after
 	s.out.done = append(s.out.done, r)
+	s.releaseHeld()
 }
 
 // Tick re-sends, with the same CmdID, every operation that has waited

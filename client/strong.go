@@ -37,9 +37,10 @@ func (s *Core) onRecordAck(m *wire.RecordAck) {
 
 // tryFast completes p on the fast path when the leader said Ok and Q-1
 // other replicas acknowledged in the same ballot (PROTOCOL.md 3.6, 5.8).
+// An operation ordered after another in flight never does (order.go).
 func (s *Core) tryFast(p *Pending) {
 	lr := p.leaderReply
-	if lr == nil || !lr.Ok || lr.Ballot != s.ballot {
+	if lr == nil || !lr.Ok || lr.Ballot != s.ballot || p.after > 0 {
 		return
 	}
 	n := 0

@@ -4,15 +4,27 @@ import (
 	"slices"
 
 	"swiftpaxos/kvs"
+	"swiftpaxos/wire"
 )
 
 // keyState lists the unapplied log entries that touch one key: the slots
 // of its writes in slot order (writes[applied:]; the array is kept for the
 // key's next writes) and the latest single-key read (GET) slot.
+//
+// spec is the key's state after its writes through slot specAt, whose
+// entry has ballot specBallot (when specOK), as the leader's
+// speculation last computed it (Core.stateAfter): a slot and its ballot
+// name one entry, and the state after a log prefix does not depend on how
+// much of it is applied, so the next write of the key is evaluated on top
+// of it instead of walking every unapplied write again.
 type keyState struct {
-	writes   []kvs.Slot
-	applied  int
-	lastRead kvs.Slot
+	writes     []kvs.Slot
+	applied    int
+	lastRead   kvs.Slot
+	specOK     bool
+	specAt     kvs.Slot
+	specBallot wire.Ballot
+	spec       kvs.Entry
 }
 
 // live is the slots of the key's unapplied writes.
@@ -157,10 +169,16 @@ func (ix *keyIndex) rangeWrites(start, end kvs.Key, f func(k kvs.Key, live []kvs
 }
 
 // uncommittedWrites appends the slots of writes to the keys c reads (its
-// key, or every key of its range) above commit.
-func (ix *keyIndex) uncommittedWrites(c kvs.Command, commit kvs.Slot, out []kvs.Slot) []kvs.Slot {
+// key, or every key of its range) above commit, at most limit of them (0:
+// all). A read rule needs to tell only none, one and more, so the leader
+// asks for two: a key with hundreds of writes in flight (a pipeline of
+// INCRs) then costs each read two steps, not hundreds.
+func (ix *keyIndex) uncommittedWrites(c kvs.Command, commit kvs.Slot, out []kvs.Slot, limit int) []kvs.Slot {
 	add := func(_ kvs.Key, w []kvs.Slot) bool {
 		for i := len(w) - 1; i >= 0 && w[i] > commit; i-- {
+			if limit > 0 && len(out) == limit {
+				return false
+			}
 			out = append(out, w[i])
 		}
 		return true

@@ -106,7 +106,7 @@ func TestKeyIndexMatchesModel(t *testing.T) {
 				}
 				require.Equal(t, writes, nonNil(ix.liveWrites(k)), "seed %d step %d key %s", seed, step, k)
 				above := aboveOf(writes)
-				require.Equal(t, above, ix.uncommittedWrites(kvs.Command{Op: kvs.OpGet, Key: k}, commit, nil), "seed %d step %d key %s", seed, step, k)
+				require.Equal(t, above, ix.uncommittedWrites(kvs.Command{Op: kvs.OpGet, Key: k}, commit, nil, 0), "seed %d step %d key %s", seed, step, k)
 				require.Equal(t, read || len(above) > 0, ix.touchedAbove(k, commit), "seed %d step %d key %s", seed, step, k)
 			}
 			// A SCAN's uncommitted writes: those of every key of its
@@ -123,7 +123,8 @@ func TestKeyIndexMatchesModel(t *testing.T) {
 					}
 				}
 			}
-			require.Equal(t, want, ix.uncommittedWrites(scan, commit, nil), "seed %d step %d %v", seed, step, scan)
+			require.Equal(t, want, ix.uncommittedWrites(scan, commit, nil, 0), "seed %d step %d %v", seed, step, scan)
+			require.Equal(t, want[:min(2, len(want))], nonNil(ix.uncommittedWrites(scan, commit, nil, 2)), "seed %d step %d %v, limit 2", seed, step, scan)
 			var gotKeys []kvs.Key
 			var got []kvs.Slot
 			ix.rangeWrites(scan.Key, scan.End, func(k kvs.Key, live []kvs.Slot) bool {

@@ -12,11 +12,13 @@ type Policy interface {
 	// knew the message.
 	HandleClient(c *Core, from wire.ClientID, m wire.Message) bool
 	// StrongDep names the command a strong proposal must wait for before
-	// the leader assigns it a slot (the CURP-HO barrier, PROTOCOL.md 5.4).
+	// the leader assigns it a slot (the CURP-HO barrier, PROTOCOL.md 5.4;
+	// an ordered operation's predecessor, docs/DECISIONS.md 45).
 	StrongDep(p *wire.Propose) (dep wire.CmdID, wait bool)
 	// ReadRule gives the leader's Ok and ReadDep for a strong read whose
 	// earlier uncommitted writes to the same key(s) are pending
-	// (PROTOCOL.md 3.5, 5.7).
+	// (PROTOCOL.md 3.5, 5.7): at most two of them, the latest first, which
+	// tells none, one and more apart.
 	ReadRule(pending []*wire.Entry) (ok bool, dep wire.ReadDep)
 	// WitnessReport adds protocol fields to a witness's RecordAck.
 	WitnessReport(c *Core, p *wire.Propose, ack *wire.RecordAck)
@@ -58,8 +60,13 @@ type BasePolicy struct{}
 // HandleClient knows no extra messages.
 func (BasePolicy) HandleClient(*Core, wire.ClientID, wire.Message) bool { return false }
 
-// StrongDep never waits.
-func (BasePolicy) StrongDep(*wire.Propose) (wire.CmdID, bool) { return wire.CmdID{}, false }
+// StrongDep waits for the command the proposal names in WeakDep: an
+// earlier strong command of its session that it is ordered after (the
+// client's Op.Ordered, docs/DECISIONS.md 45; plain CURP has no weak
+// dependencies).
+func (BasePolicy) StrongDep(p *wire.Propose) (wire.CmdID, bool) {
+	return wire.CmdID{Client: p.Cmd.Client, Seq: p.WeakDep}, p.WeakDep > 0
+}
 
 // ReadRule: Ok iff no earlier conflicting entry is uncommitted.
 func (BasePolicy) ReadRule(pending []*wire.Entry) (bool, wire.ReadDep) {

@@ -114,7 +114,7 @@ func (c *Core) speculate(cmd kvs.Command) (kvs.Result, bool, wire.ReadDep) {
 // the uncommitted writes of the keys it reads (PROTOCOL.md 3.5, 5.7).
 func (c *Core) readRule(cmd kvs.Command) (bool, wire.ReadDep) {
 	pending := c.scratchEnts[:0]
-	c.scratchSlots = c.keys.uncommittedWrites(cmd, c.commitIndex, c.scratchSlots[:0])
+	c.scratchSlots = c.keys.uncommittedWrites(cmd, c.commitIndex, c.scratchSlots[:0], 2)
 	for _, s := range c.scratchSlots {
 		pending = append(pending, c.entries.at(s))
 	}
@@ -160,6 +160,22 @@ func (o logOverlay) Range(start, end kvs.Key, yield func(kvs.Key, kvs.Entry) boo
 // whatever it held, so the walk starts at the last one; only the CASes and
 // INCRs after it are evaluated.
 func (c *Core) stateAfter(k kvs.Key, w []kvs.Slot) kvs.Entry {
+	st := c.keys.m[k]
+	last := w[len(w)-1]
+	if st != nil && st.specOK {
+		switch {
+		case st.specAt == last && c.entries.at(last).Ballot == st.specBallot:
+			return st.spec
+		case len(w) > 1 && st.specAt == w[len(w)-2] && c.entries.at(st.specAt).Ballot == st.specBallot:
+			one := &c.scratchKey
+			*one = oneKey{e: st.spec}
+			if _, wr, ok := c.store.Eval(last, c.entries.at(last).Command, one); ok {
+				one.e = wr.Entry
+			}
+			st.specAt, st.specBallot, st.spec = last, c.entries.at(last).Ballot, one.e
+			return one.e
+		}
+	}
 	from := 0
 	for i := len(w) - 1; i >= 0; i-- {
 		if op := c.entries.at(w[i]).Command.Op; op == kvs.OpPut || op == kvs.OpDelete {
@@ -173,6 +189,9 @@ func (c *Core) stateAfter(k kvs.Key, w []kvs.Slot) kvs.Entry {
 		if _, wr, ok := c.store.Eval(s, c.entries.at(s).Command, one); ok {
 			one.e = wr.Entry
 		}
+	}
+	if st != nil {
+		st.specOK, st.specAt, st.specBallot, st.spec = true, last, c.entries.at(last).Ballot, one.e
 	}
 	return one.e
 }

@@ -141,11 +141,13 @@ func (w *witness) conflictsStrong(c kvs.Command) bool {
 	return found
 }
 
-// writesOn appends the kept write records on c's key, or in its range.
-func (w *witness) writesOn(c kvs.Command, out []wire.Record) []wire.Record {
+// writesOn appends the kept write records on c's key, or in its range,
+// at most limit of them (0: all).
+func (w *witness) writesOn(c kvs.Command, out []wire.Record, limit int) []wire.Record {
+	n := len(out)
 	w.each(c, true, func(r *witnessRecord) bool {
 		out = append(out, r.Record)
-		return true
+		return limit == 0 || len(out)-n < limit
 	})
 	return out
 }

@@ -39,9 +39,11 @@ func (c *Core) Kept(id wire.CmdID) (wire.Record, bool) {
 }
 
 // KeptWrites appends to out the kept write records overlapping the key
-// range of cmd, key by key in arrival order.
-func (c *Core) KeptWrites(cmd kvs.Command, out []wire.Record) []wire.Record {
-	return c.wit.writesOn(cmd, out)
+// range of cmd, key by key in arrival order, at most limit of them (0:
+// all). A rule that tells none, one and more apart asks for two, so that
+// a key with hundreds of records (a pipeline's writes) costs it two steps.
+func (c *Core) KeptWrites(cmd kvs.Command, out []wire.Record, limit int) []wire.Record {
+	return c.wit.writesOn(cmd, out, limit)
 }
 
 // WeakCommittedSeq is the largest Seq of the session's weak writes applied

@@ -358,7 +358,7 @@ func TestWitnessIndexAgreesWithScan(t *testing.T) {
 				}
 			}
 			require.Equal(t, want, w.conflictsStrong(c), "seed %d step %d: %v", seed, i, c)
-			got := w.writesOn(c, nil)
+			got := w.writesOn(c, nil, 0)
 			if c.Op == kvs.OpScan {
 				// Key by key, each key's in arrival order.
 				slices.SortStableFunc(writes, func(a, b wire.Record) int { return strings.Compare(string(a.Command.Key), string(b.Command.Key)) })
@@ -366,6 +366,11 @@ func TestWitnessIndexAgreesWithScan(t *testing.T) {
 			require.Equal(t, len(writes), len(got), "seed %d step %d: %v", seed, i, c)
 			for j := range writes {
 				require.Equal(t, writes[j].Cmd, got[j].Cmd, "seed %d step %d: %v", seed, i, c)
+			}
+			two := w.writesOn(c, nil, 2)
+			require.Equal(t, min(2, len(writes)), len(two), "seed %d step %d: %v", seed, i, c)
+			for j := range two {
+				require.Equal(t, writes[j].Cmd, two[j].Cmd, "seed %d step %d: %v", seed, i, c)
 			}
 		}
 	}

@@ -14,7 +14,7 @@ type Propose struct {
 	Cmd     CmdID
 	Command kvs.Command
 	AckUpTo Seq
-	WeakDep Seq // CURP-HO: Seq of the session's latest earlier weak write
+	WeakDep Seq // the barrier: Seq of the session's latest earlier weak write (CURP-HO) or of the command an ordered one follows (docs/DECISIONS.md 45)
 }
 
 // LeaderReply is the leader's speculative reply (section 3.5).

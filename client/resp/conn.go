@@ -11,7 +11,6 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/client"
-	"swiftpaxos/kvs"
 	"swiftpaxos/wire"
 )
 
@@ -50,9 +49,6 @@ type parsed struct {
 type opRef struct {
 	j *job
 	i int
-	// cmd is the operation's command, once it is in flight: its job may
-	// finish (a timeout) and drop its operations before it completes.
-	cmd *kvs.Command
 }
 
 type conn struct {
@@ -73,14 +69,10 @@ type conn struct {
 	jobs     []*job  // in command order; the first is the next reply
 	queue    []opRef // operations waiting for room in the window
 	inflight map[wire.Seq]opRef
-	// keys and scans are what the operations in flight touch: an
-	// operation that conflicts with one of them waits (pump).
-	keys  map[kvs.Key]keyUse
-	scans int
-	seq   wire.Seq // the session numbers operations 1, 2, ... in Submit order
-	out   []byte
-	held  int  // bytes of results and replies held (maxHeld)
-	more  bool // the reader holds the start of another command
+	seq      wire.Seq // the session numbers operations 1, 2, ... in Submit order
+	out      []byte
+	held     int  // bytes of results and replies held (maxHeld)
+	more     bool // the reader holds the start of another command
 	// heldSince is when the oldest reply not yet written was ready.
 	heldSince time.Time
 	eof       bool // the client sent its last command
@@ -222,7 +214,6 @@ func (c *conn) complete(r client.Result) {
 	}
 	delete(c.inflight, r.Seq)
 	j := ref.j
-	c.use(*ref.cmd, -1)
 	if j.done { // the job timed out meanwhile
 		return
 	}

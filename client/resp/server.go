@@ -15,7 +15,6 @@ import (
 	"swiftpaxos/client"
 	"swiftpaxos/config"
 	"swiftpaxos/config/certs"
-	"swiftpaxos/kvs"
 	"swiftpaxos/wire"
 )
 
@@ -176,7 +175,7 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 		_ = tc.SetNoDelay(true)
 	}
 	c := &conn{srv: s, nc: nc, id: s.nextID.Add(1), level: s.level, authed: s.cfg.RESPPassword == "",
-		cmds: make(chan parsed, 128), async: make(chan *job, 16), inflight: map[wire.Seq]opRef{}, keys: map[kvs.Key]keyUse{}}
+		cmds: make(chan parsed, 128), async: make(chan *job, 16), inflight: map[wire.Seq]opRef{}}
 	c.log = s.log.With(zap.Int64("conn", c.id))
 	hctx, cancel := context.WithTimeout(ctx, s.cfg.HandshakeTimeout)
 	defer cancel()

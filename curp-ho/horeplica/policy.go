@@ -62,7 +62,8 @@ func (p *replicaPolicy) HandleClient(c *replica.Core, from wire.ClientID, m wire
 }
 
 // StrongDep is the barrier: a strong proposal waits for the session's
-// latest earlier weak write to have a slot (PROTOCOL.md 5.4).
+// latest earlier weak write, or the earlier strong command it is ordered
+// after (docs/DECISIONS.md 45), to have a slot (PROTOCOL.md 5.4).
 func (p *replicaPolicy) StrongDep(pr *wire.Propose) (wire.CmdID, bool) {
 	if pr.WeakDep == 0 || p.m.NoBarrier {
 		return wire.CmdID{}, false

@@ -86,7 +86,7 @@ func (w *weakRecords) causalDeps(client wire.ClientID) []wire.CmdID {
 // exactly one weak write whose chain c vouches for, or anything else.
 func readDep(c *replica.Core, cmd kvs.Command) wire.ReadDep {
 	var buf [2]wire.Record
-	ws := c.KeptWrites(cmd, buf[:0])
+	ws := c.KeptWrites(cmd, buf[:0], len(buf))
 	switch {
 	case len(ws) == 0:
 		return wire.ReadDep{Kind: wire.DepNone}
