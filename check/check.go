@@ -1,5 +1,7 @@
 package check
 
+import "slices"
+
 // Check verifies history h, and the replicas' applied logs when logs is not
 // empty (replica name -> log in applied order), against the rules listed
 // in doc.go. It never modifies its arguments and is safe to call
@@ -23,10 +25,14 @@ func Check(h []Op, logs map[string][]LogEntry, opts Options) Report {
 		c.skipped = append(c.skipped,
 			Skipped{RuleStrongWriteOrder, "needs the log positions of the applied logs"},
 			Skipped{RuleStrongReadOrder, "needs the log order of the applied logs (the linearizability rule still orders strong operations by real time)"})
+		if slices.ContainsFunc(h, func(o Op) bool { return o.Ordered }) {
+			c.skipped = append(c.skipped, Skipped{RuleOrdered, "needs the log positions of the applied logs"})
+		}
 	} else {
 		checkStrongWriteOrder(x, l, c)
 		checkStrongReadOrder(x, l, pos, c) // after checkSessions, whose reads it skips
 		checkDurability(x, l, opts.Crashed, c)
+		checkOrdered(x, l, c)
 		checkC1C2(x, ss, l, pos, c)
 	}
 	return c.report(len(h))

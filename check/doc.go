@@ -32,7 +32,9 @@
 //
 // One record ([Op]) per invoked operation. Every record has session, seq
 // (the CmdId), level ("strong" or "weak"), op, key, invoke_ns, return_ns
-// and ok; path ("fast" or "slow") is optional and ignored. Instants come
+// and ok; path ("fast" or "slow") is optional and ignored; ordered:true
+// (optional) says the client sent the operation ordered after every
+// earlier operation of its session that conflicts with it (rule ordered). Instants come
 // from one clock shared by all clients and must lie strictly between the
 // least and the greatest int64 (which stand for -infinity and +infinity).
 // ok is true iff the operation completed and its result is known; a
@@ -219,6 +221,11 @@
 //     that applied, an INCR without error), strong or weak, is missing
 //     from the merged log (sections 2.6 item 2, 6.8). Weak puts of
 //     sessions listed in Options.Crashed are exempt.
+//   - ordered (logs only): an operation recorded ordered is at a slot
+//     below that of an earlier operation of its session (lower seq) that
+//     conflicts with it: for a write, any earlier GET or write of its key,
+//     for a GET any earlier write (docs/DECISIONS.md 45). Operations the
+//     logs do not hold, and SCANs, are not compared.
 //   - cc-acyclic: hb has a cycle; the cycle is spelled out. A cycle needs a
 //     read of a put invoked after the read returned (if every rf edge went
 //     forward in time, so and rf would both increase inv, see below).

@@ -78,6 +78,9 @@ func AppendOp(buf []byte, o Op) []byte {
 		b, _ := json.Marshal(o.Path)
 		buf = append(buf, b...)
 	}
+	if o.Ordered {
+		buf = append(buf, `,"ordered":true`...)
+	}
 	return append(buf, "}\n"...)
 }
 
@@ -173,6 +176,7 @@ type opRecord struct {
 	ReturnNS       *int64       `json:"return_ns"`
 	OK             *bool        `json:"ok"`
 	Path           *string      `json:"path"`
+	Ordered        *bool        `json:"ordered"`
 }
 
 type itemRecord struct {
@@ -257,6 +261,9 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 	}
 	if r.Err != nil {
 		out.Err = *r.Err
+	}
+	if r.Ordered != nil {
+		out.Ordered = *r.Ordered
 	}
 	if r.Path != nil {
 		out.Path = *r.Path

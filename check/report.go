@@ -27,6 +27,7 @@ const (
 	RuleLogMismatch      Rule = "log-mismatch"
 	RuleAtMostOnce       Rule = "at-most-once"
 	RuleDurability       Rule = "durability"
+	RuleOrdered          Rule = "ordered"
 	// The causal and hybrid rules of PROTOCOL.md sections 2.3 and 2.4.
 	RuleCausalCycle         Rule = "cc-acyclic"
 	RuleCausalVisibility    Rule = "cc-vis"
@@ -43,7 +44,7 @@ var ruleRank = func() map[Rule]int {
 		RuleHistoryInvalid, RuleLogInvalid, RuleReadNeverWritten, RuleReadFromFuture,
 		RuleCausalCycle, RuleLinearizability, RuleStrongWriteOrder, RuleStrongReadOrder, RuleReadYourWrites,
 		RuleMonotonicReads, RuleCausalVisibility, RuleCausalArbitration,
-		RuleLogAgreement, RuleLogMismatch, RuleAtMostOnce, RuleDurability,
+		RuleLogAgreement, RuleLogMismatch, RuleAtMostOnce, RuleDurability, RuleOrdered,
 		RuleC1ReadFrom, RuleC2DurabilityOrder, RuleC3VisibilityBarrier,
 	} {
 		m[r] = i

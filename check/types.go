@@ -111,6 +111,10 @@ type Op struct {
 	OK bool
 	// Path is "fast", "slow" or empty; informational only.
 	Path string
+	// Ordered: the client sent the operation ordered (client.Op.Ordered):
+	// it must take effect after every earlier operation of its session
+	// that conflicts with it (RuleOrdered).
+	Ordered bool
 }
 
 // Item is one key of a SCAN result and its value.

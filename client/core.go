@@ -41,6 +41,10 @@ type Mutation struct {
 	// IgnoreCache returns a weak read's replica answer without the cache
 	// merge of PROTOCOL.md 4.6.
 	IgnoreCache bool
+	// UnorderedPipeline sends an ordered operation whose conflicting
+	// predecessors in flight are strong as a plain one: no barrier
+	// dependency, and a fast path allowed (order.go).
+	UnorderedPipeline bool
 }
 
 // Core is the deterministic protocol state of one client session. One

@@ -87,7 +87,7 @@ func (s *Core) Invoke(op Op) wire.Seq {
 		// (PROTOCOL.md 4.5, 5.7).
 		p.target = s.nearest
 	}
-	if op.Ordered && s.orderOrHold(p) {
+	if s.hold(p) {
 		return p.Seq
 	}
 	if !s.o.Policy.Defer(s, p) {

@@ -18,7 +18,10 @@ import (
 // operation completes only on the slow path, after its slot commits, so
 // that no fast path can outlive a predecessor lost with its leader. Any
 // other ordered operation is held, unsent, until its conflicting
-// predecessors have completed or can be named that way.
+// predecessors have completed or can be named that way, and every later
+// operation of the session is held behind it: the session sends its
+// operations in Seq order, which its causal bookkeeping (the weak-write
+// chain, the cache's sources) relies on.
 
 // orderable reports whether ordered operation p may be sent now, and the
 // earlier operation of the session it must follow (0: none in flight
@@ -63,48 +66,60 @@ func (s *Core) orderable(p *Pending) (after wire.Seq, ok bool) {
 	return last.Seq, true
 }
 
-// orderOrHold sends ordered operation p, or holds it until it is orderable.
-// It reports whether p was held.
-func (s *Core) orderOrHold(p *Pending) bool {
+// hold reports whether p, just invoked, must wait: it is ordered and not
+// orderable yet, or an earlier operation waits. If so it is held;
+// otherwise an ordered p names what it follows.
+func (s *Core) hold(p *Pending) bool {
+	if len(s.held) > 0 {
+		p.held, p.deferred = true, true
+		s.held = append(s.held, p.Seq)
+		return true
+	}
+	if !p.Op.Ordered {
+		return false
+	}
 	after, ok := s.orderable(p)
 	if !ok {
 		p.held, p.deferred = true, true
 		s.held = append(s.held, p.Seq)
 		return true
 	}
-	if after > 0 {
+	if after > 0 && !s.o.Mutation.UnorderedPipeline {
 		p.after, p.WeakDep = after, after
 	}
 	return false
 }
 
-// releaseHeld sends, in session order, the held operations that have
-// become orderable. Completions call it.
+// releaseHeld sends the held operations, in session order, up to the
+// first ordered one that is still not orderable. Completions call it.
 func (s *Core) releaseHeld() {
 	if len(s.held) == 0 || s.expired != nil {
 		return
 	}
-	keep := s.held[:0]
-	for _, seq := range s.held {
-		p, live := s.pending[seq]
+	i := 0
+	for ; i < len(s.held); i++ {
+		p, live := s.pending[s.held[i]]
 		if !live {
 			continue
 		}
-		after, ok := s.orderable(p)
-		if !ok {
-			keep = append(keep, seq)
-			continue
+		var after wire.Seq
+		if p.Op.Ordered {
+			var ok bool
+			if after, ok = s.orderable(p); !ok {
+				break
+			}
 		}
 		p.held, p.deferred = false, false
-		if after > 0 {
+		if after > 0 && !s.o.Mutation.UnorderedPipeline {
 			p.after, p.WeakDep = after, after
 		}
 		if !s.o.Policy.Defer(s, p) {
 			s.Dispatch(p)
 		}
 	}
-	clear(s.held[len(keep):])
-	s.held = keep
+	n := copy(s.held, s.held[i:])
+	clear(s.held[n:])
+	s.held = s.held[:n]
 }
 
 // After is the operation of the session p was ordered after (Op.Ordered),

@@ -43,3 +43,8 @@ func TestMutationNoBarrierIsCaught(t *testing.T) {
 func TestMutationAcceptWeakRMWIsCaught(t *testing.T) {
 	sim.RequireWeakRMWCaught(t, protocol(curpho.Mutation{}))
 }
+
+// TestMutationUnorderedPipelineIsCaught: sim.RequireUnorderedPipelineCaught.
+func TestMutationUnorderedPipelineIsCaught(t *testing.T) {
+	sim.RequireUnorderedPipelineCaught(t, protocol(curpho.Mutation{}))
+}

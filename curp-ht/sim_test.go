@@ -84,3 +84,8 @@ func TestMutationNoWitnessReplayIsCaught(t *testing.T) {
 func TestMutationAcceptWeakRMWIsCaught(t *testing.T) {
 	sim.RequireWeakRMWCaught(t, protocol)
 }
+
+// TestMutationUnorderedPipelineIsCaught: sim.RequireUnorderedPipelineCaught.
+func TestMutationUnorderedPipelineIsCaught(t *testing.T) {
+	sim.RequireUnorderedPipelineCaught(t, protocol)
+}

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -201,5 +202,54 @@ func TestSpeculativeWriteOk(t *testing.T) {
 		beyond := cmd
 		beyond.Key = key(5)
 		require.True(t, proposeAtLeader(t, c, 3, beyond).Ok, "%v past an uncommitted SCAN's range", beyond)
+	}
+}
+
+// TestSpeculationAgreesWithExecution: random INCRs, PUTs, DELETEs and
+// CASes of two keys at a leader that commits, and so applies, a random
+// prefix now and then. Every speculative result, computed over the
+// unapplied writes (each key's state after its latest one kept, and the
+// next write evaluated on top of it: Core.stateAfter), must be the result
+// the command gets when it executes. Twenty seeds.
+func TestSpeculationAgreesWithExecution(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 0))
+		c := leaderWith(t, 3)
+		want := map[kvs.Slot]kvs.Result{}
+		executed := 0
+		check := func() {
+			for _, r := range syncReplies(c.out.take()) {
+				require.Equal(t, want[r.Slot], r.Result, "seed %d: slot %d executed otherwise than speculated", seed, r.Slot)
+				executed++
+			}
+		}
+		values := []string{"1", "7", "x", "-3"}
+		for i := range 300 {
+			k := key(1 + rng.IntN(2))
+			var cmd kvs.Command
+			switch rng.IntN(6) {
+			case 0, 1:
+				cmd = kvs.Command{Op: kvs.OpIncr, Key: k, Delta: int64(rng.IntN(7) - 3)}
+			case 2:
+				cmd = kvs.Command{Op: kvs.OpPut, Key: k, Value: kvs.Value(values[rng.IntN(len(values))])}
+			case 3:
+				cmd = kvs.Command{Op: kvs.OpDelete, Key: k}
+			case 4:
+				cmd = kvs.Command{Op: kvs.OpCAS, Key: k, Expect: kvs.ExpectValue, ExpectValue: kvs.Value(values[rng.IntN(len(values))]), Value: kvs.Value("9")}
+			default:
+				cmd = kvs.Command{Op: kvs.OpCAS, Key: k, Expect: kvs.ExpectVersion, ExpectVersion: c.LastSlot() - kvs.Slot(rng.IntN(3)), Value: kvs.Value("5")}
+			}
+			r := proposeAtLeader(t, c, wire.Seq(i+1), cmd)
+			want[r.Slot] = r.Result
+			if rng.IntN(8) == 0 {
+				match := c.LastSlot() - kvs.Slot(rng.IntN(int(c.LastSlot()-c.AppliedIndex())+1))
+				require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: c.Ballot(), Replica: 1, Success: true, MatchSlot: match}))
+				check()
+			}
+		}
+		commitAll(c)
+		check()
+		require.Len(t, want, 300)
+		require.Equal(t, 300, executed, "seed %d: every command executed once", seed)
 	}
 }

@@ -50,6 +50,20 @@ func Configs(protocol string) []Config {
 				Crashes: 1, CrashWithin: 100 * time.Millisecond, CrashLeader: true}
 			return o
 		}},
+		// Pipelines of ordered operations on a few hot keys
+		// (docs/DECISIONS.md 45) across leader crashes and partitions:
+		// each must take effect after its session's earlier conflicting
+		// operations, the ones still in flight too.
+		{Name: "ordered", Sizes: []int{3, 5}, CISeeds: 100, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			o.Sessions = 5
+			o.Workload = Workload{Ops: 80, Pendings: 6, Keys: 3, WeakRatio: 25, WeakWrites: 50, Writes: 60,
+				Deletes: 10, RMW: 25, Ordered: 80}
+			o.Faults = FailoverMix(n)
+			o.Faults.PartitionEvery, o.Faults.PartitionFor = 2*time.Second, 2*time.Second
+			o.Faults.PartitionLeader = true
+			return o
+		}},
 		{Name: "harsh", Sizes: []int{5}, CISeeds: 150, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			o.Sessions = 6

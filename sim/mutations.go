@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"swiftpaxos/check"
+	"swiftpaxos/client"
 	"swiftpaxos/replica"
 )
 
@@ -64,4 +65,32 @@ func RequireWeakRMWCaught(t *testing.T, p Protocol) {
 		o.Mutation = replica.Mutation{AcceptWeakRMW: true}
 		return o
 	}, check.RuleLogMismatch)
+}
+
+// RequireUnorderedPipelineCaught: sessions that send an ordered strong
+// operation as a plain one (client.Mutation.UnorderedPipeline: no barrier
+// dependency on the conflicting operation in flight before it, and a fast
+// path allowed) let the two take effect in either order. The ordered
+// configuration's crashes and partitions lose the earlier one with its
+// leader while witnesses keep the later one, which recovery replays
+// first; the ordered rule finds it. The same options pass unmutated
+// (TestSuite runs them).
+func RequireUnorderedPipelineCaught(t *testing.T, p Protocol) {
+	t.Helper()
+	mk := configNamed(p.Name, "ordered").Make
+	RequireViolation(t, 400, func(seed uint64) Options {
+		o := mk(seed, 3, p)
+		o.ClientMutation = client.Mutation{UnorderedPipeline: true}
+		return o
+	}, check.RuleOrdered)
+}
+
+// configNamed is the suite's configuration of that name.
+func configNamed(protocol, name string) Config {
+	for _, c := range Configs(protocol) {
+		if c.Name == name {
+			return c
+		}
+	}
+	panic("sim: no configuration " + name)
 }

@@ -112,6 +112,10 @@ type Workload struct {
 	// pending for good: a run with WeakRMW and correct replicas never
 	// finishes. Tests only; 0: none.
 	WeakRMW int
+	// Ordered is the share (%) of operations sent ordered
+	// (client.Op.Ordered): after every earlier conflicting operation of
+	// the session, even one in flight (docs/DECISIONS.md 45). 0: none.
+	Ordered int
 }
 
 // Options describes a run.

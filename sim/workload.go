@@ -85,14 +85,15 @@ func (c *Cluster) start(s *session, level wire.Level, cmd kvs.Command) {
 	if cmd.Op == kvs.OpPut || cmd.Op == kvs.OpCAS && !cmd.Delete {
 		cmd.Value = kvs.Value(fmt.Sprintf("%s.%d", s.name, seq))
 	}
-	h := check.Op{Session: s.name, Seq: seq, Level: check.Strong, InvokeNS: c.now}
+	ordered := c.o.Workload.Ordered > 0 && c.rng.IntN(100) < c.o.Workload.Ordered
+	h := check.Op{Session: s.name, Seq: seq, Level: check.Strong, InvokeNS: c.now, Ordered: ordered}
 	if level == wire.Weak {
 		h.Level = check.Weak
 	}
 	s.hist[seq] = len(c.history)
 	c.history = append(c.history, check.Record(h, cmd, kvs.Result{}))
 	s.issued++
-	if got := s.core.Invoke(client.Op{Level: level, Command: cmd}); got != seq {
+	if got := s.core.Invoke(client.Op{Level: level, Command: cmd, Ordered: ordered}); got != seq {
 		panic(fmt.Sprintf("sim: session %s issued seq %d, expected %d", s.name, got, seq))
 	}
 	c.drainSession(s.idx)

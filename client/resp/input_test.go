@@ -219,9 +219,9 @@ func inlineCommands(t *testing.T, c *cluster) {
 	assert.True(t, closedConn(err), "%v", err)
 }
 
-// pipelineInOrder sends 240 commands in one go-redis pipeline: each SET
-// is followed by a GET of its key, an INCR of a shared counter and an
-// MGET of its key and the one before. Every reply must be the one for
+// pipelineInOrder sends 360 commands in one go-redis pipeline: each SET
+// is followed by a GET of its key, an INCR of a shared counter, an MGET
+// of its key and the one before, and a SET and a GET of one shared key. Every reply must be the one for
 // its command (the counter's values say the INCRs ran in order) and each
 // GET must see the SET before it: read-your-writes inside a pipeline,
 // at the weak level too.
@@ -236,6 +236,7 @@ func pipelineInOrder(t *testing.T, c *cluster, level string) {
 	key := func(i int) string { return fmt.Sprintf("pipe:%s:%d", level, i) }
 	val := func(i int) string { return fmt.Sprintf("v%d-%s", i, strings.Repeat("x", i%7)) }
 	counter := "pipe:" + level + ":n"
+	shared := "pipe:" + level + ":shared"
 	const n = 60
 	pipe := rc.Pipeline()
 	type round struct {
@@ -243,6 +244,8 @@ func pipelineInOrder(t *testing.T, c *cluster, level string) {
 		get  *redis.StringCmd
 		incr *redis.IntCmd
 		mget *redis.SliceCmd
+		put  *redis.StatusCmd
+		read *redis.StringCmd
 	}
 	rounds := make([]round, n)
 	for i := range rounds {
@@ -251,9 +254,11 @@ func pipelineInOrder(t *testing.T, c *cluster, level string) {
 			get:  pipe.Get(ctx, key(i)),
 			incr: pipe.Incr(ctx, counter),
 			mget: pipe.MGet(ctx, key(i), key(i-1)),
+			put:  pipe.Set(ctx, shared, val(i), 0),
+			read: pipe.Get(ctx, shared),
 		}
 	}
-	require.Equal(t, 4*n, pipe.Len())
+	require.Equal(t, 6*n, pipe.Len())
 	_, _ = pipe.Exec(ctx) // the first error; each command's is checked below
 	for i, r := range rounds {
 		require.Equal(t, "OK", r.set.Val(), "SET %d: %v", i, r.set.Err())
@@ -264,6 +269,8 @@ func pipelineInOrder(t *testing.T, c *cluster, level string) {
 			want[1] = val(i - 1)
 		}
 		require.Equal(t, want, r.mget.Val(), "MGET %d: %v", i, r.mget.Err())
+		require.Equal(t, "OK", r.put.Val(), "SET of the shared key %d: %v", i, r.put.Err())
+		require.Equal(t, val(i), r.read.Val(), "GET of the shared key %d, right after its SET: %v", i, r.read.Err())
 	}
 	assert.Equal(t, strconv.Itoa(n), rc.Get(ctx, counter).Val())
 }
