@@ -94,7 +94,10 @@
 //     monotonic reads, monotonic writes, writes follow reads. Operations
 //     in flight together are concurrent and may take effect in either
 //     order across a failover; a program that needs an order between two
-//     operations waits for the first before it issues the second.
+//     operations waits for the first before it issues the second, or
+//     marks the second Op.Ordered: it then takes effect after every
+//     earlier operation of its session that conflicts with it, and the
+//     session keeps it in flight when it can (order.go).
 //   - Weak operations are causally consistent. A weak read may return a
 //     stale value, but never one that the session's causal past (its own
 //     earlier operations and, transitively, the writes they read) has

@@ -8,13 +8,15 @@
 // nearest, and all the sessions share one connection to each replica
 // (client.Transport). A connection is therefore a causal session:
 // read-your-writes across its commands, at either level. Its pipelined
-// commands enter the session's window in command order, and the replies
-// leave in command order, whatever order the operations complete in.
+// commands enter the session's window in command order, each operation
+// ordered after the connection's earlier ones that conflict with it
+// (client.Op.Ordered), and the replies leave in command order, whatever
+// order the operations complete in.
 //
 // The files: parse.go reads requests (multibulk and inline) within
 // Limits; reply.go writes RESP2 replies; conn.go is a connection's loop
 // (jobs, the window, the reply order, the reply timeout), conn_order.go
-// which of its operations may be in flight together; job.go a
+// how its operations enter the session; job.go a
 // command's steps; commands.go the table and dispatch, and cmd_*.go the
 // commands by group; rmw.go the compare-and-set loop of the commands
 // whose effect depends on the key's state; cursors.go and match.go
