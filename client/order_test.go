@@ -25,7 +25,9 @@ func sent(c *Core) map[wire.Seq]wire.Seq {
 	return out
 }
 
-func put(k string) kvs.Command { return kvs.Command{Op: kvs.OpPut, Key: kvs.Key(k), Value: kvs.Value("v")} }
+func put(k string) kvs.Command {
+	return kvs.Command{Op: kvs.OpPut, Key: kvs.Key(k), Value: kvs.Value("v")}
+}
 func get(k string) kvs.Command { return kvs.Command{Op: kvs.OpGet, Key: kvs.Key(k)} }
 
 // Ordered strong writes of one key go out at once, each naming the one
