@@ -60,7 +60,7 @@ type Core struct {
 	leader   wire.ReplicaID
 	pending  map[wire.Seq]*Pending
 	order    []wire.Seq // pending seqs in issue order, compacted lazily
-	held     []wire.Seq // ordered operations not sent yet (order.go)
+	held     []wire.Seq // operations held, not sent yet, in Seq order (order.go)
 	cache    map[kvs.Key]cacheEntry
 	frontier kvs.Slot
 	// tentFrontier is the newest tentative version the session read (a

@@ -14,11 +14,12 @@ type Pending struct {
 	Seq       wire.Seq
 	Op        Op
 	CausalDep wire.Seq // weak writes: the session's previous weak write
-	WeakDep   wire.Seq // strong operations: the barrier dependency (the latest earlier weak write, or after)
+	WeakDep   wire.Seq // strong operations: the latest earlier weak write (the policy's barrier dependency)
 
-	// after is the operation an ordered strong operation follows
-	// (order.go); it completes only on the slow path. held: an ordered
-	// operation not sent yet.
+	// after is the operation in flight an ordered strong operation was
+	// ordered behind (order.go); it completes only on the slow path.
+	// held: not sent yet, ordered and not sendable, or behind one that
+	// is (order.go).
 	after wire.Seq
 	held  bool
 
@@ -28,7 +29,7 @@ type Pending struct {
 	ackBuf        [inlineAcks]*wire.RecordAck
 	target        wire.ReplicaID // weak reads: where the read went
 	redirected    bool           // the last re-send follows a NotLeader
-	deferred      bool           // deferred by the policy
+	deferred      bool           // deferred by the policy, or held (order.go): not sent
 	attempts      int            // re-sends so far
 	// retried counts, for a weak read, the replicas in a row that asked
 	// for it again (WeakReadReply.Retry) since a send that was not such
@@ -109,7 +110,8 @@ func (s *Core) Dispatch(p *Pending) {
 	}
 }
 
-// Deferred reports whether p is waiting for the policy to dispatch it.
+// Deferred reports whether p is waiting for the policy to dispatch it,
+// or held by the session (order.go).
 func (p *Pending) Deferred() bool { return p.deferred }
 
 // SetDeferred marks p as deferred by the policy (or released).
@@ -119,7 +121,7 @@ func (p *Pending) SetDeferred(d bool) { p.deferred = d }
 func (p *Pending) LeaderReply() *wire.LeaderReply { return p.leaderReply }
 
 func (s *Core) sendStrong(p *Pending) {
-	s.Broadcast(s.leader, &wire.Propose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, AckUpTo: s.AckUpTo(), WeakDep: p.WeakDep})
+	s.Broadcast(s.leader, &wire.Propose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, AckUpTo: s.AckUpTo(), WeakDep: s.barrierDep(p)})
 }
 
 // Complete finishes p with r and reports it, as answered by the replica
@@ -142,7 +144,6 @@ func (s *Core) complete(p *Pending, r Result, from wire.ReplicaID) {
 	}
 	r.Seq, r.Op, r.Replica, r.After = p.Seq, p.Op, from, p.after
 	s.out.done = append(s.out.done, r)
-	s.releaseHeld()
 }
 
 // Tick re-sends, with the same CmdID, every operation that has waited

@@ -12,7 +12,8 @@ import (
 // A strong operation whose conflicting predecessors in flight are all
 // strong and form one chain (each ordered after the one before it) is
 // sent at once, naming the latest of them as its barrier dependency (the
-// Propose's WeakDep): the leader assigns it a slot only once that
+// Propose's WeakDep, while it is in flight: barrierDep): the leader
+// assigns it a slot only once that
 // predecessor has one, the log keeps slot order through every view
 // change, recovery replays no record before its dependency, and the
 // operation completes only on the slow path, after its slot commits, so
@@ -70,58 +71,68 @@ func (s *Core) orderable(p *Pending) (after wire.Seq, ok bool) {
 // orderable yet, or an earlier operation waits. If so it is held;
 // otherwise an ordered p names what it follows.
 func (s *Core) hold(p *Pending) bool {
-	if len(s.held) > 0 {
-		p.held, p.deferred = true, true
-		s.held = append(s.held, p.Seq)
-		return true
-	}
-	if !p.Op.Ordered {
+	if len(s.held) == 0 && s.sendable(p) {
 		return false
 	}
-	after, ok := s.orderable(p)
-	if !ok {
-		p.held, p.deferred = true, true
-		s.held = append(s.held, p.Seq)
+	p.held, p.deferred = true, true
+	s.held = append(s.held, p.Seq)
+	return true
+}
+
+// sendable reports whether p may be sent now, and if it is ordered
+// behind a strong predecessor in flight, records it (p.after).
+func (s *Core) sendable(p *Pending) bool {
+	if !p.Op.Ordered {
 		return true
 	}
-	if after > 0 && !s.o.Mutation.UnorderedPipeline {
-		p.after, p.WeakDep = after, after
+	after, ok := s.orderable(p)
+	if ok && !s.o.Mutation.UnorderedPipeline {
+		p.after = after
 	}
-	return false
+	return ok
 }
 
 // releaseHeld sends the held operations, in session order, up to the
-// first ordered one that is still not orderable. Completions call it.
+// first one that still may not be sent (Ready calls it, so that the
+// completions of a step are all counted and a policy's Complete never
+// re-enters it). A send may complete an operation (a weak read parked on
+// a write's cache entry), so it goes round until nothing changes.
 func (s *Core) releaseHeld() {
-	if len(s.held) == 0 || s.expired != nil {
-		return
-	}
-	i := 0
-	for ; i < len(s.held); i++ {
-		p, live := s.pending[s.held[i]]
-		if !live {
-			continue
-		}
-		var after wire.Seq
-		if p.Op.Ordered {
-			var ok bool
-			if after, ok = s.orderable(p); !ok {
+	for len(s.held) > 0 && s.expired == nil {
+		i := 0
+		for ; i < len(s.held); i++ {
+			p, live := s.pending[s.held[i]]
+			if !live {
+				continue
+			}
+			if !s.sendable(p) {
 				break
 			}
+			p.held, p.deferred = false, false
+			if !s.o.Policy.Defer(s, p) {
+				s.Dispatch(p)
+			}
 		}
-		p.held, p.deferred = false, false
-		if after > 0 && !s.o.Mutation.UnorderedPipeline {
-			p.after, p.WeakDep = after, after
+		if i == 0 {
+			return
 		}
-		if !s.o.Policy.Defer(s, p) {
-			s.Dispatch(p)
-		}
+		n := copy(s.held, s.held[i:])
+		clear(s.held[n:])
+		s.held = s.held[:n]
 	}
-	n := copy(s.held, s.held[i:])
-	clear(s.held[n:])
-	s.held = s.held[:n]
 }
 
-// After is the operation of the session p was ordered after (Op.Ordered),
-// 0 if none or not sent yet.
-func (p *Pending) After() wire.Seq { return p.after }
+// barrierDep is the dependency a strong proposal of p names: the
+// operation it is ordered after while that one is in flight. Once the
+// predecessor has completed it is durable (a write: committed, or kept by
+// a super-quorum of witnesses that a new leader replays before it serves)
+// or needs no slot (a read, which recovery does not replay and a new
+// leader may not know of): then only the policy's own dependency.
+func (s *Core) barrierDep(p *Pending) wire.Seq {
+	if p.after > 0 {
+		if _, live := s.pending[p.after]; live {
+			return p.after
+		}
+	}
+	return p.WeakDep
+}

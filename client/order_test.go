@@ -73,3 +73,21 @@ func TestOrderedHeld(t *testing.T) {
 	y.c.Step(0, &wire.SyncReply{Replica: 0, Cmd: y.c.CmdID(g1), Slot: 1})
 	require.Equal(t, map[wire.Seq]wire.Seq{p: g2}, sent(y.c))
 }
+
+// A predecessor that completed drops out of the barrier: a read, which
+// recovery does not replay, would be unknown to a new leader, and the
+// ordered write re-sent to it would wait for it for good. So after a
+// view change the write names only the policy's own dependency.
+func TestOrderedResendAfterPredecessorCompleted(t *testing.T) {
+	x := newTestCore(t)
+	g := x.c.Invoke(Op{Level: Strong, Command: get("k")})
+	p := x.c.Invoke(Op{Level: Strong, Command: put("k"), Ordered: true})
+	require.Equal(t, map[wire.Seq]wire.Seq{g: 0, p: g}, sent(x.c))
+	x.c.Step(0, &wire.LeaderReply{Replica: 0, Cmd: x.c.CmdID(g), Ok: true, Slot: 1})
+	for r := wire.ReplicaID(1); r < 3; r++ {
+		x.c.Step(r, &wire.RecordAck{Replica: r, Cmd: x.c.CmdID(g), Ok: true})
+	}
+	require.Equal(t, PathFast, x.one().Path)
+	x.c.Step(1, &wire.NewView{Ballot: 1, Leader: 1, ViewStart: 2})
+	require.Equal(t, map[wire.Seq]wire.Seq{p: 0}, sent(x.c))
+}

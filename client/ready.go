@@ -39,4 +39,7 @@ func (o *outputs) take() Ready {
 }
 
 // Ready returns every output produced since the last call.
-func (s *Core) Ready() Ready { return s.out.take() }
+func (s *Core) Ready() Ready {
+	s.releaseHeld()
+	return s.out.take()
+}
