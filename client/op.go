@@ -30,9 +30,11 @@ type Op struct {
 	// even those still in flight, as the commands of a Redis pipeline
 	// do. Without it, operations in flight together are concurrent and
 	// may take effect in either order across a failover. The session
-	// sends it at once, ordered behind its predecessors by the leader
-	// and completed on the slow path, when they are all strong; else it
-	// holds it until they complete (order.go, docs/DECISIONS.md 45).
+	// sends a strong one at once, ordered behind its predecessors by the
+	// leader and completed on the slow path, when they are all strong and
+	// ordered among themselves (and, under CURP-HO, no weak write came
+	// after them); else it holds it, and every later operation, until
+	// they complete (order.go, docs/DECISIONS.md 45).
 	Ordered bool
 }
 

@@ -17,8 +17,8 @@ type Policy interface {
 	StrongDep(p *wire.Propose) (dep wire.CmdID, wait bool)
 	// ReadRule gives the leader's Ok and ReadDep for a strong read whose
 	// earlier uncommitted writes to the same key(s) are pending
-	// (PROTOCOL.md 3.5, 5.7): at most two of them, the latest first, which
-	// tells none, one and more apart.
+	// (PROTOCOL.md 3.5, 5.7): at most two of them (a key's latest first),
+	// which tells none, one and more apart.
 	ReadRule(pending []*wire.Entry) (ok bool, dep wire.ReadDep)
 	// WitnessReport adds protocol fields to a witness's RecordAck.
 	WitnessReport(c *Core, p *wire.Propose, ack *wire.RecordAck)

@@ -156,7 +156,9 @@ func (o logOverlay) Range(start, end kvs.Key, yield func(kvs.Key, kvs.Entry) boo
 }
 
 // stateAfter is key k's state after its unapplied writes w (slots, in
-// order), evaluated from the applied store. A PUT or DELETE sets the key
+// order): the state kept for the key's latest write (keyState.spec), or
+// for the one before it with the latest evaluated on top, else evaluated
+// from the applied store. A PUT or DELETE sets the key
 // whatever it held, so the walk starts at the last one; only the CASes and
 // INCRs after it are evaluated.
 func (c *Core) stateAfter(k kvs.Key, w []kvs.Slot) kvs.Entry {

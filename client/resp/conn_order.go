@@ -11,9 +11,10 @@ import (
 // Redis. The session keeps a pipeline of strong writes of one key in
 // flight together, ordered behind one another by the leader, and holds
 // back an operation whose conflicting predecessors it cannot order that
-// way (a weak one among them) until they complete; operations in flight
-// together that do not conflict are concurrent. Pipelines of distinct
-// keys, or of reads, keep their whole window either way.
+// way (a weak one among them, or two reads) until they complete, and
+// every later operation with it; operations in flight together that do
+// not conflict are concurrent. Pipelines of distinct keys, or of reads,
+// keep their whole window, unless an operation before them is held.
 func (c *conn) pump() {
 	for len(c.queue) > 0 && len(c.inflight) < window {
 		ref := c.queue[0]

@@ -221,10 +221,10 @@ func inlineCommands(t *testing.T, c *cluster) {
 
 // pipelineInOrder sends 360 commands in one go-redis pipeline: each SET
 // is followed by a GET of its key, an INCR of a shared counter, an MGET
-// of its key and the one before, and a SET and a GET of one shared key. Every reply must be the one for
-// its command (the counter's values say the INCRs ran in order) and each
-// GET must see the SET before it: read-your-writes inside a pipeline,
-// at the weak level too.
+// of its key and the one before, and a SET and a GET of one shared key.
+// Every reply must be the one for its command (the counter's values say
+// the INCRs ran in order) and each GET must see the SET before it:
+// read-your-writes inside a pipeline, at the weak level too.
 func pipelineInOrder(t *testing.T, c *cluster, level string) {
 	ctx := t.Context()
 	// One connection, one session: go-redis may run a pipeline on
