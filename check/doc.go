@@ -32,11 +32,10 @@
 //
 // One record ([Op]) per invoked operation. Every record has session, seq
 // (the CmdId), level ("strong" or "weak"), op, key, invoke_ns, return_ns
-// and ok; path ("fast" or "slow") is optional and ignored; ordered:true
-// (optional) says the client sent the operation ordered after every
-// earlier operation of its session that conflicts with it (rule ordered). Instants come
-// from one clock shared by all clients and must lie strictly between the
-// least and the greatest int64 (which stand for -infinity and +infinity).
+// and ok; path ("fast" or "slow", ignored) and ordered:true (rule
+// ordered) are optional. Instants come from one clock shared by all
+// clients and must lie strictly between the least and the greatest int64
+// (which stand for -infinity and +infinity).
 // ok is true iff the operation completed and its result is known; a
 // record with ok false is pending (resp = +infinity) whatever its
 // return_ns, carries no result members, and a pending write may or may
@@ -221,11 +220,8 @@
 //     that applied, an INCR without error), strong or weak, is missing
 //     from the merged log (sections 2.6 item 2, 6.8). Weak puts of
 //     sessions listed in Options.Crashed are exempt.
-//   - ordered (logs only): an operation recorded ordered is at a slot
-//     below that of an earlier operation of its session (lower seq) that
-//     conflicts with it: for a write, any earlier GET or write of its key,
-//     for a GET any earlier write (docs/DECISIONS.md 45). Operations the
-//     logs do not hold, and SCANs, are not compared.
+//   - ordered (logs only): an ordered operation sits below an earlier
+//     conflicting one of its session (docs/DECISIONS.md 45; not SCANs).
 //   - cc-acyclic: hb has a cycle; the cycle is spelled out. A cycle needs a
 //     read of a put invoked after the read returned (if every rf edge went
 //     forward in time, so and rf would both increase inv, see below).
@@ -387,15 +383,14 @@
 // # Cost
 //
 // Indexing is by key, by (session, key), by written value and by CmdId;
-// every rule except the causal visit is a sort and a sweep, O(n log n). The causal visit costs O(n log n) plus one
-// clock copy or union, L integers for L lanes, per operation, and keeps
-// the clocks of puts whose readers are still to come: O(n·L) time and
-// O(L) memory per such put. With 200,000 operations of 400 sessions (857
-// lanes, a quarter of the sessions pipelined) it takes about 1.5 s and
-// 150 MB.
-// A synthetic valid run of 200,000 operations (scale_test.go) takes 3-4
-// seconds on two cores, and one of 160,000 operations on a single key
-// under a second.
+// every rule except the causal visit is a sort and a sweep, O(n log n).
+// The causal visit costs O(n log n) plus one clock copy or union, L
+// integers for L lanes, per operation, and keeps the clocks of puts whose
+// readers are still to come: O(n·L) time and O(L) memory per such put.
+// With 200,000 operations of 400 sessions (857 lanes, a quarter of the
+// sessions pipelined) it takes about 1.5 s and 150 MB. A synthetic valid
+// run of 200,000 operations (scale_test.go) takes 3-4 seconds on two
+// cores, and one of 160,000 operations on a single key under a second.
 //
 // # Concurrency
 //
