@@ -25,8 +25,8 @@
 // "key":"text", when it is valid UTF-8 without control characters, and
 // otherwise as "key_b64":"..." (standard padded base64); a reader takes
 // either, never both, so any bytes round-trip (package applog, bytes.go).
-// This holds for key, end, value, expect_value, ret, through and the
-// items' key and value.
+// This holds for key, end, value, expect_value, ret, through and the items'
+// key and value.
 //
 // # History records
 //
@@ -394,8 +394,7 @@
 //
 // # Concurrency
 //
-// Check does not retain or modify its arguments and may be called from
-// several goroutines at once; internally it checks keys on
-// Options.Parallelism goroutines. Readers and writers are plain functions
-// of their io.Reader/io.Writer. A Report is plain data.
+// Check keeps and modifies none of its arguments and may run on several
+// goroutines at once; it checks keys on Options.Parallelism goroutines.
+// Readers, writers and Reports hold no shared state.
 package check
