@@ -65,3 +65,13 @@ func TestOrderedRecordAndSkip(t *testing.T) {
 	o.Ordered = false
 	require.False(t, skipped([]Op{o}))
 }
+
+// A DELETE is a write: an ordered get after it must follow it.
+func TestOrderedGetFollowsDelete(t *testing.T) {
+	del := op("u", 1, Strong, Delete, 3, "", 0, 50)
+	g := sGet("u", 2, 3, "", 5, 50)
+	g.Ordered = true
+	requireOK(t, Check([]Op{del, g}, map[string][]LogEntry{"r0": logOf(del, g)}, Options{}))
+	r := Check([]Op{del, g}, map[string][]LogEntry{"r0": logOf(g, del)}, Options{})
+	requireViolation(t, r, RuleOrdered, "u#2", "u#1")
+}
