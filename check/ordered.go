@@ -21,18 +21,14 @@ func checkOrdered(x *history, l *logIndex, c *collector) {
 		s SessionID
 		k kvs.Key
 	}
-	groups := map[sk][]int32{}
-	ordered := false
-	for i := range x.cmds {
-		o := &x.cmds[i]
-		if o.Kind == Scan {
-			continue
-		}
-		ordered = ordered || o.Ordered
-		groups[sk{o.Session, o.Key}] = append(groups[sk{o.Session, o.Key}], int32(i))
-	}
-	if !ordered {
+	if !slices.ContainsFunc(x.cmds, func(o Op) bool { return o.Ordered }) {
 		return
+	}
+	groups := map[sk][]int32{}
+	for i := range x.cmds {
+		if o := &x.cmds[i]; o.Kind != Scan {
+			groups[sk{o.Session, o.Key}] = append(groups[sk{o.Session, o.Key}], int32(i))
+		}
 	}
 	for _, g := range groups {
 		slices.SortFunc(g, func(a, b int32) int { return cmp.Compare(x.cmds[a].Seq, x.cmds[b].Seq) })

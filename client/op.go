@@ -133,10 +133,7 @@ type Result struct {
 	// answered a weak read or acknowledged a weak write; NoReplica when
 	// the session failed the operation itself (an expired session).
 	Replica wire.ReplicaID
-	// After is the operation of the session an ordered operation
-	// followed while it was in flight (Op.Ordered), 0 if none.
-	After wire.Seq
-	Err   error
+	Err     error
 }
 
 // Sentinel errors.

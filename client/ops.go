@@ -142,7 +142,7 @@ func (s *Core) complete(p *Pending, r Result, from wire.ReplicaID) {
 		delete(s.finished, s.ackUpTo+1)
 		s.ackUpTo++
 	}
-	r.Seq, r.Op, r.Replica, r.After = p.Seq, p.Op, from, p.after
+	r.Seq, r.Op, r.Replica = p.Seq, p.Op, from
 	s.out.done = append(s.out.done, r)
 }
 

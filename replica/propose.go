@@ -156,46 +156,46 @@ func (o logOverlay) Range(start, end kvs.Key, yield func(kvs.Key, kvs.Entry) boo
 }
 
 // stateAfter is key k's state after its unapplied writes w (slots, in
-// order): the state kept for the key's latest write (keyState.spec), or
-// for the one before it with the latest evaluated on top, else evaluated
-// from the applied store. A PUT or DELETE sets the key
-// whatever it held, so the walk starts at the last one; only the CASes and
-// INCRs after it are evaluated.
+// order). It starts from the state kept for the key's latest write
+// (keyState.spec) or the one before it, else from the applied store at
+// the last PUT or DELETE (which sets the key whatever it held), and
+// evaluates the CASes and INCRs after that; the result is kept for the
+// next call.
 func (c *Core) stateAfter(k kvs.Key, w []kvs.Slot) kvs.Entry {
 	st := c.keys.m[k]
-	last := w[len(w)-1]
-	if st != nil && st.specOK {
-		switch {
-		case st.specAt == last && c.entries.at(last).Ballot == st.specBallot:
-			return st.spec
-		case len(w) > 1 && st.specAt == w[len(w)-2] && c.entries.at(st.specAt).Ballot == st.specBallot:
-			one := &c.scratchKey
-			*one = oneKey{e: st.spec}
-			if _, wr, ok := c.store.Eval(last, c.entries.at(last).Command, one); ok {
-				one.e = wr.Entry
-			}
-			st.specAt, st.specBallot, st.spec = last, c.entries.at(last).Ballot, one.e
-			return one.e
-		}
-	}
-	from := 0
-	for i := len(w) - 1; i >= 0; i-- {
-		if op := c.entries.at(w[i]).Command.Op; op == kvs.OpPut || op == kvs.OpDelete {
-			from = i
-			break
-		}
-	}
+	n := len(w)
 	one := &c.scratchKey
-	*one = oneKey{e: c.store.Get(k)}
-	for _, s := range w[from:] {
+	switch {
+	case c.keeps(st, w[n-1]):
+		return st.spec
+	case n > 1 && c.keeps(st, w[n-2]):
+		*one, w = oneKey{e: st.spec}, w[n-1:]
+	default:
+		from := 0
+		for i := n - 1; i >= 0; i-- {
+			if op := c.entries.at(w[i]).Command.Op; op == kvs.OpPut || op == kvs.OpDelete {
+				from = i
+				break
+			}
+		}
+		*one, w = oneKey{e: c.store.Get(k)}, w[from:]
+	}
+	for _, s := range w {
 		if _, wr, ok := c.store.Eval(s, c.entries.at(s).Command, one); ok {
 			one.e = wr.Entry
 		}
 	}
 	if st != nil {
+		last := w[len(w)-1]
 		st.specOK, st.specAt, st.specBallot, st.spec = true, last, c.entries.at(last).Ballot, one.e
 	}
 	return one.e
+}
+
+// keeps reports whether st holds the key's state after the write at slot
+// s: the same slot and the same ballot name the same entry.
+func (c *Core) keeps(st *keyState, s kvs.Slot) bool {
+	return st != nil && st.specOK && st.specAt == s && c.entries.at(s).Ballot == st.specBallot
 }
 
 // oneKey is the overlay of one key's state, for evaluating the writes of
