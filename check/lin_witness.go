@@ -22,13 +22,17 @@ import (
 // returned before one ordered ahead of it was invoked. An operation
 // missing from the log never took effect there; it may stand last, in
 // invocation order, only if nothing bounds its window (a pending write, a
-// weak write no strong operation read), else the log order is no witness.
+// weak write no strong operation read). A completed read missing from the
+// log (a leader read, docs/DECISIONS.md 46, has no slot) is placed where
+// the log order holds the state it returned (placeReads); any other
+// completed operation missing from the log makes the log order no
+// witness.
 func logOrderLegal(ops []sop, pos []int64) bool {
 	if pos == nil {
 		return false
 	}
 	order := make([]int, 0, len(ops))
-	var absent []int
+	var absent, floating []int
 	for j, o := range ops {
 		switch {
 		case pos[o.part] != notInLog:
@@ -36,11 +40,15 @@ func logOrderLegal(ops []sop, pos []int64) bool {
 		case o.ret == inf:
 			absent = append(absent, j)
 		default:
-			return false
+			floating = append(floating, j)
 		}
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(pos[ops[a].part], pos[ops[b].part]) })
 	slices.SortFunc(absent, func(a, b int) int { return cmp.Compare(ops[a].call, ops[b].call) })
+	order, ok := placeReads(ops, order, floating)
+	if !ok {
+		return false
+	}
 	s := linState{last: -1}
 	latestCall := int64(negInf)
 	for _, j := range append(order, absent...) {
@@ -56,4 +64,54 @@ func logOrderLegal(ops []sop, pos []int64) bool {
 		s = next
 	}
 	return true
+}
+
+// placeReads inserts the completed operations missing from the log
+// (floating) into order, each at the first gap that follows every
+// operation of order that returned before it was invoked and whose state
+// it reads without changing it; several in one gap go in invocation
+// order. ok is false if one finds no such gap (a write, or a read of a
+// state the order never holds there): the caller then has no witness.
+// Real time is not checked here: the caller checks the whole order.
+func placeReads(ops []sop, order, floating []int) ([]int, bool) {
+	if len(floating) == 0 {
+		return order, true
+	}
+	states := make([]linState, len(order)+1) // states[g]: before order[g]
+	states[0] = linState{last: -1}
+	for i, j := range order {
+		ok, next := ops[j].step(states[i])
+		if !ok {
+			return nil, false
+		}
+		states[i+1] = next
+	}
+	slices.SortFunc(floating, func(a, b int) int { return cmp.Compare(ops[a].call, ops[b].call) })
+	gaps := make([][]int, len(order)+1)
+	for _, f := range floating {
+		lo := 0
+		for i, j := range order {
+			if ops[j].ret < ops[f].call {
+				lo = i + 1
+			}
+		}
+		g := lo
+		for ; g <= len(order); g++ {
+			if ok, next := ops[f].step(states[g]); ok && next == states[g] {
+				break
+			}
+		}
+		if g > len(order) {
+			return nil, false
+		}
+		gaps[g] = append(gaps[g], f)
+	}
+	merged := make([]int, 0, len(order)+len(floating))
+	for g, fs := range gaps {
+		merged = append(merged, fs...)
+		if g < len(order) {
+			merged = append(merged, order[g])
+		}
+	}
+	return merged, true
 }

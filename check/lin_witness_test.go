@@ -77,6 +77,28 @@ func TestLogOrderLegalRefuses(t *testing.T) {
 	require.False(t, logOrderLegal([]sop{early}, nil))
 }
 
+// A completed read missing from the log (a leader read) stands where the
+// log order holds the state it returned, after what returned before it
+// was invoked; a read of a state no gap holds, one that real time forbids
+// there, or a write missing from the log leaves no witness.
+func TestLogOrderPlacesReadsMissingFromTheLog(t *testing.T) {
+	early := sop{0, 0, 10, alwaysPut("v1"), -1}
+	late := sop{1, 20, 30, alwaysPut("v2"), -1}
+	reads := func(v string) func(linState) (bool, linState) {
+		return func(s linState) (bool, linState) { return s.found && s.value == v, s }
+	}
+	absent := func(s linState) (bool, linState) { return !s.found, s }
+	pos := []int64{1, 2, notInLog, notInLog}
+	require.True(t, logOrderLegal([]sop{early, late, {2, 5, 25, reads("v1"), -1}, {3, 22, 40, reads("v2"), -1}}, pos))
+	require.True(t, logOrderLegal([]sop{early, late, {2, -5, 25, absent, -1}}, pos[:3]), "before early")
+	require.True(t, logOrderLegal([]sop{early, late, {2, 11, 12, reads("v1"), -1}, {3, 13, 14, reads("v1"), -1}}, pos),
+		"two reads in one gap, in invocation order")
+	require.False(t, logOrderLegal([]sop{early, late, {2, 0, 15, reads("v2"), -1}}, pos[:3]), "v2 read before v2 was written")
+	require.False(t, logOrderLegal([]sop{early, late, {2, 35, 40, reads("v1"), -1}}, pos[:3]), "v1 read after v2 returned")
+	require.False(t, logOrderLegal([]sop{early, late, {2, 0, 40, reads("v3"), -1}}, pos[:3]), "no gap holds v3")
+	require.False(t, logOrderLegal([]sop{early, late, {2, 0, 40, alwaysPut("v3"), -1}}, pos[:3]), "a completed write missing from the log")
+}
+
 func alwaysPut(v string) func(linState) (bool, linState) {
 	return func(linState) (bool, linState) { return true, linState{found: true, value: v} }
 }

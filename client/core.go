@@ -28,6 +28,10 @@ type Options struct {
 	// RetryAfter is how long an operation waits for replies before the
 	// same request (same CmdID) is sent again (PROTOCOL.md 3.7).
 	RetryAfter time.Duration
+	// LeaderReads sends strong reads to the leader alone, which answers
+	// from committed state after a leadership round (leaderread.go,
+	// docs/DECISIONS.md 46), instead of to every replica.
+	LeaderReads bool
 	// Mutation deliberately breaks a client rule, for checker tests only.
 	Mutation Mutation
 }

@@ -121,7 +121,14 @@ func (p *Pending) SetDeferred(d bool) { p.deferred = d }
 func (p *Pending) LeaderReply() *wire.LeaderReply { return p.leaderReply }
 
 func (s *Core) sendStrong(p *Pending) {
-	s.Broadcast(s.leader, &wire.Propose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, AckUpTo: s.AckUpTo(), WeakDep: s.barrierDep(p)})
+	m := &wire.Propose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, AckUpTo: s.AckUpTo(), WeakDep: s.barrierDep(p)}
+	if s.readsAtLeader(p) && (p.attempts == 0 || p.redirected) {
+		m.LeaderRead = true
+		p.target = s.leader
+		s.Send(s.leader, m)
+		return
+	}
+	s.Broadcast(s.leader, m)
 }
 
 // Complete finishes p with r and reports it, as answered by the replica

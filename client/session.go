@@ -184,7 +184,7 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	s.log.Debug("session connected", zap.Int32("nearest", int32(nearest)), zap.Durations("rtt", rtts))
 	s.core, err = NewCore(Options{
 		ID: id, N: cfg.N(), Leader: 0, Nearest: nearest, Policy: o.Policy,
-		Now: s.Now, RetryAfter: cfg.Retry,
+		Now: s.Now, RetryAfter: cfg.Retry, LeaderReads: cfg.StrongReads == "leader",
 		Ended: func(expired bool) {
 			if s.ended != nil {
 				close(s.ended)

@@ -69,6 +69,7 @@ func init() {
 		{name: "heartbeatMs", global: true, set: positiveMs(func(p *Params) *time.Duration { return &p.Heartbeat })},
 		{name: "electionTimeoutMs", global: true, set: setElectionTimeout},
 		{name: "retryMs", set: positiveMs(func(p *Params) *time.Duration { return &p.Retry })},
+		{name: "strongReads", set: setStrongReads},
 		{name: "readWaitMs", set: positiveMs(func(p *Params) *time.Duration { return &p.ReadWait })},
 		{name: "witnessSyncMs", global: true, set: positiveMs(func(p *Params) *time.Duration { return &p.WitnessSync })},
 		{name: "snapshotEvery", set: intIn(1, math.MaxInt32, func(p *Params) *int { return &p.SnapshotEvery })},
@@ -338,6 +339,15 @@ func setRESPLevel(p *Params, v string) error {
 		return nil
 	}
 	return fmt.Errorf("want strong or weak, not %q", v)
+}
+
+func setStrongReads(p *Params, v string) error {
+	switch l := lower(v); l {
+	case "log", "leader":
+		p.StrongReads = l
+		return nil
+	}
+	return fmt.Errorf("want log or leader, not %q", v)
 }
 
 // setMetrics takes HOST:PORT or :PORT (loopback, metrics.Listen); the

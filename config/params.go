@@ -78,6 +78,7 @@ type Params struct {
 	ElectionTimeoutMax time.Duration // electionTimeoutMs: upper end of "min-max"
 	Retry              time.Duration // retryMs: client retry interval
 	ReadWait           time.Duration // readWaitMs: bound on the read-frontier wait
+	StrongReads        string        // strongReads: "log" (to every replica, logged: CURP's fast path) or "leader" (the leader alone, docs/DECISIONS.md 46)
 	WitnessSync        time.Duration // witnessSyncMs: stale witness-record flush age
 	SnapshotEvery      int           // snapshotEvery: applied entries between two snapshots
 	LogRetain          int           // logRetain: log entries kept behind a snapshot for lagging peers
@@ -123,6 +124,7 @@ func Default() Params {
 		ElectionTimeoutMax: 1500 * time.Millisecond,
 		Retry:              2000 * time.Millisecond,
 		ReadWait:           1000 * time.Millisecond,
+		StrongReads:        "log",
 		WitnessSync:        2000 * time.Millisecond,
 		SnapshotEvery:      10_000,
 		LogRetain:          10_000,

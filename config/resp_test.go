@@ -25,6 +25,7 @@ func TestRESPSettingsRefused(t *testing.T) {
 		{"respPort: 65534", "f.conf:7: respPort: 65534: replica 2 would serve RESP on port 65536, past 65535"},
 		{"respPort: 0", "f.conf:7: respPort: 0 is out of range 1..65535"},
 		{"respLevel: linearizable", `f.conf:7: respLevel: want strong or weak, not "linearizable"`},
+		{"strongReads: lease", `f.conf:7: strongReads: want log or leader, not "lease"`},
 	} {
 		_, err := parseString(t, withHosts(tc.line))
 		assert.Equal(t, []string{tc.want}, issueStrings(t, err), tc.line)

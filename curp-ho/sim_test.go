@@ -44,6 +44,12 @@ func TestMutationAcceptWeakRMWIsCaught(t *testing.T) {
 	sim.RequireWeakRMWCaught(t, protocol(curpho.Mutation{}))
 }
 
+// TestMutationUnconfirmedLeaderReadIsCaught:
+// sim.RequireUnconfirmedLeaderReadCaught.
+func TestMutationUnconfirmedLeaderReadIsCaught(t *testing.T) {
+	sim.RequireUnconfirmedLeaderReadCaught(t, protocol(curpho.Mutation{}))
+}
+
 // TestMutationUnorderedPipelineIsCaught: sim.RequireUnorderedPipelineCaught.
 func TestMutationUnorderedPipelineIsCaught(t *testing.T) {
 	sim.RequireUnorderedPipelineCaught(t, protocol(curpho.Mutation{}))

@@ -85,6 +85,12 @@ func TestMutationAcceptWeakRMWIsCaught(t *testing.T) {
 	sim.RequireWeakRMWCaught(t, protocol)
 }
 
+// TestMutationUnconfirmedLeaderReadIsCaught:
+// sim.RequireUnconfirmedLeaderReadCaught.
+func TestMutationUnconfirmedLeaderReadIsCaught(t *testing.T) {
+	sim.RequireUnconfirmedLeaderReadCaught(t, protocol)
+}
+
 // TestMutationUnorderedPipelineIsCaught: sim.RequireUnorderedPipelineCaught.
 func TestMutationUnorderedPipelineIsCaught(t *testing.T) {
 	sim.RequireUnorderedPipelineCaught(t, protocol)

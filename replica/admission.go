@@ -22,7 +22,8 @@ func validRequest(m wire.Message, l kvs.Limits, weakRMW bool) bool {
 	switch m := m.(type) {
 	case *wire.Propose:
 		id, cmd = m.Cmd, m.Command
-		kind = func(c kvs.Command) bool { return c.Op != kvs.OpNoop }
+		// A leader read is a read: no witness ever sees it.
+		kind = func(c kvs.Command) bool { return c.Op != kvs.OpNoop && !(m.LeaderRead && c.IsWrite()) }
 	case *wire.WeakRead:
 		id, cmd, kind = m.Cmd, m.Command, kvs.Command.IsRead
 	case *wire.WeakPropose:

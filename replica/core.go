@@ -81,6 +81,8 @@ type Core struct {
 	snapTaken   int
 	snapLongest time.Duration
 
+	lr leaderReads
+
 	barred      map[wire.CmdID][]barredRequest
 	barredOrder []wire.CmdID
 	reads       []waitingRead
@@ -146,6 +148,7 @@ func New(o Options) (*Core, error) {
 		wit:       newWitness(index),
 		match:     make([]kvs.Slot, o.N),
 		sent:      make([]kvs.Slot, o.N),
+		lr:        leaderReads{acked: make([]uint64, o.N)},
 		barred:    make(map[wire.CmdID][]barredRequest),
 		ending:    make(map[wire.ClientID]kvs.Slot),
 		xfer:      make(map[wire.ReplicaID]*transfer),
@@ -329,7 +332,9 @@ func (c *Core) Tick() {
 // over.
 func (c *Core) flush() {
 	if c.role == Leader {
+		c.beginRound()
 		c.replicate()
+		c.releaseLeaderReads()
 		c.checkViewCommitted()
 	}
 	c.policy.Flush(c)

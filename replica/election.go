@@ -229,6 +229,7 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 	}
 	if c.role != Follower {
 		c.founded = nil // its buffered requests are retried by their clients
+		c.dropLeaderReads()
 		clear(c.barred)
 		clear(c.ending)
 		clear(c.barredOrder)

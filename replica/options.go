@@ -147,6 +147,10 @@ type Mutation struct {
 	// UnsyncedSelfCount makes a durable leader count its own entries
 	// toward a commit before they are on disk.
 	UnsyncedSelfCount bool
+	// UnconfirmedLeaderRead makes the leader answer a leader read at once,
+	// without the leadership round that proves no newer leader exists
+	// (docs/DECISIONS.md 46).
+	UnconfirmedLeaderRead bool
 }
 
 // withDefaults fills zero durations with the values of PROTOCOL.md 7.2.

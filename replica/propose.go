@@ -18,11 +18,20 @@ func (c *Core) onPropose(from wire.ClientID, p *wire.Propose) {
 		return
 	}
 	if c.role != Leader {
+		if p.LeaderRead {
+			// Sent to this replica alone, as to the leader: no witness
+			// record, which no commit would ever remove.
+			c.out.toClient(from, &wire.NotLeader{Ballot: c.ballot, Leader: c.leader, Cmd: id})
+			return
+		}
 		c.witnessStrong(from, p)
 		return
 	}
 	if _, inLog := c.cmdIndex[id]; inLog {
 		return // the SyncReply follows when it is applied
+	}
+	if p.LeaderRead && c.serveLeaderRead(from, p) {
+		return
 	}
 	if dep, wait := c.policy.StrongDep(p); wait {
 		if c.refused(dep) {

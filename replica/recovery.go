@@ -27,6 +27,7 @@ func (c *Core) becomeLeader() {
 	c.role = Leader
 	c.leader = c.o.ID
 	c.leaderSince = c.o.Now()
+	c.dropLeaderReads()
 	clear(c.xfer)
 	c.log.Info("elected leader", "ballot", uint32(c.ballot), "last", uint64(c.entries.last()))
 	last := c.entries.last()

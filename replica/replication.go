@@ -41,7 +41,7 @@ func (c *Core) replicate() {
 				ents := c.entries.slice(prev+1, last, c.o.MaxBatch)
 				m = &wire.Accept{
 					Ballot: c.ballot, Leader: c.o.ID, PrevSlot: prev, PrevBallot: pb,
-					Entries: ents, LeaderCommit: c.commitIndex,
+					Entries: ents, LeaderCommit: c.commitIndex, Round: c.lr.round,
 				}
 				if shared == nil {
 					shared = m
@@ -51,26 +51,39 @@ func (c *Core) replicate() {
 			c.sent[p] += kvs.Slot(len(m.Entries))
 			sentSomething = true
 		}
-		if !sentSomething && c.commitIndex > c.commitSent {
+		switch {
+		case sentSomething:
+		case c.lr.due:
+			// A leadership round begins (leaderread.go): an empty Accept,
+			// which every follower answers, also carries the commit index.
+			c.out.toReplica(r, c.emptyAccept(p))
+		case c.commitIndex > c.commitSent:
 			c.out.toReplica(r, &wire.Commit{Ballot: c.ballot, CommitIndex: c.commitIndex})
 		}
 	}
 	c.commitSent = c.commitIndex
+	c.lr.due = false
 }
 
-// heartbeat sends an empty Accept to every follower; a follower that
-// missed entries answers with a rejection that rewinds sent[p].
+// emptyAccept is the Accept that carries no entries to follower p: a
+// heartbeat, or the start of a leadership round. A follower that missed
+// entries answers with a rejection that rewinds sent[p].
+func (c *Core) emptyAccept(p int) *wire.Accept {
+	prev := max(c.sent[p], c.entries.base)
+	pb, _ := c.entries.ballotAt(prev)
+	return &wire.Accept{
+		Ballot: c.ballot, Leader: c.o.ID, PrevSlot: prev, PrevBallot: pb, LeaderCommit: c.commitIndex, Round: c.lr.round,
+	}
+}
+
+// heartbeat sends an empty Accept to every follower.
 func (c *Core) heartbeat() {
 	for p := range c.o.N {
 		r := wire.ReplicaID(p)
 		if r == c.o.ID {
 			continue
 		}
-		prev := max(c.sent[p], c.entries.base)
-		pb, _ := c.entries.ballotAt(prev)
-		c.out.toReplica(r, &wire.Accept{
-			Ballot: c.ballot, Leader: c.o.ID, PrevSlot: prev, PrevBallot: pb, LeaderCommit: c.commitIndex,
-		})
+		c.out.toReplica(r, c.emptyAccept(p))
 		if x := c.xfer[r]; x != nil && c.o.Now()-x.sentAt >= 4*int64(c.o.HeartbeatInterval) {
 			// A chunk or its ack was lost with a connection: start over.
 			delete(c.xfer, r)
@@ -95,6 +108,7 @@ func (c *Core) onAcceptAck(from wire.ReplicaID, m *wire.AcceptAck) error {
 	c.learner[p] = m.Learner
 	if !m.Learner {
 		c.foundingAck(p)
+		c.noteRound(p, m.Round)
 	}
 	if !m.Success {
 		// MatchSlot is the follower's hint of where its log may agree.
@@ -186,7 +200,7 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 		}
 		prevSlot, ents = prevSlot+kvs.Slot(skip), ents[skip:]
 		if prevSlot < base {
-			c.out.toReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, Success: true, MatchSlot: prevSlot})
+			c.out.toReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, Success: true, MatchSlot: prevSlot, Round: m.Round})
 			c.followCommit(min(m.LeaderCommit, prevSlot))
 			return nil
 		}
@@ -197,7 +211,7 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 		if ok {
 			hint = min(c.commitIndex, prevSlot-1)
 		}
-		c.out.toReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, MatchSlot: hint})
+		c.out.toReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, MatchSlot: hint, Round: m.Round})
 		return nil
 	}
 	truncated := false
@@ -232,7 +246,7 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 	}
 	lastNew := prevSlot + kvs.Slot(len(ents))
 	c.matchedUpTo = max(c.matchedUpTo, lastNew)
-	c.out.toReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, Success: true, MatchSlot: lastNew})
+	c.out.toReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, Success: true, MatchSlot: lastNew, Round: m.Round})
 	c.followCommit(min(m.LeaderCommit, lastNew))
 	return nil
 }

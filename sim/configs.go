@@ -62,6 +62,27 @@ func Configs(protocol string) []Config {
 			o.Faults = FailoverMix(n)
 			o.Faults.PartitionEvery, o.Faults.PartitionFor = 2*time.Second, 2*time.Second
 			o.Faults.PartitionLeader = true
+			o.LeaderReads = 40
+			return o
+		}},
+		// Strong reads at the leader alone (docs/DECISIONS.md 46) from half
+		// the sessions, ordered ones among them, across crashes and
+		// partitions that cut the leader off with some of the sessions: a
+		// deposed leader that has not heard of its successor must not
+		// answer them from its stale state while the others write through
+		// the new one.
+		{Name: "leader-reads", Sizes: []int{3, 5}, CISeeds: 100, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			wide(&o, 6, 120, 3, 6)
+			o.Workload.Ordered = 30
+			o.LeaderReads = 50
+			// A replica that crashed for good would leave no majority
+			// beside a partitioned leader: it comes back.
+			o.Faults = FailoverMix(n)
+			o.Faults.CrashWithin, o.Faults.RestartAfter = time.Second, 300*time.Millisecond
+			o.Faults.PartitionEvery, o.Faults.PartitionFor = time.Second, 2*time.Second
+			o.Faults.PartitionLeader, o.Faults.PartitionSplitsSessions = true, true
 			return o
 		}},
 		{Name: "harsh", Sizes: []int{5}, CISeeds: 150, Make: func(seed uint64, n int, p Protocol) Options {
@@ -157,6 +178,7 @@ func Configs(protocol string) []Config {
 			mix(&o)
 			wide(&o, 6, 120, 3, 10)
 			o.Durable = true
+			o.LeaderReads = 50
 			o.Faults = CrashAllMix(n)
 			o.SnapshotEvery, o.LogRetain = 40, 10
 			return o

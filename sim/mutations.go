@@ -85,6 +85,24 @@ func RequireUnorderedPipelineCaught(t *testing.T, p Protocol) {
 	}, check.RuleOrdered)
 }
 
+// RequireUnconfirmedLeaderReadCaught: a leader that answers leader reads
+// at once, without the leadership round (replica.Mutation
+// .UnconfirmedLeaderRead), answers from stale state once it is cut off
+// from the other replicas but not from its clients, while they elect a
+// new leader that commits newer writes; the leader-reads configuration
+// does exactly that, and a read returns a value its session, or another
+// that finished before it began, had already overwritten. The same
+// options pass unmutated (TestSuite runs them).
+func RequireUnconfirmedLeaderReadCaught(t *testing.T, p Protocol) {
+	t.Helper()
+	mk := configNamed(p.Name, "leader-reads").Make
+	RequireViolation(t, 600, func(seed uint64) Options {
+		o := mk(seed, 3, p)
+		o.Mutation = replica.Mutation{UnconfirmedLeaderRead: true}
+		return o
+	}, check.RuleLinearizability, check.RuleReadYourWrites, check.RuleMonotonicReads, check.RuleStrongReadOrder, check.RuleCausalVisibility)
+}
+
 // configNamed is the suite's configuration of that name.
 func configNamed(protocol, name string) Config {
 	for _, c := range Configs(protocol) {

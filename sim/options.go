@@ -43,6 +43,12 @@ type Faults struct {
 	// PartitionLeader makes every partition isolate the replica that
 	// currently believes it leads, instead of a random one.
 	PartitionLeader bool
+	// PartitionSplitsSessions makes a partition split the sessions too:
+	// the even-numbered ones reach the isolated replica alone, the others
+	// every replica but it. A deposed leader then keeps clients that
+	// never hear of its successor, while the others write through the
+	// new one.
+	PartitionSplitsSessions bool
 	// Crashes is how many replicas crash (crash-stop, any of them, the
 	// leader included), at random instants within CrashWithin of the
 	// start. At most f: a run with more is rejected.
@@ -158,6 +164,9 @@ type Options struct {
 	// launcher's does. A replica restarted after a crash is started
 	// without it either way, as the launcher does.
 	StartExisting bool
+	// LeaderReads is the share (%) of sessions that send strong reads to
+	// the leader alone (client.Options.LeaderReads): the first ones.
+	LeaderReads int
 	// Mutation is passed to every replica, ClientMutation to every
 	// session (tests of the checker only).
 	Mutation       replica.Mutation

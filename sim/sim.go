@@ -73,6 +73,9 @@ type Cluster struct {
 	// Stats; Rejected counts messages a replica rejected as invalid
 	// (only a mutated run may have any).
 	Fast, Slow, Messages, Dropped, Rejected int
+	// LeaderReads counts the strong reads a leader answered without a
+	// slot (docs/DECISIONS.md 46); Slow counts them too.
+	LeaderReads int
 	// Restarts, Installs and Rejoins count replicas brought back empty,
 	// snapshots installed by state transfer, and restarted replicas that
 	// became members again.
@@ -90,13 +93,15 @@ type Cluster struct {
 
 // Result is what a run produced.
 type Result struct {
-	History  []check.Op
-	Logs     map[string][]check.LogEntry
-	Report   check.Report
-	Fast     int
-	Slow     int
-	Messages int
-	Virtual  time.Duration
+	History []check.Op
+	Logs    map[string][]check.LogEntry
+	Report  check.Report
+	Fast    int
+	Slow    int
+	// LeaderReads of Slow were answered by a leader without a slot.
+	LeaderReads int
+	Messages    int
+	Virtual     time.Duration
 	// Ballot is the highest ballot any replica reached; Crashed lists the
 	// replicas that crashed.
 	Ballot  wire.Ballot
@@ -148,7 +153,7 @@ func Run(o Options) (*Result, error) {
 		Restarts: c.Restarts, Installs: c.Installs, Rejoins: c.Rejoins, Ended: c.Ended, IdleExpired: c.IdleExpired,
 		FromDisk: c.FromDisk, CrashAlls: c.CrashAlls, LateStarted: c.LateStarted,
 		History: c.history, Logs: logs, Report: rep,
-		Fast: c.Fast, Slow: c.Slow, Messages: c.Messages,
+		Fast: c.Fast, Slow: c.Slow, LeaderReads: c.LeaderReads, Messages: c.Messages,
 		Virtual: time.Duration(c.now),
 	}, nil
 }
@@ -206,9 +211,10 @@ func newCluster(o Options) (*Cluster, error) {
 					c.Ended++
 				}
 			},
-			Now:        c.clock,
-			RetryAfter: o.RetryAfter,
-			Mutation:   o.ClientMutation,
+			Now:         c.clock,
+			RetryAfter:  o.RetryAfter,
+			LeaderReads: i*100 < o.LeaderReads*o.Sessions,
+			Mutation:    o.ClientMutation,
 		})
 		if err != nil {
 			return nil, err
@@ -313,7 +319,15 @@ func (c *Cluster) cut(a, b int) bool {
 	if a >= c.o.N && c.sessions[a-c.o.N].dead || b >= c.o.N && c.sessions[b-c.o.N].dead {
 		return true
 	}
-	return c.isolated >= 0 && (a == c.isolated) != (b == c.isolated)
+	if c.isolated < 0 {
+		return false
+	}
+	n := c.o.N
+	if c.o.Faults.PartitionSplitsSessions && (a >= n) != (b >= n) {
+		r, s := min(a, b), max(a, b)
+		return (r == c.isolated) != ((s-n)%2 == 0)
+	}
+	return (a == c.isolated) != (b == c.isolated)
 }
 
 func (c *Cluster) deliver(e *event) error {

@@ -119,6 +119,9 @@ func (c *Cluster) complete(s *session, r client.Result) {
 	case client.PathSlow:
 		h.Path = "slow"
 		c.Slow++
+		if r.Slot == 0 {
+			c.LeaderReads++ // no entry has slot 0: a leader read's answer
+		}
 	}
 	cmd := r.Op.Command
 	res := kvs.Result{Value: r.Value, Found: r.Found, Version: r.Version, Items: r.Items, More: r.More,

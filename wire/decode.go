@@ -36,7 +36,7 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		h.Durable = d.bool()
 		m = h
 	case TypePropose:
-		m = &Propose{Cmd: d.cmdID(), Command: d.ownedCommand(), AckUpTo: d.seq(), WeakDep: d.seq()}
+		m = &Propose{Cmd: d.cmdID(), Command: d.ownedCommand(), AckUpTo: d.seq(), WeakDep: d.seq(), LeaderRead: d.bool()}
 	case TypeLeaderReply:
 		m = &LeaderReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Ok: d.bool(),
 			Retry: d.bool(), Result: d.result(), Slot: d.slot(), ReadDep: d.readDep()}
@@ -50,9 +50,9 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &Sync{Cmd: d.cmdID()}
 	case TypeAccept:
 		m = &Accept{Ballot: d.ballot(), Leader: d.replica(), PrevSlot: d.slot(), PrevBallot: d.ballot(),
-			Entries: d.entries(), LeaderCommit: d.slot()}
+			Entries: d.entries(), LeaderCommit: d.slot(), Round: d.uvarint()}
 	case TypeAcceptAck:
-		m = &AcceptAck{Ballot: d.ballot(), Replica: d.replica(), Success: d.bool(), MatchSlot: d.slot(), Learner: d.bool()}
+		m = &AcceptAck{Ballot: d.ballot(), Replica: d.replica(), Success: d.bool(), MatchSlot: d.slot(), Learner: d.bool(), Round: d.uvarint()}
 	case TypeCommit:
 		m = &Commit{Ballot: d.ballot(), CommitIndex: d.slot()}
 	case TypeNotLeader:

@@ -23,12 +23,12 @@ var cmd11 = cat(uv(1), uv(1)) // CmdID{1, 1}
 func TestDecodeValidHandWritten(t *testing.T) {
 	// The hand-written spelling of doc.go agrees with the encoder.
 	body := cat([]byte{byte(kvs.OpPut)}, uv(1), []byte("k"), uv(2), []byte("ab"))
-	m, err := Decode(TypePropose, cat(cmd11, body, uv(0), uv(9)))
+	m, err := Decode(TypePropose, cat(cmd11, body, uv(0), uv(9), []byte{1}))
 	require.NoError(t, err)
 	require.Equal(t, &Propose{Cmd: CmdID{1, 1}, Command: kvs.Command{Op: kvs.OpPut, Key: "k",
-		Value: kvs.Value("ab")}, WeakDep: 9}, m)
+		Value: kvs.Value("ab")}, WeakDep: 9, LeaderRead: true}, m)
 	cas := cat([]byte{byte(kvs.OpCAS)}, uv(1), []byte("k"), []byte{byte(kvs.ExpectVersion)}, uv(7), []byte{1})
-	m, err = Decode(TypePropose, cat(cmd11, cas, uv(0), uv(0)))
+	m, err = Decode(TypePropose, cat(cmd11, cas, uv(0), uv(0), []byte{0}))
 	require.NoError(t, err)
 	require.Equal(t, &Propose{Cmd: CmdID{1, 1}, Command: kvs.Command{Op: kvs.OpCAS, Key: "k",
 		Expect: kvs.ExpectVersion, ExpectVersion: 7, Delete: true}}, m)

@@ -85,7 +85,7 @@
 //	                     Protocol bytes, Durable bool
 //	                     (at most MaxAliasLen and MaxProtocolLen bytes)
 //	                     (both ids and Sessions are sent whatever the Kind)
-//	 2 Propose           Cmd, Command, AckUpTo, WeakDep
+//	 2 Propose           Cmd, Command, AckUpTo, WeakDep, LeaderRead bool
 //	 3 LeaderReply       Replica, Ballot, Cmd, Ok bool, Retry bool,
 //	                     Result Outcome, Slot, ReadDep
 //	 4 RecordAck         Replica, Ballot, Cmd, Ok bool,
@@ -94,8 +94,9 @@
 //	                     WeakCommittedSeq, Refused bool
 //	 6 Sync              Cmd
 //	 7 Accept            Ballot, Leader, PrevSlot, PrevBallot,
-//	                     Entries list(Entry), LeaderCommit
-//	 8 AcceptAck         Ballot, Replica, Success bool, MatchSlot, Learner bool
+//	                     Entries list(Entry), LeaderCommit, Round uvarint
+//	 8 AcceptAck         Ballot, Replica, Success bool, MatchSlot, Learner bool,
+//	                     Round uvarint
 //	 9 Commit            Ballot, CommitIndex
 //	10 NotLeader         Ballot, Leader, Cmd
 //	11 WitnessSync       Records list(Record)

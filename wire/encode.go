@@ -130,6 +130,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendCommand(b, &m.Command)
 		b = appendUvarint(b, uint64(m.AckUpTo))
 		b = appendUvarint(b, uint64(m.WeakDep))
+		b = appendBool(b, m.LeaderRead)
 	case *LeaderReply:
 		b = appendReplica(b, m.Replica)
 		b = appendUvarint(b, uint64(m.Ballot))
@@ -170,12 +171,14 @@ func appendBody(b []byte, m Message) []byte {
 			b = appendEntry(b, &m.Entries[i])
 		}
 		b = appendUvarint(b, uint64(m.LeaderCommit))
+		b = appendUvarint(b, m.Round)
 	case *AcceptAck:
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendReplica(b, m.Replica)
 		b = appendBool(b, m.Success)
 		b = appendUvarint(b, uint64(m.MatchSlot))
 		b = appendBool(b, m.Learner)
+		b = appendUvarint(b, m.Round)
 	case *Commit:
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendUvarint(b, uint64(m.CommitIndex))

@@ -99,6 +99,7 @@ func examples() []example {
 		{name: "propose-put", msg: &Propose{Cmd: cmdA, Command: putCmd, AckUpTo: 0, WeakDep: 0}},
 		{name: "propose-get-ho", msg: &Propose{Cmd: cmdB, Command: getCmd, AckUpTo: math.MaxUint64 - 1,
 			WeakDep: 12}},
+		{name: "propose-leader-read", msg: &Propose{Cmd: cmdB, Command: getCmd, AckUpTo: 3, WeakDep: 2, LeaderRead: true}},
 		{name: "propose-empty-value",
 			msg:  &Propose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: "e", Value: kvs.Value{}}},
 			want: &Propose{Cmd: cmdC, Command: kvs.Command{Op: kvs.OpPut, Key: "e"}}},
@@ -142,13 +143,14 @@ func examples() []example {
 		{name: "accept", msg: &Accept{Ballot: 3, Leader: 1, PrevSlot: 10, PrevBallot: 2,
 			Entries: sampleEntries(), LeaderCommit: 9}},
 		{name: "accept-heartbeat", msg: &Accept{Ballot: 3, Leader: 1, PrevSlot: 12, PrevBallot: 3,
-			LeaderCommit: 12}},
+			LeaderCommit: 12, Round: math.MaxUint64}},
 		{name: "accept-empty-entries",
 			msg:  &Accept{Ballot: 1, Entries: []Entry{}},
 			want: &Accept{Ballot: 1}},
 
 		{name: "acceptack", msg: &AcceptAck{Ballot: 3, Replica: 2, Success: true, MatchSlot: 1 << 40}},
 		{name: "acceptack-fail", msg: &AcceptAck{Ballot: math.MaxUint32, Replica: 4}},
+		{name: "acceptack-round", msg: &AcceptAck{Ballot: 3, Replica: 1, MatchSlot: 7, Round: 300}},
 		{name: "commit", msg: &Commit{Ballot: 8, CommitIndex: 123456789}},
 		{name: "notleader", msg: &NotLeader{Ballot: 2, Leader: NoReplica, Cmd: cmdB}},
 

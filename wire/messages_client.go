@@ -15,6 +15,10 @@ type Propose struct {
 	Command kvs.Command
 	AckUpTo Seq
 	WeakDep Seq // the barrier: Seq of the session's latest earlier weak write (CURP-HO) or of the command an ordered one follows (docs/DECISIONS.md 45)
+	// LeaderRead: a read sent to the leader alone, which answers it from
+	// committed state once a majority confirms it still leads, or else
+	// logs it and answers on the slow path (docs/DECISIONS.md 46).
+	LeaderRead bool
 }
 
 // LeaderReply is the leader's speculative reply (section 3.5).

@@ -14,6 +14,10 @@ type Accept struct {
 	PrevBallot   Ballot
 	Entries      []Entry
 	LeaderCommit kvs.Slot
+	// Round is the leader's latest leadership round: a follower's ack
+	// echoing it confirms that the leader still led when the round began
+	// (its leader reads, docs/DECISIONS.md 46).
+	Round uint64
 }
 
 // AcceptAck answers an Accept (section 3.2).
@@ -26,6 +30,7 @@ type AcceptAck struct {
 	// member yet (PROTOCOL.md 6.10); its copy does not count toward a
 	// commit.
 	Learner bool
+	Round   uint64 // the Round of the Accept answered
 }
 
 // Commit announces the commit index (section 3.2).

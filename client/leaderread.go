@@ -1,0 +1,22 @@
+package client
+
+import "swiftpaxos/wire"
+
+// Leader reads (Options.LeaderReads, docs/DECISIONS.md 46): a strong read
+// goes to the leader alone, which answers it with a SyncReply from
+// committed state once a majority has confirmed its leadership, or, when
+// a write to the key is not committed yet, logs it and answers on the
+// slow path. A re-send after silence goes to every replica as any strong
+// operation does: the leader may be gone, and the witnesses' records then
+// reach the next one. A redirect (NotLeader, a new view) is a leader read
+// again.
+//
+// A leader read has no slot, so no later operation can name it as its
+// barrier dependency: an ordered write behind it is held until it
+// completes (order.go).
+
+// readsAtLeader reports whether strong operation p is read at the leader.
+func (s *Core) readsAtLeader(p *Pending) bool {
+	return s.o.LeaderReads && p.Op.Level == wire.Strong && !p.Op.Command.IsWrite() &&
+		s.leader >= 0 && int(s.leader) < s.o.N
+}
