@@ -11,14 +11,24 @@ import (
 // NextReplica is the replica after r in turn that is not known down.
 func (s *Core) NextReplica(r wire.ReplicaID) wire.ReplicaID { return s.nextTarget(r) }
 
-// ReplicaDown tells the session that its connection to r broke. If r was
-// its nearest (bound) replica, the session re-binds to the next live one
-// and re-sends what it had sent there (PROTOCOL.md 6.6).
+// ReplicaDown tells the session that its connection to r broke. Its
+// acknowledgements of operations in flight no longer count toward a fast
+// path: r may have restarted without the records they vouch for
+// (PROTOCOL.md 6.10), and a leader's reply that arrives later would
+// otherwise complete an operation that no super-quorum keeps
+// (docs/DECISIONS.md 47). If r was its nearest (bound) replica, the
+// session re-binds to the next live one and re-sends what it had sent
+// there (PROTOCOL.md 6.6).
 func (s *Core) ReplicaDown(r wire.ReplicaID) {
 	if r < 0 || int(r) >= s.o.N || s.down[r] {
 		return
 	}
 	s.down[r] = true
+	for _, p := range s.pending {
+		if p.acks != nil {
+			p.acks[r] = nil
+		}
+	}
 	if r != s.nearest {
 		return
 	}

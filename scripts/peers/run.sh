@@ -127,6 +127,7 @@ records=10000
 ops=50000
 threads_list=(16 64)
 rounds=3
+strong_reads=leader
 out=""
 diskdir=""
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -143,6 +144,7 @@ while [ $# -gt 0 ]; do
 	-r) [ $# -ge 2 ] || die "-r needs a number"; rounds=$2; shift 2 ;;
 	-o) [ $# -ge 2 ] || die "-o needs a directory"; out=$2; shift 2 ;;
 	-d) [ $# -ge 2 ] || die "-d needs a directory"; diskdir=$2; shift 2 ;;
+	-R) [ $# -ge 2 ] || die "-R needs log or leader"; strong_reads=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) die "unknown argument $1 (-h for the usage)" ;;
 	esac
@@ -154,6 +156,7 @@ for s in "${systems[@]}"; do
 	[ -z "${seen_sys[$s]:-}" ] || die "-s names $s twice"
 	seen_sys[$s]=1
 done
+[[ "$strong_reads" =~ ^(log|leader)$ ]] || die "-R needs log or leader, not '$strong_reads'"
 [[ "$workloads" =~ ^[a-f]+$ ]] || die "-w needs letters of the core workloads a-f, not '$workloads'"
 [[ "$records" =~ ^[1-9][0-9]*$ ]] || die "-n needs a positive number, not '$records'"
 [[ "$ops" =~ ^[1-9][0-9]*$ ]] || die "-N needs a positive number, not '$ops'"
@@ -324,7 +327,7 @@ start_swiftpaxos() {
 	local proto=$1 level=$2 data=$3 rbase respbase conf="$slog/ycsb.conf" hosts i j t0 r a
 	free_ports 3 rbase
 	free_ports 3 respbase
-	derive_conf "$conf" scripts/peers/run.sh "$rbase" respPort="$respbase" respLevel="$level" dataDir= ||
+	derive_conf "$conf" scripts/peers/run.sh "$rbase" respPort="$respbase" respLevel="$level" strongReads="$strong_reads" dataDir= ||
 		fatal "cannot derive ycsb.conf from multi-client.conf"
 	hosts=$("$bin" -run hosts -config "$conf" 2>"$slog/hosts.err") || { cat "$slog/hosts.err" >&2; fatal "$conf is rejected (see above)"; }
 	local raddr ralias resp0

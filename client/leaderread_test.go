@@ -1,0 +1,62 @@
+package client
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/wire"
+)
+
+// proposals lists, per Seq, the replicas a core sent a Propose to since
+// the last call, "L" marking a leader read.
+func proposals(c *Core) map[wire.Seq][]string {
+	out := map[wire.Seq][]string{}
+	for _, e := range c.Ready().Messages {
+		if m, ok := e.Msg.(*wire.Propose); ok {
+			to := fmt.Sprint(e.To)
+			if m.LeaderRead {
+				to += "L"
+			}
+			out[m.Cmd.Seq] = append(out[m.Cmd.Seq], to)
+		}
+	}
+	return out
+}
+
+func leaderReadCore(t *testing.T) (*Core, *int64) {
+	now := new(int64)
+	c, err := NewCore(Options{ID: 9, N: 3, Leader: 0, Nearest: 2, Policy: commitPolicy{}, Now: func() int64 { return *now },
+		RetryAfter: time.Second, LeaderReads: true})
+	require.NoError(t, err)
+	return c, now
+}
+
+// With LeaderReads a strong read goes to the leader alone, marked; a
+// write, to every replica. After silence the read goes to every replica,
+// unmarked: the leader may be gone. A redirect makes it a leader read
+// again, at the new leader.
+func TestLeaderReadSentToLeaderAlone(t *testing.T) {
+	c, now := leaderReadCore(t)
+	r := c.Invoke(Op{Level: Strong, Command: get("k")})
+	w := c.Invoke(Op{Level: Strong, Command: put("j")})
+	require.Equal(t, map[wire.Seq][]string{r: {"0L"}, w: {"0", "1", "2"}}, proposals(c))
+	*now += int64(time.Second)
+	c.Tick()
+	require.Equal(t, map[wire.Seq][]string{r: {"0", "1", "2"}, w: {"0", "1", "2"}}, proposals(c))
+	c.Step(1, &wire.NotLeader{Ballot: 1, Leader: 2, Cmd: c.CmdID(r)})
+	require.Equal(t, map[wire.Seq][]string{r: {"2L"}}, proposals(c))
+}
+
+// An ordered write behind a leader read of its key waits until the read
+// completes: the read has no slot to name as its barrier dependency.
+func TestOrderedWriteHeldBehindLeaderRead(t *testing.T) {
+	c, _ := leaderReadCore(t)
+	r := c.Invoke(Op{Level: Strong, Command: get("k"), Ordered: true})
+	w := c.Invoke(Op{Level: Strong, Command: put("k"), Ordered: true})
+	require.Equal(t, map[wire.Seq][]string{r: {"0L"}}, proposals(c))
+	c.Step(0, &wire.SyncReply{Replica: 0, Cmd: c.CmdID(r)})
+	require.Equal(t, map[wire.Seq][]string{w: {"0", "1", "2"}}, proposals(c))
+}
