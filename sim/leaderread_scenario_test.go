@@ -50,7 +50,9 @@ func deposedLeaderRead(t *testing.T, p sim.Protocol, m replica.Mutation) (*sim.S
 	require.Equal(t, first, got)
 	require.Equal(t, "slow", s.Path(leaderReader, 1), "a leader read completes with the leader's SyncReply")
 
-	cut0 := func(from, to int, _ wire.Message) bool { return from == 0 && to < 3 && to != 0 || to == 0 && from < 3 && from != 0 }
+	cut0 := func(from, to int, _ wire.Message) bool {
+		return from == 0 && to < 3 && to != 0 || to == 0 && from < 3 && from != 0
+	}
 	// The second write never reaches replica 0, which would otherwise
 	// hold it as a write above its commit index and log the read.
 	toZero := func(from, to int, _ wire.Message) bool { return from == s.Endpoint(readWriter) && to == 0 }
