@@ -5,6 +5,7 @@
 #
 #   scripts/peers/run.sh [-s SYSTEMS] [-w WORKLOADS] [-n RECORDS] [-N OPERATIONS]
 #                        [-t "THREADS ..."] [-r ROUNDS] [-o DIR] [-d DISKDIR]
+#                        [-R log|leader]
 #
 # The systems (-s, a comma-separated list, default all of them):
 #   sp-curpht, sp-curpho            swiftpaxos, 3 replicas in memory, RESP
@@ -16,6 +17,11 @@
 #   redis                           redis-server --save '' --appendonly no
 #   redis-aof                       redis-server --appendonly yes
 #                                   --appendfsync always, its AOF in DISKDIR
+# swiftpaxos's replicas get strongReads: leader (-R, default leader): a
+# strong GET goes to the leader alone, which answers it from committed
+# state after a round of its followers, as etcd's linearizable read does
+# (docs/DECISIONS.md 46); -R log sends it to every replica and logs it,
+# CURP as published. The weak systems read at their replica either way.
 # Every server listens on loopback only (swiftpaxos's replicas on
 # 127.0.0.1-3, as multi-client.conf places them), on free ports (a random
 # base in 20000-31999, below Linux's ephemeral range, checked with ss: no
