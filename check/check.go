@@ -32,7 +32,7 @@ func Check(h []Op, logs map[string][]LogEntry, opts Options) Report {
 		checkStrongWriteOrder(x, l, c)
 		checkStrongReadOrder(x, l, pos, c) // after checkSessions, whose reads it skips
 		checkDurability(x, l, opts.Crashed, c)
-		checkOrdered(x, l, c)
+		checkOrdered(x, l, pos, c)
 		checkC1C2(x, ss, l, pos, c)
 	}
 	return c.report(len(h))

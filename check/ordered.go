@@ -13,10 +13,14 @@ import (
 // earlier operation of its session (lower Seq) that conflicts with it,
 // even one still in flight when it was invoked. Its slot in the applied
 // logs must be above theirs: a write's above every earlier GET or write
-// of its key, a GET's above every earlier write. Only operations the logs
-// hold are compared (a weak read is not logged; an operation that never
-// executed has no slot). SCANs are left out: the clients order none.
-func checkOrdered(x *history, l *logIndex, c *collector) {
+// of its key, a GET's above every earlier write. A completed GET the logs
+// do not hold (a leader read, docs/DECISIONS.md 46) takes effect just
+// after the write it read: that write must be at or above its session's
+// earlier writes of the key that changed it, and below the slot of a
+// later ordered write of the key. Other operations the logs do not hold are not compared (a
+// weak read is not logged; an operation that never executed has no
+// slot). SCANs are left out: the clients order none.
+func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 	type sk struct {
 		s SessionID
 		k kvs.Key
@@ -32,12 +36,21 @@ func checkOrdered(x *history, l *logIndex, c *collector) {
 	}
 	for _, g := range groups {
 		slices.SortFunc(g, func(a, b int32) int { return cmp.Compare(x.cmds[a].Seq, x.cmds[b].Seq) })
-		lastW, lastAny := int32(-1), int32(-1)
-		var posW, posAny int64 = -1, -1
+		lastW, lastAny, lastRead, lastWrote := int32(-1), int32(-1), int32(-1), int32(-1)
+		var posW, posAny, posRead, posWrote int64 = -1, -1, -1, -1
 		for _, i := range g {
 			o := &x.cmds[i]
 			p, in := l.pos[o.ID()]
 			if !in {
+				if sp, ok := unloggedRead(x, pos, i); ok {
+					if o.Ordered && lastWrote >= 0 && sp < posWrote {
+						c.add(orderedViolation(x, l, i, lastWrote, fmt.Sprintf(
+							"read the state after slot %d of %s (it holds no slot), before %s at slot %d", sp, l.ref, x.describeCmd(lastWrote), posWrote)))
+					}
+					if sp > posRead {
+						lastRead, posRead = i, sp
+					}
+				}
 				continue
 			}
 			write := o.Kind != Get
@@ -47,13 +60,11 @@ func checkOrdered(x *history, l *logIndex, c *collector) {
 					before, bp = lastAny, posAny
 				}
 				if before >= 0 && bp > p {
-					c.add(Violation{
-						Rule: RuleOrdered,
-						Ops:  []OpID{o.ID(), x.cmds[before].ID()},
-						Message: fmt.Sprintf("%s is at slot %d of %s, before %s at slot %d, an earlier operation of its session on the same key; "+
-							"an ordered operation must take effect after every earlier conflicting operation of its session (docs/DECISIONS.md 45)",
-							x.describeCmd(i), p, l.ref, x.describeCmd(before), bp),
-					})
+					c.add(orderedViolation(x, l, i, before, fmt.Sprintf("is at slot %d of %s, before %s at slot %d", p, l.ref, x.describeCmd(before), bp)))
+				}
+				if write && lastRead >= 0 && posRead >= p {
+					c.add(orderedViolation(x, l, i, lastRead, fmt.Sprintf(
+						"is at slot %d of %s, while %s, which holds no slot, read the state after slot %d", p, l.ref, x.describeCmd(lastRead), posRead)))
 				}
 			}
 			if p > posAny {
@@ -62,6 +73,33 @@ func checkOrdered(x *history, l *logIndex, c *collector) {
 			if write && p > posW {
 				lastW, posW = i, p
 			}
+			if part, ok := x.byID[o.ID()]; ok && x.isPut(part) && p > posWrote {
+				lastWrote, posWrote = i, p // it changed the key: a CAS that applied, not one that did not
+			}
 		}
+	}
+}
+
+// unloggedRead reports whether cmd i is a completed strong GET the logs
+// do not hold (a leader read) whose source is in them, and that source's
+// position. Weak reads, never logged, are the session rules' to judge.
+func unloggedRead(x *history, pos []int64, i int32) (int64, bool) {
+	part, ok := x.byID[x.cmds[i].ID()]
+	if !ok || x.cmds[i].Kind != Get || x.cmds[i].Level != Strong || !x.completed(part) {
+		return 0, false
+	}
+	sp := x.srcPos(pos, part)
+	return sp, sp != notInLog
+}
+
+// orderedViolation reports ordered operation i against the earlier one of
+// its session it does not follow; what says where each took effect.
+func orderedViolation(x *history, l *logIndex, i, before int32, what string) Violation {
+	return Violation{
+		Rule: RuleOrdered,
+		Ops:  []OpID{x.cmds[i].ID(), x.cmds[before].ID()},
+		Message: fmt.Sprintf("%s %s, an earlier operation of its session on the same key; "+
+			"an ordered operation must take effect after every earlier conflicting operation of its session (docs/DECISIONS.md 45)",
+			x.describeCmd(i), what),
 	}
 }

@@ -75,3 +75,25 @@ func TestOrderedGetFollowsDelete(t *testing.T) {
 	r := Check([]Op{del, g}, map[string][]LogEntry{"r0": logOf(g, del)}, Options{})
 	requireViolation(t, r, RuleOrdered, "u#2", "u#1")
 }
+
+// An ordered get the logs do not hold (a leader read) takes effect just
+// after the write it read: at or above its session's earlier writes of
+// the key, below a later ordered write of the key.
+func TestOrderedLeaderRead(t *testing.T) {
+	a := sPut("s", 1, 1, "a1", 0, 50)
+	missed := sGet("s", 2, 1, "", 10, 20)
+	missed.Ordered = true
+	r := Check([]Op{a, missed}, map[string][]LogEntry{"r0": logOf(a)}, Options{})
+	requireViolation(t, r, RuleOrdered, "s#2", "s#1", "holds no slot")
+
+	saw := sGet("s", 2, 1, "a1", 10, 20)
+	saw.Ordered = true
+	requireOK(t, Check([]Op{a, saw}, map[string][]LogEntry{"r0": logOf(a)}, Options{}))
+
+	b := sPut("s", 3, 1, "b1", 15, 50)
+	b.Ordered = true
+	early := sGet("s", 2, 1, "b1", 10, 20)
+	early.Ordered = true
+	r = Check([]Op{a, early, b}, map[string][]LogEntry{"r0": logOf(a, b)}, Options{})
+	requireViolation(t, r, RuleOrdered, "s#3", "s#2", "slot 2")
+}

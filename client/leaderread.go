@@ -12,8 +12,8 @@ import "swiftpaxos/wire"
 // again.
 //
 // A leader read has no slot, so no later operation can name it as its
-// barrier dependency: an ordered write behind it is held until it
-// completes (order.go).
+// barrier dependency: an ordered write behind one last sent to the
+// leader alone (Pending.atLeader) is held until it completes (order.go).
 
 // readsAtLeader reports whether strong operation p is read at the leader.
 func (s *Core) readsAtLeader(p *Pending) bool {

@@ -22,6 +22,9 @@ type Pending struct {
 	// is (order.go).
 	after wire.Seq
 	held  bool
+	// atLeader: a strong read last sent to the leader alone
+	// (leaderread.go), which holds no slot another could wait for.
+	atLeader bool
 
 	invoked, sent int64
 	leaderReply   *wire.LeaderReply
@@ -122,7 +125,8 @@ func (p *Pending) LeaderReply() *wire.LeaderReply { return p.leaderReply }
 
 func (s *Core) sendStrong(p *Pending) {
 	m := &wire.Propose{Cmd: s.CmdID(p.Seq), Command: p.Op.Command, AckUpTo: s.AckUpTo(), WeakDep: s.barrierDep(p)}
-	if s.readsAtLeader(p) && (p.attempts == 0 || p.redirected) {
+	p.atLeader = s.readsAtLeader(p) && (p.attempts == 0 || p.redirected)
+	if p.atLeader {
 		m.LeaderRead = true
 		p.target = s.leader
 		s.Send(s.leader, m)

@@ -38,7 +38,7 @@ func (s *Core) orderable(p *Pending) (after wire.Seq, ok bool) {
 		if !live || !q.Op.Command.Conflicts(p.Op.Command) {
 			continue
 		}
-		if q.held || q.Op.Level != wire.Strong || p.Op.Level != wire.Strong || s.readsAtLeader(q) {
+		if q.held || q.Op.Level != wire.Strong || p.Op.Level != wire.Strong || q.atLeader {
 			return 0, false
 		}
 		last, n = q, n+1

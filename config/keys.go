@@ -69,7 +69,7 @@ func init() {
 		{name: "heartbeatMs", global: true, set: positiveMs(func(p *Params) *time.Duration { return &p.Heartbeat })},
 		{name: "electionTimeoutMs", global: true, set: setElectionTimeout},
 		{name: "retryMs", set: positiveMs(func(p *Params) *time.Duration { return &p.Retry })},
-		{name: "strongReads", set: setStrongReads},
+		{name: "strongReads", set: oneOf("log", "leader", func(p *Params) *string { return &p.StrongReads })},
 		{name: "readWaitMs", set: positiveMs(func(p *Params) *time.Duration { return &p.ReadWait })},
 		{name: "witnessSyncMs", global: true, set: positiveMs(func(p *Params) *time.Duration { return &p.WitnessSync })},
 		{name: "snapshotEvery", set: intIn(1, math.MaxInt32, func(p *Params) *int { return &p.SnapshotEvery })},
@@ -97,7 +97,7 @@ func init() {
 		// Every process derives each replica's RESP address from it
 		// (swiftpaxos -run hosts lists them), so it is the cluster's.
 		{name: "respPort", global: true, set: intIn(1, 65535, func(p *Params) *int { return &p.RESPPort })},
-		{name: "respLevel", set: setRESPLevel},
+		{name: "respLevel", set: oneOf("strong", "weak", func(p *Params) *string { return &p.RESPLevel })},
 		{name: "respPassword", set: func(p *Params, v string) error { p.RESPPassword = v; return nil }},
 	}
 	for _, s := range specs {
@@ -331,23 +331,16 @@ func ignoredIfTrue(name string, get func(*Params) bool) func(*Params) string {
 	}
 }
 
-// setRESPLevel takes the level a RESP connection starts at.
-func setRESPLevel(p *Params, v string) error {
-	switch l := lower(v); l {
-	case "strong", "weak":
-		p.RESPLevel = l
-		return nil
+// oneOf takes one of two words, in any case, into a string field.
+func oneOf(a, b string, field func(*Params) *string) func(*Params, string) error {
+	return func(p *Params, v string) error {
+		switch l := lower(v); l {
+		case a, b:
+			*field(p) = l
+			return nil
+		}
+		return fmt.Errorf("want %s or %s, not %q", a, b, v)
 	}
-	return fmt.Errorf("want strong or weak, not %q", v)
-}
-
-func setStrongReads(p *Params, v string) error {
-	switch l := lower(v); l {
-	case "log", "leader":
-		p.StrongReads = l
-		return nil
-	}
-	return fmt.Errorf("want log or leader, not %q", v)
 }
 
 // setMetrics takes HOST:PORT or :PORT (loopback, metrics.Listen); the

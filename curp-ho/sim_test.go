@@ -50,6 +50,12 @@ func TestMutationUnconfirmedLeaderReadIsCaught(t *testing.T) {
 	sim.RequireUnconfirmedLeaderReadCaught(t, protocol(curpho.Mutation{}))
 }
 
+// TestMutationLeaderReadDependencyIsCaught:
+// sim.RequireLeaderReadDependencyCaught.
+func TestMutationLeaderReadDependencyIsCaught(t *testing.T) {
+	sim.RequireLeaderReadDependencyCaught(t, protocol(curpho.Mutation{}))
+}
+
 // TestMutationUnorderedPipelineIsCaught: sim.RequireUnorderedPipelineCaught.
 func TestMutationUnorderedPipelineIsCaught(t *testing.T) {
 	sim.RequireUnorderedPipelineCaught(t, protocol(curpho.Mutation{}))

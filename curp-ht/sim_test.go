@@ -91,6 +91,12 @@ func TestMutationUnconfirmedLeaderReadIsCaught(t *testing.T) {
 	sim.RequireUnconfirmedLeaderReadCaught(t, protocol)
 }
 
+// TestMutationLeaderReadDependencyIsCaught:
+// sim.RequireLeaderReadDependencyCaught.
+func TestMutationLeaderReadDependencyIsCaught(t *testing.T) {
+	sim.RequireLeaderReadDependencyCaught(t, protocol)
+}
+
 // TestMutationUnorderedPipelineIsCaught: sim.RequireUnorderedPipelineCaught.
 func TestMutationUnorderedPipelineIsCaught(t *testing.T) {
 	sim.RequireUnorderedPipelineCaught(t, protocol)

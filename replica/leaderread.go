@@ -17,9 +17,10 @@ import (
 //     commit, or was replayed into this log by the recovery that made this
 //     replica leader; and the answer reflects no write that could be lost;
 //   - the command it names as its barrier dependency (the session's latest
-//     weak write, or the operation an ordered read follows) is committed:
-//     the read then follows it, and the session's weak writes are durable
-//     (PROTOCOL.md 2.4 C1, C2);
+//     weak write, or the operation an ordered read follows) is committed,
+//     and not refused: the read then follows it, and the session's weak
+//     writes are durable (PROTOCOL.md 2.4 C1, C2); a refused one makes the
+//     proposal path refuse the read too (docs/DECISIONS.md 15);
 //   - a majority of members, this leader among them, still followed its
 //     ballot after the read arrived: each echoed a leadership round begun
 //     after the arrival (Accept.Round). A new leader needs the vote of one
@@ -54,7 +55,7 @@ type leaderReads struct {
 // round is confirmed, and reports whether it could; if not, the caller
 // proposes it.
 func (c *Core) serveLeaderRead(from wire.ClientID, p *wire.Propose) bool {
-	if dep, wait := c.policy.StrongDep(p); wait && !c.committedCmd(dep) {
+	if dep, wait := c.policy.StrongDep(p); wait && !c.o.Mutation.LeaderReadIgnoresDependency && (c.refused(dep) || !c.committedCmd(dep)) {
 		return false
 	}
 	c.scratchSlots = c.keys.uncommittedWrites(p.Command, c.commitIndex, c.scratchSlots[:0], 1)

@@ -109,3 +109,17 @@ func TestFollowerRedirectsLeaderReadAndEchoesRounds(t *testing.T) {
 	require.Len(t, acks, 1)
 	require.Equal(t, uint64(41), acks[0].Round)
 }
+
+// A leader read whose dependency was refused is refused too, as the
+// proposal path refuses it (docs/DECISIONS.md 15), not answered: the
+// session's chain is broken.
+func TestLeaderReadWithRefusedDependencyIsRefused(t *testing.T) {
+	c := leaderWith(t, 3, 1)
+	c.appendRefusal(cmdID(7, 2), wire.Weak, 0)
+	c.ack(t, 1, c.LastSlot())
+	c.out.discard()
+	m := readAtLeader(1, 1)
+	m.Cmd, m.WeakDep = cmdID(7, 3), 2
+	c.StepClient(7, m)
+	require.True(t, c.refused(cmdID(7, 3)))
+}

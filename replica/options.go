@@ -151,6 +151,9 @@ type Mutation struct {
 	// without the leadership round that proves no newer leader exists
 	// (docs/DECISIONS.md 46).
 	UnconfirmedLeaderRead bool
+	// LeaderReadIgnoresDependency makes the leader answer a leader read
+	// whatever the state of the command its WeakDep names.
+	LeaderReadIgnoresDependency bool
 }
 
 // withDefaults fills zero durations with the values of PROTOCOL.md 7.2.

@@ -23,9 +23,14 @@ func (c *Core) replicate() {
 			continue
 		}
 		if c.sent[p] < c.entries.base {
-			// The follower needs compacted slots: it gets the snapshot.
+			// The follower needs compacted slots: it gets the snapshot,
+			// and an empty Accept when a leadership round begins, which
+			// it can answer meanwhile.
 			if c.xfer[r] == nil {
 				c.sendSnapshot(r)
+			}
+			if c.lr.due {
+				c.out.toReplica(r, c.emptyAccept(p))
 			}
 			continue
 		}

@@ -103,6 +103,22 @@ func RequireUnconfirmedLeaderReadCaught(t *testing.T, p Protocol) {
 	}, check.RuleLinearizability, check.RuleReadYourWrites, check.RuleMonotonicReads, check.RuleStrongReadOrder, check.RuleCausalVisibility)
 }
 
+// RequireLeaderReadDependencyCaught: a leader that answers a leader read
+// although the operation it is ordered behind (its WeakDep) has no
+// committed slot (replica.Mutation.LeaderReadIgnoresDependency) answers an
+// ordered GET from the state before its session's write in flight; the
+// ordered configuration's pipelines do that, and the ordered rule, which
+// places a read the logs do not hold after the write it read, finds it.
+func RequireLeaderReadDependencyCaught(t *testing.T, p Protocol) {
+	t.Helper()
+	mk := configNamed(p.Name, "ordered").Make
+	RequireViolation(t, 200, func(seed uint64) Options {
+		o := mk(seed, 3, p)
+		o.Mutation = replica.Mutation{LeaderReadIgnoresDependency: true}
+		return o
+	}, check.RuleOrdered)
+}
+
 // configNamed is the suite's configuration of that name.
 func configNamed(protocol, name string) Config {
 	for _, c := range Configs(protocol) {

@@ -15,8 +15,9 @@ type Accept struct {
 	Entries      []Entry
 	LeaderCommit kvs.Slot
 	// Round is the leader's latest leadership round: a follower's ack
-	// echoing it confirms that the leader still led when the round began
-	// (its leader reads, docs/DECISIONS.md 46).
+	// echoing it confirms that the follower still followed this ballot
+	// after the round began (the leader's leader reads,
+	// docs/DECISIONS.md 46).
 	Round uint64
 }
 
