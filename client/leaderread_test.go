@@ -60,3 +60,22 @@ func TestOrderedWriteHeldBehindLeaderRead(t *testing.T) {
 	c.Step(0, &wire.SyncReply{Replica: 0, Cmd: c.CmdID(r)})
 	require.Equal(t, map[wire.Seq][]string{w: {"0", "1", "2"}}, proposals(c))
 }
+
+// A read re-sent to every replica after silence will hold a slot: an
+// ordered write behind it is sent at once, naming it.
+func TestOrderedWriteFollowsReadResentToAll(t *testing.T) {
+	c, now := leaderReadCore(t)
+	r := c.Invoke(Op{Level: Strong, Command: get("k"), Ordered: true})
+	require.Equal(t, map[wire.Seq][]string{r: {"0L"}}, proposals(c))
+	*now += int64(time.Second)
+	c.Tick()
+	require.Equal(t, map[wire.Seq][]string{r: {"0", "1", "2"}}, proposals(c))
+	w := c.Invoke(Op{Level: Strong, Command: put("k"), Ordered: true})
+	var dep wire.Seq
+	for _, e := range c.Ready().Messages {
+		if m, ok := e.Msg.(*wire.Propose); ok && m.Cmd.Seq == w {
+			dep = m.WeakDep
+		}
+	}
+	require.Equal(t, r, dep)
+}
