@@ -77,12 +77,8 @@ func RequireWeakRMWCaught(t *testing.T, p Protocol) {
 // (TestSuite runs them).
 func RequireUnorderedPipelineCaught(t *testing.T, p Protocol) {
 	t.Helper()
-	mk := configNamed(p.Name, "ordered").Make
-	RequireViolation(t, 400, func(seed uint64) Options {
-		o := mk(seed, 3, p)
-		o.ClientMutation = client.Mutation{UnorderedPipeline: true}
-		return o
-	}, check.RuleOrdered)
+	requireCaughtIn(t, p, "ordered", 400, func(o *Options) { o.ClientMutation = client.Mutation{UnorderedPipeline: true} },
+		check.RuleOrdered)
 }
 
 // RequireUnconfirmedLeaderReadCaught: a leader that answers leader reads
@@ -95,12 +91,8 @@ func RequireUnorderedPipelineCaught(t *testing.T, p Protocol) {
 // options pass unmutated (TestSuite runs them).
 func RequireUnconfirmedLeaderReadCaught(t *testing.T, p Protocol) {
 	t.Helper()
-	mk := configNamed(p.Name, "leader-reads").Make
-	RequireViolation(t, 600, func(seed uint64) Options {
-		o := mk(seed, 3, p)
-		o.Mutation = replica.Mutation{UnconfirmedLeaderRead: true}
-		return o
-	}, check.RuleLinearizability, check.RuleReadYourWrites, check.RuleMonotonicReads, check.RuleStrongReadOrder, check.RuleCausalVisibility)
+	requireCaughtIn(t, p, "leader-reads", 600, func(o *Options) { o.Mutation = replica.Mutation{UnconfirmedLeaderRead: true} },
+		check.RuleLinearizability, check.RuleReadYourWrites, check.RuleMonotonicReads, check.RuleStrongReadOrder, check.RuleCausalVisibility)
 }
 
 // RequireLeaderReadDependencyCaught: a leader that answers a leader read
@@ -111,12 +103,20 @@ func RequireUnconfirmedLeaderReadCaught(t *testing.T, p Protocol) {
 // places a read the logs do not hold after the write it read, finds it.
 func RequireLeaderReadDependencyCaught(t *testing.T, p Protocol) {
 	t.Helper()
-	mk := configNamed(p.Name, "ordered").Make
-	RequireViolation(t, 200, func(seed uint64) Options {
+	requireCaughtIn(t, p, "ordered", 200, func(o *Options) { o.Mutation = replica.Mutation{LeaderReadIgnoresDependency: true} },
+		check.RuleOrdered)
+}
+
+// requireCaughtIn runs the suite's configuration of that name, three
+// replicas, mutated, until one of rules is violated (RequireViolation).
+func requireCaughtIn(t *testing.T, p Protocol, config string, maxSeeds int, mutate func(*Options), rules ...check.Rule) {
+	t.Helper()
+	mk := configNamed(p.Name, config).Make
+	RequireViolation(t, maxSeeds, func(seed uint64) Options {
 		o := mk(seed, 3, p)
-		o.Mutation = replica.Mutation{LeaderReadIgnoresDependency: true}
+		mutate(&o)
 		return o
-	}, check.RuleOrdered)
+	}, rules...)
 }
 
 // configNamed is the suite's configuration of that name.
