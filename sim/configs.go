@@ -60,6 +60,9 @@ func Configs(protocol string) []Config {
 			o.Workload = Workload{Ops: 80, Pendings: 6, Keys: 3, WeakRatio: 25, WeakWrites: 50, Writes: 60,
 				Deletes: 10, RMW: 25, Ordered: 80}
 			o.Faults = FailoverMix(n)
+			// Crashed replicas come back, so that a partitioned leader
+			// leaves a majority that elects another.
+			o.Faults.RestartAfter = 300 * time.Millisecond
 			o.Faults.PartitionEvery, o.Faults.PartitionFor = 2*time.Second, 2*time.Second
 			o.Faults.PartitionLeader = true
 			o.LeaderReads = 40
@@ -207,6 +210,7 @@ func Configs(protocol string) []Config {
 			wide(&o, 10, 150, 3, 30)
 			o.Faults = FailoverMix(n)
 			o.Faults.CrashWithin = time.Second
+			o.Faults.RestartAfter = 300 * time.Millisecond // a partitioned leader leaves a majority
 			o.Faults.ClientCrashes = 3
 			o.Faults.DropWeakProb = 0.3
 			o.Faults.PartitionEvery, o.Faults.PartitionFor = 2*time.Second, 2500*time.Millisecond
