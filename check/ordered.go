@@ -17,9 +17,9 @@ import (
 // do not hold (a leader read, docs/DECISIONS.md 46) takes effect just
 // after the write it read: that write must be at or above its session's
 // earlier writes of the key that changed it, and below the slot of a
-// later ordered write of the key. Other operations the logs do not hold are not compared (a
-// weak read is not logged; an operation that never executed has no
-// slot). SCANs are left out: the clients order none.
+// later ordered write of the key. Other operations the logs do not hold
+// are not compared (a weak read is not logged; an operation that never
+// executed has no slot). SCANs are left out: the clients order none.
 func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 	type sk struct {
 		s SessionID

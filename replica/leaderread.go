@@ -1,9 +1,6 @@
 package replica
 
 import (
-	"slices"
-
-	"swiftpaxos/config/quorum"
 	"swiftpaxos/wire"
 )
 
@@ -46,7 +43,8 @@ type leaderReads struct {
 	held  []leaderRead // in round order
 	round uint64       // the latest round begun, stamped on every Accept
 	due   bool         // a round begins in this flush
-	// acked is, by replica, the latest round it echoed in this ballot.
+	// acked is, by replica, the latest round it echoed in this ballot
+	// (this leader's: the latest round it began).
 	acked   []uint64
 	scratch []uint64
 }
@@ -55,8 +53,10 @@ type leaderReads struct {
 // round is confirmed, and reports whether it could; if not, the caller
 // proposes it.
 func (c *Core) serveLeaderRead(from wire.ClientID, p *wire.Propose) bool {
-	if dep, wait := c.policy.StrongDep(p); wait && !c.o.Mutation.LeaderReadIgnoresDependency && (c.refused(dep) || !c.committedCmd(dep)) {
-		return false
+	if dep, wait := c.policy.StrongDep(p); wait && !c.o.Mutation.LeaderReadIgnoresDependency {
+		if _, committed, refused := c.Outcome(dep); refused || !committed {
+			return false
+		}
 	}
 	c.scratchSlots = c.keys.uncommittedWrites(p.Command, c.commitIndex, c.scratchSlots[:0], 1)
 	if len(c.scratchSlots) > 0 {
@@ -74,19 +74,12 @@ func (c *Core) serveLeaderRead(from wire.ClientID, p *wire.Propose) bool {
 	return true
 }
 
-// committedCmd reports whether id holds a committed slot.
-func (c *Core) committedCmd(id wire.CmdID) bool {
-	if s, ok := c.cmdIndex[id]; ok {
-		return s <= c.commitIndex
-	}
-	return c.sessions.wasApplied(id)
-}
-
 // beginRound begins a leadership round in this flush when a held read
 // arrived after the latest one began.
 func (c *Core) beginRound() {
 	if n := len(c.lr.held); n > 0 && c.lr.held[n-1].round > c.lr.round {
 		c.lr.round++
+		c.lr.acked[c.o.ID] = c.lr.round // this leader confirms its own rounds
 		c.lr.due = true
 	}
 }
@@ -106,22 +99,11 @@ func (c *Core) releaseLeaderReads() {
 	if len(c.lr.held) == 0 {
 		return
 	}
-	rs := c.lr.scratch[:0]
-	for p, a := range c.lr.acked {
-		switch {
-		case wire.ReplicaID(p) == c.o.ID:
-			rs = append(rs, c.lr.round)
-		case !c.learner[p]:
-			rs = append(rs, a)
-		}
-	}
+	confirmed, rs, ok := heldByMajority(c.lr.acked, c.learner, c.lr.scratch)
 	c.lr.scratch = rs
-	majority := quorum.Majority(c.o.N)
-	if len(rs) < majority {
+	if !ok {
 		return
 	}
-	slices.Sort(rs)
-	confirmed := rs[len(rs)-majority]
 	n := 0
 	for ; n < len(c.lr.held) && c.lr.held[n].round <= confirmed; n++ {
 		c.out.toClient(c.lr.held[n].to, c.lr.held[n].reply)

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -136,23 +137,11 @@ func (c *Core) onAcceptAck(from wire.ReplicaID, m *wire.AcceptAck) error {
 // advanceCommit moves the commit index to the highest slot held by a
 // majority whose entry is of the current ballot (PROTOCOL.md 3.2).
 func (c *Core) advanceCommit() {
-	// Only members' copies count: a learner restarted without its state
-	// and does not vote, so counting it could commit an entry that no
-	// future election majority holds (PROTOCOL.md 6.10).
-	m := c.scratchMatch[:0]
-	for p, s := range c.match {
-		if !c.learner[p] {
-			m = append(m, s)
-		}
-	}
+	// Only members' copies count: counting a learner could commit an
+	// entry that no future election majority holds.
+	cand, m, ok := heldByMajority(c.match, c.learner, c.scratchMatch)
 	c.scratchMatch = m
-	majority := quorum.Majority(c.o.N)
-	if len(m) < majority {
-		return
-	}
-	slices.Sort(m)
-	cand := m[len(m)-majority]
-	if cand <= c.commitIndex {
+	if !ok || cand <= c.commitIndex {
 		return
 	}
 	if b, _ := c.entries.ballotAt(cand); b != c.ballot {
@@ -165,6 +154,26 @@ func (c *Core) advanceCommit() {
 	}
 	c.commitIndex = cand
 	c.applyCommitted()
+}
+
+// heldByMajority is the largest value that a majority of the members
+// hold (vals by replica), false when fewer members than a majority are
+// left. A learner does not count: it restarted without its state and does
+// not vote (PROTOCOL.md 6.10). scratch is reused and returned.
+func heldByMajority[T cmp.Ordered](vals []T, learner []bool, scratch []T) (T, []T, bool) {
+	m := scratch[:0]
+	for p, v := range vals {
+		if !learner[p] {
+			m = append(m, v)
+		}
+	}
+	majority := quorum.Majority(len(vals))
+	if len(m) < majority {
+		var none T
+		return none, m, false
+	}
+	slices.Sort(m)
+	return m[len(m)-majority], m, true
 }
 
 // answers reports whether the leader tells the client of the entry e at
