@@ -13,13 +13,17 @@ import (
 // earlier operation of its session (lower Seq) that conflicts with it,
 // even one still in flight when it was invoked. Its slot in the applied
 // logs must be above theirs: a write's above every earlier GET or write
-// of its key, a GET's above every earlier write. A completed GET the logs
-// do not hold (a leader read, docs/DECISIONS.md 46) takes effect just
-// after the write it read: that write must be at or above its session's
-// earlier writes of the key that changed it, and below the slot of a
-// later ordered write of the key. Other operations the logs do not hold
-// are not compared (a weak read is not logged; an operation that never
-// executed has no slot). SCANs are left out: the clients order none.
+// of its key, a GET's above every earlier write. A completed strong GET
+// whose answer did not come from a slot of the logs takes effect just
+// after the write it read: one the logs do not hold (a leader read,
+// docs/DECISIONS.md 46), and one they hold at a slot whose state is not
+// what it returned (a leader read re-sent and logged again after it was
+// answered, where nobody reads the result). That write must be at or
+// above its session's earlier writes of the key that changed it, and
+// below the slot of a later ordered write of the key. Other operations
+// the logs do not hold are not compared (a weak read is not logged; an
+// operation that never executed has no slot). SCANs are left out: the
+// clients order none.
 func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 	type sk struct {
 		s SessionID
@@ -28,6 +32,7 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 	if !slices.ContainsFunc(x.cmds, func(o Op) bool { return o.Ordered }) {
 		return
 	}
+	puts := putPositions(x, pos)
 	groups := map[sk][]int32{}
 	for i := range x.cmds {
 		if o := &x.cmds[i]; o.Kind != Scan {
@@ -41,16 +46,17 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 		for _, i := range g {
 			o := &x.cmds[i]
 			p, in := l.pos[o.ID()]
-			if !in {
-				if sp, ok := unloggedRead(x, pos, i); ok {
-					if o.Ordered && lastWrote >= 0 && sp < posWrote {
-						c.add(orderedViolation(x, l, i, lastWrote, fmt.Sprintf(
-							"read the state after slot %d of %s (it holds no slot), before %s at slot %d", sp, l.ref, x.describeCmd(lastWrote), posWrote)))
-					}
-					if sp > posRead {
-						lastRead, posRead = i, sp
-					}
+			if sp, ok := readSource(x, pos, i); ok && (!in || puts.changedBetween(o.Key, sp, p)) {
+				if o.Ordered && lastWrote >= 0 && sp < posWrote {
+					c.add(orderedViolation(x, l, i, lastWrote, fmt.Sprintf(
+						"read the state after slot %d of %s, before %s at slot %d", sp, l.ref, x.describeCmd(lastWrote), posWrote)))
 				}
+				if sp > posRead {
+					lastRead, posRead = i, sp
+				}
+				continue
+			}
+			if !in {
 				continue
 			}
 			write := o.Kind != Get
@@ -64,7 +70,7 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 				}
 				if write && lastRead >= 0 && posRead >= p {
 					c.add(orderedViolation(x, l, i, lastRead, fmt.Sprintf(
-						"is at slot %d of %s, while %s, which holds no slot, read the state after slot %d", p, l.ref, x.describeCmd(lastRead), posRead)))
+						"is at slot %d of %s, while %s read the state after slot %d", p, l.ref, x.describeCmd(lastRead), posRead)))
 				}
 			}
 			if p > posAny {
@@ -80,16 +86,44 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 	}
 }
 
-// unloggedRead reports whether cmd i is a completed strong GET the logs
-// do not hold (a leader read) whose source is in them, and that source's
-// position. Weak reads, never logged, are the session rules' to judge.
-func unloggedRead(x *history, pos []int64, i int32) (int64, bool) {
+// readSource reports whether cmd i is a completed strong GET whose source
+// (the write it read, or none) is in the logs, and that source's
+// position. Weak reads are the session rules' to judge.
+func readSource(x *history, pos []int64, i int32) (int64, bool) {
 	part, ok := x.byID[x.cmds[i].ID()]
 	if !ok || x.cmds[i].Kind != Get || x.cmds[i].Level != Strong || !x.completed(part) {
 		return 0, false
 	}
 	sp := x.srcPos(pos, part)
 	return sp, sp != notInLog
+}
+
+// putSlots are, by key, the log positions of the writes that changed it,
+// in order.
+type putSlots map[kvs.Key][]int64
+
+func putPositions(x *history, pos []int64) putSlots {
+	kp := putSlots{}
+	for k, parts := range x.byKey {
+		var ps []int64
+		for _, i := range parts {
+			if x.isPut(i) && pos[i] != notInLog {
+				ps = append(ps, pos[i])
+			}
+		}
+		slices.Sort(ps)
+		kp[k] = ps
+	}
+	return kp
+}
+
+// changedBetween reports whether a write changed key k at a position
+// after lo and before hi: a read executed at hi would not have read the
+// write at lo.
+func (kp putSlots) changedBetween(k kvs.Key, lo, hi int64) bool {
+	ps := kp[k]
+	i, _ := slices.BinarySearch(ps, lo+1)
+	return i < len(ps) && ps[i] < hi
 }
 
 // orderedViolation reports ordered operation i against the earlier one of

@@ -35,7 +35,11 @@ func TestOrderedConflictsOnly(t *testing.T) {
 
 	w := sPut("s", 4, 1, "w1", 7, 50)
 	w.Ordered = true
-	h = append(h, w)
+	// Logged after w, the gets read it: their slots are where they took
+	// effect.
+	g1.Ret, g1.Found = "w1", true
+	g2.Ret, g2.Found = "w1", true
+	h = []Op{g1, g2, other, foreign, w}
 	r := Check(h, map[string][]LogEntry{"r0": logOf(w, other, g2, g1, foreign)}, Options{})
 	v := requireViolation(t, r, RuleOrdered, "s#4", "s#1", "slot 4")
 	require.Equal(t, []OpID{opID("s", 4), opID("s", 1)}, v.Ops)
@@ -84,7 +88,7 @@ func TestOrderedLeaderRead(t *testing.T) {
 	missed := sGet("s", 2, 1, "", 10, 20)
 	missed.Ordered = true
 	r := Check([]Op{a, missed}, map[string][]LogEntry{"r0": logOf(a)}, Options{})
-	requireViolation(t, r, RuleOrdered, "s#2", "s#1", "holds no slot")
+	requireViolation(t, r, RuleOrdered, "s#2", "s#1", "read the state after slot")
 
 	saw := sGet("s", 2, 1, "a1", 10, 20)
 	saw.Ordered = true
@@ -96,4 +100,24 @@ func TestOrderedLeaderRead(t *testing.T) {
 	early.Ordered = true
 	r = Check([]Op{a, early, b}, map[string][]LogEntry{"r0": logOf(a, b)}, Options{})
 	requireViolation(t, r, RuleOrdered, "s#3", "s#2", "slot 2")
+}
+
+// A leader read re-sent and logged again after it was answered sits at a
+// slot whose state is not what it returned (nobody reads that result):
+// it took effect just after the write it read, so its session's later
+// ordered write may have a lower slot. A read whose answer is its slot's
+// state is judged at its slot.
+func TestOrderedReadLoggedAfterItsAnswer(t *testing.T) {
+	a := sPut("s", 1, 1, "a1", 0, 10)
+	g := sGet("s", 2, 1, "a1", 20, 30)
+	g.Ordered = true
+	b := sPut("s", 3, 1, "b1", 40, 50)
+	b.Ordered = true
+	requireOK(t, Check([]Op{a, g, b}, map[string][]LogEntry{"r0": logOf(a, b, g)}, Options{}))
+
+	late := sGet("s", 2, 1, "b1", 20, 60)
+	late.Ordered = true
+	r := Check([]Op{a, late, b}, map[string][]LogEntry{"r0": logOf(a, b, late)}, Options{})
+	requireViolation(t, r, RuleOrdered, "s#3", "s#2", "slot 2", "slot 3")
+	requireOnly(t, r, RuleOrdered)
 }
