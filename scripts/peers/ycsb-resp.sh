@@ -269,36 +269,12 @@ ycsb_phase() {
 	unset "live[$p]"
 	want=$records
 	[ "$phase" = load ] || want=$ops
-	# The summary: the lines after "Run finished", one per operation:
-	#   READ   - Takes(s): 1.2, Count: 2512, OPS: 2093.4, Avg(us): ...
-	# "Run finished, takes 548.617213ms": the phase's time, a Go duration
-	# (h, m, s, ms, us or µs, ns parts).
-	summary=$(awk '
-		/^Run finished, takes / {
-			on = 1; d = $4; secs = 0
-			while (match(d, /^[0-9.]+(h|ms|us|µs|ns|m|s)/)) {
-				u = substr(d, 1, RLENGTH); d = substr(d, RLENGTH + 1)
-				v = u + 0; sub(/^[0-9.]+/, "", u)
-				secs += v * (u == "h" ? 3600 : u == "m" ? 60 : u == "s" ? 1 : u == "ms" ? 1e-3 : u == "ns" ? 1e-9 : 1e-6)
-			}
-			next
-		}
-		on && / - Takes\(s\): / {
-			op = $1
-			c = $0; sub(/.*Count: /, "", c); sub(/,.*/, "", c)
-			counts = counts (counts ? " " : "") op "=" c
-			if (op ~ /_ERROR$/) errs += c
-			else if (op == "READ_MODIFY_WRITE") n -= c
-			else if (op != "TOTAL") n += c
-		}
-		/^operation err: / { errlines++ }
-		END {
-			if (!on) { print "none"; exit }
-			printf "%.3f %d %d %d %s\n", secs, n, errs + 0, errlines + 0, counts
-		}' "$f")
-	local secs=0 n=0 ecount=0 elines=0 counts=""
-	[ "$summary" = none ] || read -r secs n ecount elines counts <<<"$summary"
-	errs=$((ecount > elines ? ecount : elines))
+	# The summary (parse.awk, as run.sh reads it): seconds, operations,
+	# errors, ten latencies this script does not keep, the counts.
+	local secs=0 n=0 counts="" lat
+	summary=$(awk -f "$peers/parse.awk" "$f")
+	errs=0
+	[ "$summary" = none ] || read -r secs n errs lat lat lat lat lat lat lat lat lat lat counts <<<"$summary"
 	status=ok
 	if [ "$rc" != 0 ]; then
 		status="exit $rc"
