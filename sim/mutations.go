@@ -91,7 +91,7 @@ func RequireUnorderedPipelineCaught(t *testing.T, p Protocol) {
 // options pass unmutated (TestSuite runs them).
 func RequireUnconfirmedLeaderReadCaught(t *testing.T, p Protocol) {
 	t.Helper()
-	requireCaughtIn(t, p, "leader-reads", 600, func(o *Options) { o.Mutation = replica.Mutation{UnconfirmedLeaderRead: true} },
+	requireCaughtIn(t, p, "leader-reads", 300, func(o *Options) { o.Mutation = replica.Mutation{UnconfirmedLeaderRead: true} },
 		check.RuleLinearizability, check.RuleReadYourWrites, check.RuleMonotonicReads, check.RuleStrongReadOrder, check.RuleCausalVisibility)
 }
 
