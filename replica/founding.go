@@ -55,7 +55,11 @@ func (c *Core) foundingAck(p wire.ReplicaID) {
 		return
 	}
 	c.founded = nil
-	c.log.Info("a majority are members on disk: serving", "buffered", len(f.buffered))
+	if c.o.Durable {
+		c.log.Info("a majority are members on disk: serving", "buffered", len(f.buffered))
+	} else {
+		c.log.Info("a majority are members: serving", "buffered", len(f.buffered))
+	}
 	for _, b := range f.buffered {
 		c.stepClient(b.from, b.msg)
 	}

@@ -159,3 +159,52 @@ func TestLateFounderDoesNotLeadALaterBallot(t *testing.T) {
 	require.True(t, zero.Member())
 	assert.False(t, zero.IsLeader(), "a second leader of ballot 1")
 }
+
+// The founders may found before a new replica's answer reaches them (its
+// answer to their Join left before its connection to them was up). When
+// a member of ballot 0 answers its Join without naming it a founder, it
+// answers again; the member records it, and its next Join makes it a
+// founder: the initial leader leads ballot 0 at once, rather than
+// waiting as a learner while the others elect another leader after an
+// election timeout.
+func TestNewReplicaFoundedWithoutAnswersAgain(t *testing.T) {
+	zero := joiner(t, 0, 3, true)
+	one := joiner(t, 1, 3, true)
+	require.NoError(t, one.StepReplica(2, freshReply(2, true)))
+	require.True(t, one.Member())
+	one.out.discard()
+	join := &wire.Join{Replica: 0, Incarnation: zero.incarnation}
+	require.NoError(t, one.StepReplica(0, join))
+	replies := msgsOf[*wire.JoinReply](one.out.takePeer())
+	require.Len(t, replies, 1)
+	require.Empty(t, replies[0].Founders)
+	require.NoError(t, zero.StepReplica(1, replies[0]))
+	require.False(t, zero.Member())
+	again := msgsOf[*wire.JoinReply](zero.out.takePeer())
+	require.Len(t, again, 1, "zero answers the founder again")
+	require.NoError(t, one.StepReplica(0, again[0]))
+	require.NoError(t, one.StepReplica(0, join))
+	replies = msgsOf[*wire.JoinReply](one.out.takePeer())
+	require.Len(t, replies, 1)
+	require.Len(t, replies[0].Founders, 3)
+	require.NoError(t, zero.StepReplica(1, replies[0]))
+	require.True(t, zero.Member())
+	assert.True(t, zero.IsLeader(), "the initial leader leads ballot 0")
+}
+
+// Only a new replica with nothing appended answers again, and only a
+// member of ballot 0: one started existing may have been a member before
+// (it waits for a leader's mark), and once the founders elected a leader
+// the learner's way serves.
+func TestOnlyANewFreshReplicaAnswersAgain(t *testing.T) {
+	member := &wire.JoinReply{Replica: 1, Leader: 0, Member: true, Incarnation: 101}
+	existing := joiner(t, 0, 3, false)
+	require.NoError(t, existing.StepReplica(1, member))
+	assert.Empty(t, msgsOf[*wire.JoinReply](existing.out.takePeer()), "started existing")
+	later := joiner(t, 0, 3, true)
+	require.NoError(t, later.StepReplica(1, &wire.JoinReply{Ballot: 1, Replica: 1, Leader: 2, Member: true, Incarnation: 101}))
+	assert.Empty(t, msgsOf[*wire.JoinReply](later.out.takePeer()), "the members elected a leader")
+	fresh := joiner(t, 0, 3, true)
+	require.NoError(t, fresh.StepReplica(1, member))
+	assert.Len(t, msgsOf[*wire.JoinReply](fresh.out.takePeer()), 1)
+}
