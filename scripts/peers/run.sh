@@ -81,7 +81,9 @@
 # of READ, UPDATE, INSERT, SCAN and READ_MODIFY_WRITE (as go-ycsb's
 # summary prints them; empty where the workload has none), errors (failed
 # operations, go-ycsb's *_ERROR counts or its "operation err" lines,
-# whichever is larger), status (ok, or why not), server_cpu_us_per_op
+# whichever is larger), status (ok, or why not: for swiftpaxos "leader
+# elected" when a replica logged an election, so that replica0, which
+# go-ycsb talks to, may no longer lead), server_cpu_us_per_op
 # (utime+stime of the system's server processes from /proc/PID/stat over
 # the run phase, per operation: clock ticks, so coarse on short runs),
 # the load average before the cell, go-ycsb's per-operation counts, and
@@ -156,9 +158,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ ${#systems[@]} -gt 0 ] || die "-s names no system"
-declare -A seen_sys=()
+declare -A seen_sys=() known_sys=()
+for s in $all_systems; do known_sys[$s]=1; done
 for s in "${systems[@]}"; do
-	[[ " $all_systems " == *" $s "* ]] || die "unknown system '$s' (one of: $all_systems)"
+	[ -n "${known_sys[$s]:-}" ] || die "unknown system '$s' (-s takes a comma-separated list of: $all_systems)"
 	[ -z "${seen_sys[$s]:-}" ] || die "-s names $s twice"
 	seen_sys[$s]=1
 done
@@ -529,6 +532,7 @@ cell() {
 		elif [ "$summary" = none ]; then status="no summary"
 		elif [ "$errs" != 0 ]; then status=errors
 		elif [ "$n" != "$ops" ]; then status="counted $n of $ops"
+		elif [[ $s == sp-* ]] && grep -q 'elected leader' "$d"/replica*.log; then status="leader elected"
 		fi
 		[ "$n" = 0 ] || cpu=$(awk -v d=$((c1 - c0)) -v t="$tck" -v n="$n" 'BEGIN { printf "%.1f", d / t * 1e6 / n }')
 	fi
