@@ -24,9 +24,6 @@ import (
 //     finishing its own start-up, whose Join names the same incarnation,
 //     is told so and becomes a member too, even if the leader has taken
 //     requests meanwhile: it was never a member, so it lost nothing. A
-//     new replica whose answer a founder never heard answers again when
-//     a member of ballot 0 answers its Join without naming it a founder
-//     (the members founded while its connections were still coming up). A
 //     replica not started new is never vouched for: it may be a restart
 //     that lost what it acknowledged, and the founder's answers may be
 //     old (docs/DECISIONS.md 37);
@@ -85,7 +82,8 @@ func (c *Core) onJoin(from wire.ReplicaID, m *wire.Join) error {
 	if m.Replica != from {
 		return invalid("Join from replica %d names replica %d", from, m.Replica)
 	}
-	r := c.selfReport()
+	r := &wire.JoinReply{Ballot: c.ballot, Replica: c.o.ID, Leader: c.leader, LastSlot: c.entries.last(), Member: c.member,
+		Incarnation: c.incarnation, ClusterNew: c.o.ClusterNew}
 	if c.role == Leader && c.rec != nil {
 		r.Leader = wire.NoReplica // not in service before its view starts
 	}
@@ -104,13 +102,6 @@ func (c *Core) onJoin(from wire.ReplicaID, m *wire.Join) error {
 	}
 	c.out.toReplica(from, r)
 	return nil
-}
-
-// selfReport is what this replica answers a Join with: its ballot, log,
-// membership, incarnation and whether it was started -cluster new.
-func (c *Core) selfReport() *wire.JoinReply {
-	return &wire.JoinReply{Ballot: c.ballot, Replica: c.o.ID, Leader: c.leader, LastSlot: c.entries.last(), Member: c.member,
-		Incarnation: c.incarnation, ClusterNew: c.o.ClusterNew}
 }
 
 func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
@@ -133,16 +124,6 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 		c.founders = m.Founders
 		c.bootstrap(c.o.ClusterNew)
 		return nil
-	}
-	if m.Member && m.Founders == nil && m.Ballot == 0 && c.o.ClusterNew && neverMember(c.selfReport()) {
-		// The member founded without this replica's answer to its Join
-		// (lost: sent, say, before this replica's connection to it was
-		// up). Answer it now, as a slow network might have delivered
-		// it: the member records this replica as a founder, and the
-		// next Join makes it one, rather than the initial leader
-		// waiting as a learner until the others elect another leader
-		// after an election timeout.
-		c.out.toReplica(from, c.selfReport())
 	}
 	if !j.learner && !c.freshReply(m) {
 		j.learner = true
