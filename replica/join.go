@@ -30,7 +30,8 @@ import (
 //   - if the replicas that answered all report nothing, and a majority of
 //     the cluster, itself included, were started as new replicas
 //     (-cluster new: never members, so they acknowledged nothing), it
-//     founds the cluster with them: no majority ever acknowledged
+//     founds the cluster with them, once every replica answered or the
+//     founding grace is over (foundingGrace): no majority ever acknowledged
 //     anything, so nothing was committed, elected or completed on the
 //     fast path. The initial leader leads ballot 0 only if it is new
 //     itself; otherwise the founders elect one;
@@ -57,7 +58,21 @@ type joining struct {
 	marked  bool // a leader of the current ballot answered
 	learner bool // an answer showed a cluster that holds state
 	askedAt int64
+	// firstAsked is when the replica first asked: a majority founds
+	// only once every replica answered, or foundingGrace after it.
+	firstAsked int64
 }
+
+// foundingGrace is how long a majority of new replicas wait for the others'
+// answers before they found without them. Replicas started together do
+// not come up together: one that listened first dialled peers that were
+// not listening yet, and its answer to their Join is lost until it dials
+// again (the server redials every 100 ms) and answers the next Join, a
+// heartbeat later. Founding on the first majority then left it out, and
+// when it was the initial leader nobody led until the others elected
+// another, an election timeout later. Waiting changes only who founds,
+// never whether founding is safe.
+func (c *Core) foundingGrace() int64 { return 4 * int64(c.o.HeartbeatInterval) }
 
 // Member reports whether the replica is a full member (see above).
 func (c *Core) Member() bool { return c.member }
@@ -71,6 +86,9 @@ func (c *Core) askToJoin(now int64) {
 		return
 	}
 	j.askedAt, j.marked = now, false
+	if j.firstAsked == 0 {
+		j.firstAsked = now
+	}
 	for p := range c.o.N {
 		if wire.ReplicaID(p) != c.o.ID {
 			c.out.toReplica(wire.ReplicaID(p), &wire.Join{Replica: c.o.ID, Incarnation: c.incarnation})
@@ -150,7 +168,7 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 		c.bootstrap(!refound || c.o.ClusterNew)
 		return nil
 	}
-	if c.mayFound() {
+	if c.mayFound() && c.foundingDue() {
 		c.founders = make([]uint64, c.o.N)
 		for p, r := range j.replies {
 			if r != nil && r.ClusterNew {
@@ -207,6 +225,17 @@ func (c *Core) mayFound() bool {
 		}
 	}
 	return c.freshNew(0) >= quorum.Majority(c.o.N)
+}
+
+// foundingDue reports whether a majority may found now: every other
+// replica answered, or the founding grace is over.
+func (c *Core) foundingDue() bool {
+	for p, r := range c.jn.replies {
+		if wire.ReplicaID(p) != c.o.ID && r == nil {
+			return c.o.Now()-c.jn.firstAsked >= c.foundingGrace()
+		}
+	}
+	return true
 }
 
 // neverMember reports whether a JoinReply shows a replica that appended

@@ -13,9 +13,13 @@ import (
 // docs/DECISIONS.md 37), step by step on one core.
 
 // joiner is replica id of n, started without state; isNew is -cluster new.
+// Its clock starts past the founding grace, which
+// TestMajorityWaitsForTheOthersAnswers is about.
 func joiner(t *testing.T, id wire.ReplicaID, n int, isNew bool) *testCore {
 	t.Helper()
-	return newStepCore(t, id, n, func(o *Options) { o.StartAsMember, o.ClusterNew = false, isNew })
+	c := newStepCore(t, id, n, func(o *Options) { o.StartAsMember, o.ClusterNew = false, isNew })
+	c.now = c.foundingGrace()
+	return c
 }
 
 // fresh is the JoinReply of a replica with nothing appended.
@@ -90,6 +94,37 @@ func TestMajorityOfNewReplicasFounds(t *testing.T) {
 			assert.Equal(t, tc.freshNew, freshNew, "fresh and new")
 		})
 	}
+}
+
+// A majority of new replicas founds without the others only once they had
+// the founding grace to answer: a replica that started first may have
+// lost its answer to their first Join (it dialled them before they
+// listened), and founding without it would leave the initial leader out.
+func TestMajorityWaitsForTheOthersAnswers(t *testing.T) {
+	c := newStepCore(t, 1, 3, func(o *Options) { o.StartAsMember, o.ClusterNew = false, true })
+	c.now = 1
+	c.Tick()
+	require.NotEmpty(t, msgsOf[*wire.Join](c.out.takePeer()))
+	require.NoError(t, c.StepReplica(2, freshReply(2, true)))
+	require.False(t, c.Member(), "replica 0 has not answered yet")
+	c.now += c.foundingGrace() - 1
+	require.NoError(t, c.StepReplica(2, freshReply(2, true)))
+	require.False(t, c.Member())
+	c.now++
+	require.NoError(t, c.StepReplica(2, freshReply(2, true)))
+	require.True(t, c.Member(), "the grace is over")
+	assert.Equal(t, wire.ReplicaID(0), c.Leader())
+
+	// Replica 0's answer within the grace: every replica founds, and the
+	// initial leader leads ballot 0.
+	zero := newStepCore(t, 0, 3, func(o *Options) { o.StartAsMember, o.ClusterNew = false, true })
+	zero.now = 1
+	zero.Tick()
+	require.NoError(t, zero.StepReplica(1, freshReply(1, true)))
+	require.False(t, zero.Member())
+	require.NoError(t, zero.StepReplica(2, freshReply(2, true)))
+	require.True(t, zero.Member())
+	assert.True(t, zero.IsLeader())
 }
 
 // An answer counts toward the status's "up" figures only while it is
