@@ -32,6 +32,10 @@ type Options struct {
 	// from committed state after a leadership round (leaderread.go,
 	// docs/DECISIONS.md 46), instead of to every replica.
 	LeaderReads bool
+	// LeaderWrites sends strong writes to the leader alone, which
+	// answers once they are committed, instead of to every replica for
+	// CURP's fast path (leaderread.go, docs/DECISIONS.md 48).
+	LeaderWrites bool
 	// Mutation deliberately breaks a client rule, for checker tests only.
 	Mutation Mutation
 }

@@ -15,6 +15,21 @@ import "swiftpaxos/wire"
 // barrier dependency: an ordered write behind one last sent to the
 // leader alone (Pending.atLeader) is held until it completes (order.go).
 
+// Leader writes (Options.LeaderWrites, docs/DECISIONS.md 48): a strong
+// write goes to the leader alone as an ordinary Propose. No witness
+// records it, so it cannot complete on the fast path: the leader answers
+// it with a SyncReply once it is committed and applied, as on the slow
+// path. A re-send after silence, or one to a leader that is no longer
+// one, goes to every replica; a redirect goes to the leader alone again.
+// It has a slot, so later operations order behind it as behind any
+// strong write.
+
+// writesAtLeader reports whether strong write p goes to the leader alone.
+func (s *Core) writesAtLeader(p *Pending) bool {
+	return s.o.LeaderWrites && p.Op.Level == wire.Strong && p.Op.Command.IsWrite() &&
+		s.leader >= 0 && int(s.leader) < s.o.N
+}
+
 // readsAtLeader reports whether strong operation p is read at the leader.
 func (s *Core) readsAtLeader(p *Pending) bool {
 	return s.o.LeaderReads && p.Op.Level == wire.Strong && !p.Op.Command.IsWrite() &&

@@ -79,3 +79,26 @@ func TestOrderedWriteFollowsReadResentToAll(t *testing.T) {
 	}
 	require.Equal(t, r, dep)
 }
+
+// With LeaderWrites a strong write goes to the leader alone (it has a
+// slot: nothing marks it), a read to every replica. After silence the
+// write goes to every replica: the leader may be gone. A redirect sends
+// it to the new leader alone.
+func TestLeaderWriteSentToLeaderAlone(t *testing.T) {
+	now := new(int64)
+	c, err := NewCore(Options{ID: 9, N: 3, Leader: 0, Nearest: 2, Policy: commitPolicy{}, Now: func() int64 { return *now },
+		RetryAfter: time.Second, LeaderWrites: true})
+	require.NoError(t, err)
+	w := c.Invoke(Op{Level: Strong, Command: put("j")})
+	r := c.Invoke(Op{Level: Strong, Command: get("k")})
+	weak := c.Invoke(Op{Level: Weak, Command: put("k")})
+	got := proposals(c)
+	require.Equal(t, []string{"0"}, got[w])
+	require.Equal(t, []string{"0", "1", "2"}, got[r])
+	require.NotContains(t, got, weak, "a weak write takes its protocol's way")
+	*now += int64(time.Second)
+	c.Tick()
+	require.Equal(t, []string{"0", "1", "2"}, proposals(c)[w])
+	c.Step(1, &wire.NotLeader{Ballot: 1, Leader: 2, Cmd: c.CmdID(w)})
+	require.Equal(t, map[wire.Seq][]string{w: {"2"}}, proposals(c))
+}

@@ -132,6 +132,11 @@ func (s *Core) sendStrong(p *Pending) {
 		s.Send(s.leader, m)
 		return
 	}
+	if s.writesAtLeader(p) && (p.attempts == 0 || p.redirected) {
+		p.target = s.leader
+		s.Send(s.leader, m)
+		return
+	}
 	s.Broadcast(s.leader, m)
 }
 

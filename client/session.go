@@ -185,6 +185,7 @@ func Dial(ctx context.Context, o SessionOptions) (*Session, error) {
 	s.core, err = NewCore(Options{
 		ID: id, N: cfg.N(), Leader: 0, Nearest: nearest, Policy: o.Policy,
 		Now: s.Now, RetryAfter: cfg.Retry, LeaderReads: cfg.StrongReads == "leader",
+		LeaderWrites: cfg.StrongWrites == "leader",
 		Ended: func(expired bool) {
 			if s.ended != nil {
 				close(s.ended)

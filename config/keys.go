@@ -70,6 +70,7 @@ func init() {
 		{name: "electionTimeoutMs", global: true, set: setElectionTimeout},
 		{name: "retryMs", set: positiveMs(func(p *Params) *time.Duration { return &p.Retry })},
 		{name: "strongReads", set: oneOf("log", "leader", func(p *Params) *string { return &p.StrongReads })},
+		{name: "strongWrites", set: oneOf("witnesses", "leader", func(p *Params) *string { return &p.StrongWrites })},
 		{name: "readWaitMs", set: positiveMs(func(p *Params) *time.Duration { return &p.ReadWait })},
 		{name: "witnessSyncMs", global: true, set: positiveMs(func(p *Params) *time.Duration { return &p.WitnessSync })},
 		{name: "snapshotEvery", set: intIn(1, math.MaxInt32, func(p *Params) *int { return &p.SnapshotEvery })},

@@ -79,6 +79,7 @@ type Params struct {
 	Retry              time.Duration // retryMs: client retry interval
 	ReadWait           time.Duration // readWaitMs: bound on the read-frontier wait
 	StrongReads        string        // strongReads: "log" (to every replica, logged: CURP's fast path) or "leader" (the leader alone, docs/DECISIONS.md 46)
+	StrongWrites       string        // strongWrites: "witnesses" (to every replica: CURP's fast path) or "leader" (the leader alone, answered once committed, docs/DECISIONS.md 48)
 	WitnessSync        time.Duration // witnessSyncMs: stale witness-record flush age
 	SnapshotEvery      int           // snapshotEvery: applied entries between two snapshots
 	LogRetain          int           // logRetain: log entries kept behind a snapshot for lagging peers
@@ -125,6 +126,7 @@ func Default() Params {
 		Retry:              2000 * time.Millisecond,
 		ReadWait:           1000 * time.Millisecond,
 		StrongReads:        "log",
+		StrongWrites:       "witnesses",
 		WitnessSync:        2000 * time.Millisecond,
 		SnapshotEvery:      10_000,
 		LogRetain:          10_000,

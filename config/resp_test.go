@@ -26,6 +26,7 @@ func TestRESPSettingsRefused(t *testing.T) {
 		{"respPort: 0", "f.conf:7: respPort: 0 is out of range 1..65535"},
 		{"respLevel: linearizable", `f.conf:7: respLevel: want strong or weak, not "linearizable"`},
 		{"strongReads: lease", `f.conf:7: strongReads: want log or leader, not "lease"`},
+		{"strongWrites: all", `f.conf:7: strongWrites: want witnesses or leader, not "all"`},
 	} {
 		_, err := parseString(t, withHosts(tc.line))
 		assert.Equal(t, []string{tc.want}, issueStrings(t, err), tc.line)

@@ -211,10 +211,11 @@ func newCluster(o Options) (*Cluster, error) {
 					c.Ended++
 				}
 			},
-			Now:         c.clock,
-			RetryAfter:  o.RetryAfter,
-			LeaderReads: i*100 < o.LeaderReads*o.Sessions,
-			Mutation:    o.ClientMutation,
+			Now:          c.clock,
+			RetryAfter:   o.RetryAfter,
+			LeaderReads:  i*100 < o.LeaderReads*o.Sessions,
+			LeaderWrites: (o.Sessions-1-i)*100 < o.LeaderWrites*o.Sessions,
+			Mutation:     o.ClientMutation,
 		})
 		if err != nil {
 			return nil, err

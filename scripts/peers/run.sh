@@ -5,7 +5,7 @@
 #
 #   scripts/peers/run.sh [-s SYSTEMS] [-w WORKLOADS] [-n RECORDS] [-N OPERATIONS]
 #                        [-t "THREADS ..."] [-r ROUNDS] [-o DIR] [-d DISKDIR]
-#                        [-R log|leader]
+#                        [-R log|leader] [-W witnesses|leader]
 #
 # The systems (-s, a comma-separated list, default all of them):
 #   sp-curpht, sp-curpho            swiftpaxos, 3 replicas in memory, RESP
@@ -22,6 +22,12 @@
 # state after a round of its followers, as etcd's linearizable read does
 # (docs/DECISIONS.md 46); -R log sends it to every replica and logs it,
 # CURP as published. The weak systems read at their replica either way.
+# They also get strongWrites: leader (-W, default leader): a strong SET
+# goes to the leader alone and is answered once committed, as etcd's Put
+# is, rather than to every replica for CURP's fast path, which saves no
+# round trip for a client next to the leader, as go-ycsb's front-end is,
+# and costs a witness record at every follower (in durable mode, an
+# fsync; docs/DECISIONS.md 48); -W witnesses is CURP as published.
 # Every server listens on loopback only (swiftpaxos's replicas on
 # 127.0.0.1-3, as multi-client.conf places them), on free ports (a random
 # base in 20000-31999, below Linux's ephemeral range, checked with ss: no
@@ -136,6 +142,7 @@ ops=50000
 threads_list=(16 64)
 rounds=3
 strong_reads=leader
+strong_writes=leader
 out=""
 diskdir=""
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -153,6 +160,7 @@ while [ $# -gt 0 ]; do
 	-o) [ $# -ge 2 ] || die "-o needs a directory"; out=$2; shift 2 ;;
 	-d) [ $# -ge 2 ] || die "-d needs a directory"; diskdir=$2; shift 2 ;;
 	-R) [ $# -ge 2 ] || die "-R needs log or leader"; strong_reads=$2; shift 2 ;;
+	-W) [ $# -ge 2 ] || die "-W needs witnesses or leader"; strong_writes=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) die "unknown argument $1 (-h for the usage)" ;;
 	esac
@@ -166,6 +174,7 @@ for s in "${systems[@]}"; do
 	seen_sys[$s]=1
 done
 [[ "$strong_reads" =~ ^(log|leader)$ ]] || die "-R needs log or leader, not '$strong_reads'"
+[[ "$strong_writes" =~ ^(witnesses|leader)$ ]] || die "-W needs witnesses or leader, not '$strong_writes'"
 [[ "$workloads" =~ ^[a-f]+$ ]] || die "-w needs letters of the core workloads a-f, not '$workloads'"
 [[ "$records" =~ ^[1-9][0-9]*$ ]] || die "-n needs a positive number, not '$records'"
 [[ "$ops" =~ ^[1-9][0-9]*$ ]] || die "-N needs a positive number, not '$ops'"
@@ -336,7 +345,7 @@ start_swiftpaxos() {
 	local proto=$1 level=$2 data=$3 rbase respbase conf="$slog/ycsb.conf" hosts i j t0 r a
 	free_ports 3 rbase
 	free_ports 3 respbase
-	derive_conf "$conf" scripts/peers/run.sh "$rbase" respPort="$respbase" respLevel="$level" strongReads="$strong_reads" dataDir= ||
+	derive_conf "$conf" scripts/peers/run.sh "$rbase" respPort="$respbase" respLevel="$level" strongReads="$strong_reads" strongWrites="$strong_writes" dataDir= ||
 		fatal "cannot derive ycsb.conf from multi-client.conf"
 	hosts=$("$bin" -run hosts -config "$conf" 2>"$slog/hosts.err") || { cat "$slog/hosts.err" >&2; fatal "$conf is rejected (see above)"; }
 	local raddr ralias resp0
