@@ -121,3 +121,26 @@ func TestOrderedReadLoggedAfterItsAnswer(t *testing.T) {
 	requireViolation(t, r, RuleOrdered, "s#3", "s#2", "slot 2", "slot 3")
 	requireOnly(t, r, RuleOrdered)
 }
+
+// A strong read of absent whose source is not known (a DELETE came
+// before it) logged again after its answer, at a slot where the key
+// holds a value: its answer did not come from that slot, and the rule
+// cannot place it (soak seed 91267 of ordered, n=5, CURP-HT: a fast-path
+// GET whose witnesses' records a later leader logged after its session's
+// next write). Logged where the key is absent, it is judged at its slot.
+func TestOrderedAbsentReadLoggedAfterItsAnswer(t *testing.T) {
+	a := sPut("t", 1, 1, "a1", 0, 5)
+	del := op("u", 1, Strong, Delete, 1, "", 6, 10)
+	del.Found = true // it deleted a1
+	g := sGet("u", 2, 1, "", 20, 30)
+	g.Ordered = true
+	b := sPut("u", 3, 1, "b1", 40, 50)
+	b.Ordered = true
+	requireOK(t, Check([]Op{a, del, g, b}, map[string][]LogEntry{"r0": logOf(a, del, b, g)}, Options{}))
+
+	del2 := op("t", 2, Strong, Delete, 1, "", 55, 60)
+	del2.Found = true
+	r := Check([]Op{a, del, g, b, del2}, map[string][]LogEntry{"r0": logOf(a, del, b, del2, g)}, Options{})
+	requireViolation(t, r, RuleOrdered, "u#3", "u#2", "slot 3")
+	requireOnly(t, r, RuleOrdered)
+}

@@ -17,12 +17,13 @@ import "swiftpaxos/wire"
 
 // Leader writes (Options.LeaderWrites, docs/DECISIONS.md 48): a strong
 // write goes to the leader alone as an ordinary Propose. No witness
-// records it, so it cannot complete on the fast path: the leader answers
-// it with a SyncReply once it is committed and applied, as on the slow
-// path. A re-send after silence, or one to a leader that is no longer
-// one, goes to every replica; a redirect goes to the leader alone again.
-// It has a slot, so later operations order behind it as behind any
-// strong write.
+// records it, so it completes with the leader's SyncReply once it is
+// committed and applied: the slow path. A re-send after silence goes to
+// every replica (the leader may be gone, or was never the leader: a
+// follower records the write as a witness and answers no NotLeader), and
+// the witnesses' records may then complete it on the fast path, as any
+// strong write's; a new view sends it to the new leader alone. It has a
+// slot, so later operations order behind it as behind any strong write.
 
 // writesAtLeader reports whether strong write p goes to the leader alone.
 func (s *Core) writesAtLeader(p *Pending) bool {

@@ -82,7 +82,7 @@ func TestOrderedWriteFollowsReadResentToAll(t *testing.T) {
 
 // With LeaderWrites a strong write goes to the leader alone (it has a
 // slot: nothing marks it), a read to every replica. After silence the
-// write goes to every replica: the leader may be gone. A redirect sends
+// write goes to every replica: the leader may be gone. A new view sends
 // it to the new leader alone.
 func TestLeaderWriteSentToLeaderAlone(t *testing.T) {
 	now := new(int64)
@@ -99,6 +99,8 @@ func TestLeaderWriteSentToLeaderAlone(t *testing.T) {
 	*now += int64(time.Second)
 	c.Tick()
 	require.Equal(t, []string{"0", "1", "2"}, proposals(c)[w])
-	c.Step(1, &wire.NotLeader{Ballot: 1, Leader: 2, Cmd: c.CmdID(w)})
-	require.Equal(t, map[wire.Seq][]string{w: {"2"}}, proposals(c))
+	c.Step(2, &wire.NewView{Ballot: 1, Leader: 2, ViewStart: 1})
+	got = proposals(c)
+	require.Equal(t, []string{"2"}, got[w])
+	require.ElementsMatch(t, []string{"0", "1", "2"}, got[r], "the leader first")
 }

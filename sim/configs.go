@@ -65,7 +65,7 @@ func Configs(protocol string) []Config {
 			o.Faults.RestartAfter = 300 * time.Millisecond
 			o.Faults.PartitionEvery, o.Faults.PartitionFor = 2*time.Second, 2*time.Second
 			o.Faults.PartitionLeader = true
-			o.LeaderReads, o.LeaderWrites = 40, 75
+			o.LeaderReads, o.LeaderWrites = 40, true
 			return o
 		}},
 		// Strong reads at the leader alone (docs/DECISIONS.md 46) from half
@@ -79,7 +79,7 @@ func Configs(protocol string) []Config {
 			mix(&o)
 			wide(&o, 6, 120, 3, 6)
 			o.Workload.Ordered = 30
-			o.LeaderReads, o.LeaderWrites = 50, 67
+			o.LeaderReads, o.LeaderWrites = 50, true
 			// A replica that crashed for good would leave no majority
 			// beside a partitioned leader: it comes back.
 			o.Faults = FailoverMix(n)
@@ -184,7 +184,7 @@ func Configs(protocol string) []Config {
 			mix(&o)
 			wide(&o, 6, 120, 3, 10)
 			o.Durable = true
-			o.LeaderReads, o.LeaderWrites = 50, 67
+			o.LeaderReads, o.LeaderWrites = 50, true
 			o.Faults = CrashAllMix(n)
 			o.SnapshotEvery, o.LogRetain = 40, 10
 			return o

@@ -167,10 +167,10 @@ type Options struct {
 	// LeaderReads is the share (%) of sessions that send strong reads to
 	// the leader alone (client.Options.LeaderReads): the first ones.
 	LeaderReads int
-	// LeaderWrites is the share (%) of sessions that send strong writes
-	// to the leader alone (client.Options.LeaderWrites): the last ones,
-	// so that with LeaderReads some sessions do both and some neither.
-	LeaderWrites int
+	// LeaderWrites makes the odd-numbered sessions send strong writes to
+	// the leader alone (client.Options.LeaderWrites): with LeaderReads
+	// some sessions then do both, some one and some neither.
+	LeaderWrites bool
 	// Mutation is passed to every replica, ClientMutation to every
 	// session (tests of the checker only).
 	Mutation       replica.Mutation

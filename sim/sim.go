@@ -76,6 +76,9 @@ type Cluster struct {
 	// LeaderReads counts the strong reads a leader answered without a
 	// slot (docs/DECISIONS.md 46); Slow counts them too.
 	LeaderReads int
+	// LeaderWrites counts the strong writes sessions sent to one replica
+	// alone (docs/DECISIONS.md 48).
+	LeaderWrites int
 	// Restarts, Installs and Rejoins count replicas brought back empty,
 	// snapshots installed by state transfer, and restarted replicas that
 	// became members again.
@@ -100,8 +103,10 @@ type Result struct {
 	Slow    int
 	// LeaderReads of Slow were answered by a leader without a slot.
 	LeaderReads int
-	Messages    int
-	Virtual     time.Duration
+	// LeaderWrites strong writes were sent to the leader alone.
+	LeaderWrites int
+	Messages     int
+	Virtual      time.Duration
 	// Ballot is the highest ballot any replica reached; Crashed lists the
 	// replicas that crashed.
 	Ballot  wire.Ballot
@@ -153,7 +158,7 @@ func Run(o Options) (*Result, error) {
 		Restarts: c.Restarts, Installs: c.Installs, Rejoins: c.Rejoins, Ended: c.Ended, IdleExpired: c.IdleExpired,
 		FromDisk: c.FromDisk, CrashAlls: c.CrashAlls, LateStarted: c.LateStarted,
 		History: c.history, Logs: logs, Report: rep,
-		Fast: c.Fast, Slow: c.Slow, LeaderReads: c.LeaderReads, Messages: c.Messages,
+		Fast: c.Fast, Slow: c.Slow, LeaderReads: c.LeaderReads, LeaderWrites: c.LeaderWrites, Messages: c.Messages,
 		Virtual: time.Duration(c.now),
 	}, nil
 }
@@ -214,7 +219,7 @@ func newCluster(o Options) (*Cluster, error) {
 			Now:          c.clock,
 			RetryAfter:   o.RetryAfter,
 			LeaderReads:  i*100 < o.LeaderReads*o.Sessions,
-			LeaderWrites: (o.Sessions-1-i)*100 < o.LeaderWrites*o.Sessions,
+			LeaderWrites: o.LeaderWrites && i%2 == 1,
 			Mutation:     o.ClientMutation,
 		})
 		if err != nil {
@@ -256,8 +261,20 @@ func (c *Cluster) drain(i int) {
 func (c *Cluster) drainSession(i int) {
 	s := c.sessions[i]
 	rd := s.core.Ready()
+	var alone map[wire.CmdID]int
 	for _, e := range rd.Messages {
+		if p, ok := e.Msg.(*wire.Propose); ok && p.Command.IsWrite() {
+			if alone == nil {
+				alone = map[wire.CmdID]int{}
+			}
+			alone[p.Cmd]++
+		}
 		c.send(c.o.N+i, int(e.To), e.Msg)
+	}
+	for _, n := range alone {
+		if n == 1 {
+			c.LeaderWrites++
+		}
 	}
 	for _, r := range rd.Completed {
 		c.complete(s, r)

@@ -79,11 +79,12 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			t.Parallel()
 			fast, slow, restarts, installs, rejoins, ended, expired, fromDisk, crashAlls, late := 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-			leaderReads, wantLeaderReads := 0, false
+			leaderReads, wantLeaderReads, leaderWrites, wantLeaderWrites := 0, false, 0, false
 			seeds := Seeds(count)
 			for _, seed := range seeds {
 				o := mk(seed, n)
 				wantLeaderReads = wantLeaderReads || o.LeaderReads > 0
+				wantLeaderWrites = wantLeaderWrites || o.LeaderWrites
 				res, err := Run(o)
 				if f := Failure(res, err); f != "" {
 					t.Fatalf("seed %d: %s (replay: go test -run '%s' -sim.seed %d)", seed, f, t.Name(), seed)
@@ -99,14 +100,18 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 				expired += res.IdleExpired
 				slow += res.Slow
 				leaderReads += res.LeaderReads
+				leaderWrites += res.LeaderWrites
 			}
-			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d (%d leader reads); %d restarts (%d from disk, %d whole-cluster crashes), %d late starts, %d snapshots installed, %d rejoined; sessions: %d ended, %d expired idle",
-				n, len(seeds), fast, slow, leaderReads, restarts, fromDisk, crashAlls, late, installs, rejoins, ended, expired)
+			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d (%d leader reads), %d writes sent to the leader alone; %d restarts (%d from disk, %d whole-cluster crashes), %d late starts, %d snapshots installed, %d rejoined; sessions: %d ended, %d expired idle",
+				n, len(seeds), fast, slow, leaderReads, leaderWrites, restarts, fromDisk, crashAlls, late, installs, rejoins, ended, expired)
 			if fast == 0 || slow == 0 {
 				t.Fatalf("fast path %d, slow path %d: the workload must exercise both", fast, slow)
 			}
 			if wantLeaderReads && leaderReads == 0 {
 				t.Fatalf("no leader read was answered without a slot: the workload must exercise them")
+			}
+			if wantLeaderWrites && leaderWrites == 0 {
+				t.Fatalf("no strong write was sent to the leader alone: the workload must exercise them")
 			}
 		})
 	}
