@@ -5,7 +5,7 @@
 #
 #   scripts/peers/run.sh [-s SYSTEMS] [-w WORKLOADS] [-n RECORDS] [-N OPERATIONS]
 #                        [-t "THREADS ..."] [-r ROUNDS] [-o DIR] [-d DISKDIR]
-#                        [-R log|leader] [-W witnesses|leader]
+#                        [-R log|leader] [-W witnesses|leader] [-c SERVER_CPUS/CLIENT_CPUS]
 #
 # The systems (-s, a comma-separated list, default all of them):
 #   sp-curpht, sp-curpho            swiftpaxos, 3 replicas in memory, RESP
@@ -28,6 +28,12 @@
 # round trip for a client next to the leader, as go-ycsb's front-end is,
 # and costs a witness record at every follower (in durable mode, an
 # fsync; docs/DECISIONS.md 48); -W witnesses is CURP as published.
+# -c pins every server to SERVER_CPUS and go-ycsb to CLIENT_CPUS (taskset
+# lists, e.g. -c 0/1: the servers share core 0, go-ycsb has core 1); by
+# default the scheduler places them. Left to the scheduler, go-ycsb and
+# the servers share both cores and go-ycsb's own CPU per operation varies
+# from one start to the next (35 to 46 µs on C with 64 threads), and with
+# it the throughput (docs/PEERS.md, "Where the processes run").
 # Every server listens on loopback only (swiftpaxos's replicas on
 # 127.0.0.1-3, as multi-client.conf places them), on free ports (a random
 # base in 20000-31999, below Linux's ephemeral range, checked with ss: no
@@ -105,8 +111,8 @@
 # a row per thread setting, a column per operation, a curve per system
 # (its ok rounds pooled). docs/PEERS.md shows them.
 #
-# Resuming: DIR may hold an earlier peers.csv of the same -n and -N
-# (others are refused); a cell with an ok row there is not run again, so
+# Resuming: DIR may hold an earlier peers.csv of the same -n, -N and -c
+# (DIR/cores holds its -c; others are refused); a cell with an ok row there is not run again, so
 # the same command resumes a stopped comparison, and a larger -r, more
 # threads, systems or workloads extend one. A cell without an ok row (it
 # failed, or was stopped) is run again and gets a new row; the table uses
@@ -143,6 +149,7 @@ threads_list=(16 64)
 rounds=3
 strong_reads=leader
 strong_writes=leader
+cores=""
 out=""
 diskdir=""
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -161,6 +168,7 @@ while [ $# -gt 0 ]; do
 	-d) [ $# -ge 2 ] || die "-d needs a directory"; diskdir=$2; shift 2 ;;
 	-R) [ $# -ge 2 ] || die "-R needs log or leader"; strong_reads=$2; shift 2 ;;
 	-W) [ $# -ge 2 ] || die "-W needs witnesses or leader"; strong_writes=$2; shift 2 ;;
+	-c) [ $# -ge 2 ] || die "-c needs SERVER_CPUS/CLIENT_CPUS, e.g. 0/1"; cores=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) die "unknown argument $1 (-h for the usage)" ;;
 	esac
@@ -175,6 +183,16 @@ for s in "${systems[@]}"; do
 done
 [[ "$strong_reads" =~ ^(log|leader)$ ]] || die "-R needs log or leader, not '$strong_reads'"
 [[ "$strong_writes" =~ ^(witnesses|leader)$ ]] || die "-W needs witnesses or leader, not '$strong_writes'"
+pin_server=() pin_client=()
+if [ -n "$cores" ]; then
+	[[ "$cores" =~ ^[0-9][0-9,-]*/[0-9][0-9,-]*$ ]] || die "-c needs SERVER_CPUS/CLIENT_CPUS as taskset lists (e.g. 0/1 or 0-1/2), not '$cores'"
+	command -v taskset >/dev/null || die "-c needs taskset (Debian: util-linux)"
+	for l in "${cores%/*}" "${cores#*/}"; do
+		taskset -c "$l" true 2>/dev/null || die "-c: taskset cannot run on CPUs $l (this machine has $(nproc) online)"
+	done
+	pin_server=(taskset -c "${cores%/*}")
+	pin_client=(taskset -c "${cores#*/}")
+fi
 [[ "$workloads" =~ ^[a-f]+$ ]] || die "-w needs letters of the core workloads a-f, not '$workloads'"
 [[ "$records" =~ ^[1-9][0-9]*$ ]] || die "-n needs a positive number, not '$records'"
 [[ "$ops" =~ ^[1-9][0-9]*$ ]] || die "-N needs a positive number, not '$ops'"
@@ -218,8 +236,13 @@ if [ -f "$csv" ]; then
 	# Another record or operation count would mix incomparable cells.
 	other=$(awk -F, -v n="$records" -v N="$ops" 'NR > 1 && ($5 != n || $6 != N) { print $5 " records, " $6 " operations"; exit }' "$csv")
 	[ -z "$other" ] || die "$csv holds cells of $other: run with the same -n and -N, or another -o"
+	# So would cells with their processes placed otherwise: DIR/cores holds
+	# the -c of its cells, none without.
+	was=$(cat "$dir/cores" 2>/dev/null || echo none)
+	[ "$was" = "${cores:-none}" ] || die "$csv holds cells run with -c $was: run with the same -c, or another -o"
 else
 	echo "$header" >"$csv"
+	echo "${cores:-none}" >"$dir/cores"
 fi
 [ -n "$diskdir" ] || diskdir="$dir/data"
 mkdir -p "$diskdir"
@@ -318,13 +341,13 @@ start_server() {
 	local envs=()
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
-	env "${envs[@]}" "$@" >"$slog/$name.out" 2>"$slog/$name.err" &
+	env ${envs[@]+"${envs[@]}"} ${pin_server[@]+"${pin_server[@]}"} "$@" >"$slog/$name.out" 2>"$slog/$name.err" &
 	spids+=($!)
 	live[$!]=1
-	scmds+=("$(cmdline ${envs[@]+"${envs[@]}"} "$@")")
+	scmds+=("$(cmdline ${envs[@]+"${envs[@]}"} ${pin_server[@]+"${pin_server[@]}"} "$@")")
 }
-# env execs the server, so $! is the server's own PID, whose /proc stat
-# is what the CPU column reads.
+# env and taskset exec the server, so $! is the server's own PID, whose
+# /proc stat is what the CPU column reads.
 system_alive() {
 	local i
 	for i in "${!spids[@]}"; do
@@ -476,7 +499,7 @@ cpu_ticks() { # PID...: utime+stime summed (fields 14 and 15 of /proc/PID/stat, 
 ycmd=""
 ycsb_phase() {
 	local phase=$1 w=$2 f=$3 t=$4 raw=${5:-} p rc=0
-	local c=("$ycsb" "$phase" "$binding" -P "$wdir/workload$w" "${bprops[@]}"
+	local c=(${pin_client[@]+"${pin_client[@]}"} "$ycsb" "$phase" "$binding" -P "$wdir/workload$w" "${bprops[@]}"
 		-p table="ycsb$w" -p recordcount="$records" -p operationcount="$ops"
 		-p threadcount="$t" -p dataintegrity=true -p silence=false)
 	[ -z "$raw" ] || c+=(-p measurementtype=raw -p measurement.output_file="$raw")
