@@ -239,7 +239,10 @@ if [ -f "$csv" ]; then
 	# So would cells with their processes placed otherwise: DIR/cores holds
 	# the -c of its cells, none without.
 	was=$(cat "$dir/cores" 2>/dev/null || echo none)
-	[ "$was" = "${cores:-none}" ] || die "$csv holds cells run with -c $was: run with the same -c, or another -o"
+	if [ "$was" != "${cores:-none}" ]; then
+		[ "$was" = none ] && was="without -c" || was="with -c $was"
+		die "$csv holds cells run $was: run the same way, or with another -o"
+	fi
 else
 	echo "$header" >"$csv"
 	echo "${cores:-none}" >"$dir/cores"
