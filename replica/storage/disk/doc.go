@@ -20,10 +20,11 @@
 // checksums each batch and cuts a torn tail at open; it also keeps the
 // identity of the cluster the store belongs to, Cluster), and snapshot, the
 // latest snapshot, written to snapshot.tmp a megabyte of writeback at a
-// time (paced.go: a log fsync never queues behind the whole file), synced,
-// renamed and the directory synced, with a CRC-32C over the whole file (snapfile.go). A
-// snapshot that fails its checksum or does not decode is an error that
-// names the file: a replica never starts empty over a damaged one.
+// time on Linux (paced.go: a log fsync does not queue behind the whole
+// file), synced, renamed and the directory synced, with a CRC-32C over
+// the whole file (snapfile.go). A snapshot that fails its checksum or
+// does not decode is an error that names the file: a replica never starts
+// empty over a damaged one.
 //
 // # Invariants
 //

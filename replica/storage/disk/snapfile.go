@@ -51,7 +51,7 @@ func writeSnapshotFileWith(path string, sn *storage.Snapshot, paced bool) (int64
 	}
 	var w io.Writer = f
 	if paced {
-		w = &pacedWriter{f: f}
+		w = newPacedWriter(f)
 	}
 	if err := encodeSnapshot(w, sn); err != nil {
 		f.Close()
