@@ -31,9 +31,10 @@
 # -c pins every server to SERVER_CPUS and go-ycsb to CLIENT_CPUS (taskset
 # lists, e.g. -c 0/1: the servers share core 0, go-ycsb has core 1); by
 # default the scheduler places them. Left to the scheduler, go-ycsb and
-# the servers share both cores and go-ycsb's own CPU per operation varies
-# from one start to the next (35 to 46 µs on C with 64 threads), and with
-# it the throughput (docs/PEERS.md, "Where the processes run").
+# the servers share every core (two on the machine docs/PEERS.md used),
+# and go-ycsb's own CPU per operation varies from one start to the next
+# (35 to 46 µs on C with 64 threads), and with it the throughput
+# (docs/PEERS.md, "Where the processes run").
 # Every server listens on loopback only (swiftpaxos's replicas on
 # 127.0.0.1-3, as multi-client.conf places them), on free ports (a random
 # base in 20000-31999, below Linux's ephemeral range, checked with ss: no
@@ -188,7 +189,7 @@ if [ -n "$cores" ]; then
 	[[ "$cores" =~ ^[0-9][0-9,-]*/[0-9][0-9,-]*$ ]] || die "-c needs SERVER_CPUS/CLIENT_CPUS as taskset lists (e.g. 0/1 or 0-1/2), not '$cores'"
 	command -v taskset >/dev/null || die "-c needs taskset (Debian: util-linux)"
 	for l in "${cores%/*}" "${cores#*/}"; do
-		taskset -c "$l" true 2>/dev/null || die "-c: taskset cannot run on CPUs $l (this machine has $(nproc) online)"
+		taskset -c "$l" true 2>/dev/null || die "-c: taskset cannot run on CPUs $l ($(nproc) are available to this process)"
 	done
 	pin_server=(taskset -c "${cores%/*}")
 	pin_client=(taskset -c "${cores#*/}")
