@@ -48,6 +48,12 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 			p, in := l.pos[o.ID()]
 			sp, ok := readSource(x, pos, i)
 			if !ok && in && absentReadOfAValue(x, puts, i, p) {
+				// Wherever it took effect, the key was absent there, and
+				// that must be after its session's earlier writes.
+				if o.Ordered && lastW >= 0 && !puts.absentFrom(o.Key, posW) {
+					c.add(orderedViolation(x, l, i, lastW, fmt.Sprintf(
+						"read absent, and the key is absent at no slot of %s from %s at slot %d on", l.ref, x.describeCmd(lastW), posW)))
+				}
 				continue
 			}
 			if ok && (!in || puts.changedBetween(o.Key, sp, p)) {
@@ -108,8 +114,9 @@ func readSource(x *history, pos []int64, i int32) (int64, bool) {
 // at p: its answer did not come from p. A strong read re-sent to every
 // replica may be logged again after its first answer (a fast-path answer
 // whose witnesses' records a later leader logs), where nobody reads the
-// result. The write it read is not known, so the rule cannot place it;
-// linearizability judges it.
+// result. The write it read is not known, so the rule only asks that the
+// key be absent somewhere after its session's earlier writes;
+// linearizability judges the rest.
 func absentReadOfAValue(x *history, puts putSlots, i int32, p int64) bool {
 	part, ok := x.byID[x.cmds[i].ID()]
 	if !ok {
@@ -163,6 +170,16 @@ func (kp putSlots) changedBetween(k kvs.Key, lo, hi int64) bool {
 func (kp putSlots) valueAt(k kvs.Key, p int64) bool {
 	i := kp.after(k, p)
 	return i > 0 && kp[k][i-1].value
+}
+
+// absentFrom reports whether k is absent after position p or at a later
+// one: the last write at or before p left no value, or a later one is a
+// DELETE.
+func (kp putSlots) absentFrom(k kvs.Key, p int64) bool {
+	if !kp.valueAt(k, p+1) {
+		return true
+	}
+	return slices.ContainsFunc(kp[k][kp.after(k, p+1):], func(s putSlot) bool { return !s.value })
 }
 
 // orderedViolation reports ordered operation i against the earlier one of

@@ -144,3 +144,28 @@ func TestOrderedAbsentReadLoggedAfterItsAnswer(t *testing.T) {
 	requireViolation(t, r, RuleOrdered, "u#3", "u#2", "slot 3")
 	requireOnly(t, r, RuleOrdered)
 }
+
+// An ordered GET of absent whose source is not known (a DELETE came
+// before it), logged where the key holds a value, still follows its
+// session's earlier write: after that write the key is never absent again,
+// so the read took effect before it. Linearizability alone passes it (the
+// write was in flight).
+func TestOrderedAbsentReadBeforeItsSessionsWrite(t *testing.T) {
+	a0 := sPut("t", 1, 1, "a0", 0, 5)
+	del := op("t", 2, Strong, Delete, 1, "", 6, 10)
+	del.Found = true
+	a := sPut("t", 3, 1, "a", 11, 15)
+	v := sPut("u", 1, 1, "v", 12, 40)
+	g := sGet("u", 2, 1, "", 13, 20)
+	g.Ordered = true
+	r := Check([]Op{a0, del, a, v, g}, map[string][]LogEntry{"r0": logOf(a0, del, a, g, v)}, Options{})
+	requireViolation(t, r, RuleOrdered, "u#2", "u#1", "absent at no slot")
+	requireOnly(t, r, RuleOrdered)
+
+	// With a DELETE after the session's write, the key is absent somewhere
+	// after it: the rule cannot place the read and leaves it to
+	// linearizability.
+	del2 := op("t", 4, Strong, Delete, 1, "", 41, 45)
+	del2.Found = true
+	requireOK(t, Check([]Op{a0, del, a, v, g, del2}, map[string][]LogEntry{"r0": logOf(a0, del, a, g, v, del2)}, Options{}))
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"swiftpaxos/kvs"
 	"swiftpaxos/wire"
 )
 
@@ -103,4 +104,22 @@ func TestLeaderWriteSentToLeaderAlone(t *testing.T) {
 	got = proposals(c)
 	require.Equal(t, []string{"2"}, got[w])
 	require.ElementsMatch(t, []string{"0", "1", "2"}, got[r], "the leader first")
+}
+
+// A write sent to the leader alone has no acknowledgements: the leader's
+// speculative reply completes nothing, its SyncReply, once the write is
+// committed, completes it on the slow path.
+func TestLeaderWriteCompletesWithItsSyncReply(t *testing.T) {
+	c, err := NewCore(Options{ID: 9, N: 3, Leader: 0, Nearest: 2, Policy: commitPolicy{}, Now: func() int64 { return 0 },
+		RetryAfter: time.Second, LeaderWrites: true})
+	require.NoError(t, err)
+	w := c.Invoke(Op{Level: Strong, Command: put("j")})
+	require.Equal(t, []string{"0"}, proposals(c)[w])
+	c.Step(0, &wire.LeaderReply{Replica: 0, Cmd: c.CmdID(w), Ok: true, Slot: 1})
+	require.Empty(t, c.Ready().Completed, "a speculative reply without acknowledgements")
+	c.Step(0, &wire.SyncReply{Replica: 0, Cmd: c.CmdID(w), Slot: 1})
+	done := c.Ready().Completed
+	require.Len(t, done, 1)
+	require.Equal(t, PathSlow, done[0].Path)
+	require.Equal(t, kvs.Slot(1), done[0].Slot)
 }

@@ -68,10 +68,10 @@ type joining struct {
 // not come up together: one that listened first dialled peers that were
 // not listening yet, and its answer to their Join is lost until it dials
 // again (the server redials every 100 ms) and answers the next Join, a
-// heartbeat later. Founding on the first majority then left it out, and
-// when it was the initial leader nobody led until the others elected
-// another, an election timeout later. Waiting changes only who founds,
-// never whether founding is safe.
+// heartbeat later. Founding on the first majority would leave it out,
+// and were it the initial leader, nobody would lead until the others
+// elected another, an election timeout later. Waiting changes only who
+// founds, never whether founding is safe.
 func (c *Core) foundingGrace() int64 { return 4 * int64(c.o.HeartbeatInterval) }
 
 // Member reports whether the replica is a full member (see above).

@@ -85,8 +85,8 @@ func Configs(protocol string) []Config {
 			o.Faults = FailoverMix(n)
 			o.Faults.CrashWithin, o.Faults.RestartAfter = time.Second, 300*time.Millisecond
 			// Often and long: a deposed leader's clients read stale state
-			// only once its successor was elected and wrote, which
-			// partitions every second of at most two rarely allow.
+			// only once its successor was elected and wrote, which short
+			// or rare partitions seldom allow.
 			o.Faults.PartitionEvery, o.Faults.PartitionFor = 300*time.Millisecond, 3*time.Second
 			o.Faults.PartitionLeader, o.Faults.PartitionSplitsSessions = true, true
 			return o

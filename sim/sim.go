@@ -76,8 +76,9 @@ type Cluster struct {
 	// LeaderReads counts the strong reads a leader answered without a
 	// slot (docs/DECISIONS.md 46); Slow counts them too.
 	LeaderReads int
-	// LeaderWrites counts the strong writes sessions sent to one replica
-	// alone (docs/DECISIONS.md 48).
+	// LeaderWrites counts the Readies in which a session sent a write's
+	// Propose to one replica alone, the leader as the session knew it
+	// (docs/DECISIONS.md 48): a statistic the suite asserts is not zero.
 	LeaderWrites int
 	// Restarts, Installs and Rejoins count replicas brought back empty,
 	// snapshots installed by state transfer, and restarted replicas that

@@ -96,7 +96,8 @@
 # operations, go-ycsb's *_ERROR counts or its "operation err" lines,
 # whichever is larger), status (ok, or why not: for swiftpaxos "leader
 # elected" when a replica logged an election, so that replica0, which
-# go-ycsb talks to, may no longer lead), server_cpu_us_per_op
+# go-ycsb talks to, may no longer lead: that cell and every later one of
+# the same start, whose logs they share), server_cpu_us_per_op
 # (utime+stime of the system's server processes from /proc/PID/stat over
 # the run phase, per operation: clock ticks, so coarse on short runs),
 # the load average before the cell, go-ycsb's per-operation counts, and
@@ -178,6 +179,7 @@ done
 declare -A seen_sys=() known_sys=()
 for s in $all_systems; do known_sys[$s]=1; done
 for s in "${systems[@]}"; do
+	[ -n "$s" ] || die "-s names an empty system (a comma too many?)"
 	[ -n "${known_sys[$s]:-}" ] || die "unknown system '$s' (-s takes a comma-separated list of: $all_systems)"
 	[ -z "${seen_sys[$s]:-}" ] || die "-s names $s twice"
 	seen_sys[$s]=1
