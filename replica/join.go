@@ -186,6 +186,18 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 		c.releaseEarly()
 		return nil
 	}
+	if m.Member && m.Ballot > c.ballot {
+		// A member knows a later ballot: only a leader of it, or of a
+		// later one, may make this replica a member. A leader of an
+		// earlier ballot may have been deposed while it could not hear,
+		// and its log may lack what the later ballots committed
+		// (docs/DECISIONS.md 50).
+		leader := m.Leader
+		if leader == c.o.ID {
+			leader = wire.NoReplica // this replica's own earlier life
+		}
+		c.becomeFollower(m.Ballot, leader)
+	}
 	if m.Leader == from && m.Member && m.Ballot >= c.ballot {
 		if m.Ballot > c.ballot || c.role != Follower {
 			c.becomeFollower(m.Ballot, from)

@@ -194,3 +194,21 @@ func TestLateFounderDoesNotLeadALaterBallot(t *testing.T) {
 	require.True(t, zero.Member())
 	assert.False(t, zero.IsLeader(), "a second leader of ballot 1")
 }
+
+// A replica that restarted empty learns from a member's answer that the
+// cluster is in ballot 1. The initial leader, cut off since ballot 0 and
+// holding none of ballot 1's entries, answers it as leader of ballot 0:
+// that answer makes it no member (it would then vote for that leader,
+// whose log lacks what ballot 1 committed), and neither does the old
+// leader's Accept.
+func TestLearnerIgnoresALeaderOfAnEarlierBallot(t *testing.T) {
+	two := joiner(t, 2, 3, false)
+	require.NoError(t, two.StepReplica(1, &wire.JoinReply{Ballot: 1, Replica: 1, Leader: 2, LastSlot: 49, Member: true, Incarnation: 101}))
+	require.False(t, two.Member())
+	require.Equal(t, wire.Ballot(1), two.Ballot(), "the member's ballot")
+	require.NoError(t, two.StepReplica(0, &wire.JoinReply{Ballot: 0, Replica: 0, Leader: 0, Member: true, Incarnation: 100}))
+	require.NoError(t, two.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0}))
+	require.False(t, two.Member(), "made a member by a leader of ballot 0")
+	require.NoError(t, two.StepReplica(1, &wire.JoinReply{Ballot: 2, Replica: 1, Leader: 1, LastSlot: 49, Member: true, Mark: 0, Incarnation: 101}))
+	require.True(t, two.Member(), "the leader of ballot 2 marks it")
+}
