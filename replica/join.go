@@ -81,7 +81,7 @@ func (c *Core) Member() bool { return c.member }
 // leader of its current ballot, every heartbeat period.
 func (c *Core) askToJoin(now int64) {
 	j := &c.jn
-	if c.member || j.marked && j.ballot == c.ballot && j.leader == c.leader ||
+	if c.member || j.marked && j.ballot == c.ballot && j.leader == c.leader && c.answeredEnough() ||
 		now-j.askedAt < int64(c.o.HeartbeatInterval) && j.askedAt > 0 {
 		return
 	}
@@ -204,9 +204,30 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 		}
 		c.leader = from
 		j.leader, j.ballot, j.mark, j.marked = from, m.Ballot, m.Mark, true
-		c.checkMember()
 	}
+	c.checkMember()
 	return nil
+}
+
+// answeredEnough reports whether enough replicas answered this replica's
+// Join for a leader's mark to count: a majority of the others (this one
+// lost what it held) as members, or every other replica. A majority of the
+// others includes one that voted in the latest ballot that elected a
+// leader, and every other replica includes them all, so the latest ballot
+// this replica adopted from their answers is at least that one, and a mark
+// from a leader of an earlier ballot does not count (docs/DECISIONS.md 50;
+// Viewstamped Replication's recovery waits for f+1 answers likewise).
+func (c *Core) answeredEnough() bool {
+	members, all := 0, 0
+	for p, r := range c.jn.replies {
+		if wire.ReplicaID(p) != c.o.ID && r != nil {
+			all++
+			if r.Member {
+				members++
+			}
+		}
+	}
+	return members >= quorum.Majority(c.o.N) || all == c.o.N-1
 }
 
 // fresh reports whether every replica, this one included, reported ballot
@@ -324,7 +345,8 @@ func (c *Core) bootstrap(lead bool) {
 // mark in that leader's ballot.
 func (c *Core) checkMember() {
 	j := &c.jn
-	if c.member || !j.marked || j.ballot != c.ballot || j.leader != c.leader || c.appliedIndex < j.mark {
+	if c.member || !j.marked || j.ballot != c.ballot || j.leader != c.leader || c.appliedIndex < j.mark ||
+		!c.answeredEnough() {
 		return
 	}
 	c.member = true

@@ -62,10 +62,17 @@ func TestMajorityOfNewReplicasFounds(t *testing.T) {
 		// A member that holds no entry may hold witness records of
 		// commands that completed on the fast path: in memory it is no
 		// fresh replica, and the replica that heard it joins as a
-		// learner (here at once: the leader's mark is slot 0).
+		// learner (here at once: the leader's mark is slot 0, and the
+		// other replica answered too; with the leader alone it waits).
 		{name: "the leader answered, holding nothing", id: 1, n: 3, isNew: true,
+			replies: []*wire.JoinReply{{Replica: 0, Leader: 0, Member: true, Incarnation: 7}, {Replica: 2, Leader: 0, Member: true, Incarnation: 8}},
+			member:  true, leaderIs0: true},
+		{name: "the leader answered, the other replica is new", id: 1, n: 3, isNew: true,
 			replies: []*wire.JoinReply{{Replica: 0, Leader: 0, Member: true, Incarnation: 7}, freshReply(2, true)},
 			member:  true, leaderIs0: true},
+		{name: "the leader alone answered", id: 1, n: 3, isNew: true,
+			replies: []*wire.JoinReply{{Replica: 0, Leader: 0, Member: true, Incarnation: 7}},
+			state:   wire.JoinLearner, fresh: 1, freshNew: 1},
 		{name: "a member answered, holding nothing", id: 1, n: 3,
 			replies: []*wire.JoinReply{{Replica: 0, Leader: wire.NoReplica, Member: true, Incarnation: 7}},
 			state:   wire.JoinLearner, fresh: 1},
@@ -211,4 +218,20 @@ func TestLearnerIgnoresALeaderOfAnEarlierBallot(t *testing.T) {
 	require.False(t, two.Member(), "made a member by a leader of ballot 0")
 	require.NoError(t, two.StepReplica(1, &wire.JoinReply{Ballot: 2, Replica: 1, Leader: 1, LastSlot: 49, Member: true, Mark: 0, Incarnation: 101}))
 	require.True(t, two.Member(), "the leader of ballot 2 marks it")
+}
+
+// The same answers in the other order: the old leader's mark comes first,
+// and the replica waits for a majority of the others to answer as members
+// before it counts; the member's later ballot then voids it.
+func TestLearnerWaitsForAMajorityOfMembers(t *testing.T) {
+	two := joiner(t, 2, 3, false)
+	require.NoError(t, two.StepReplica(0, &wire.JoinReply{Ballot: 0, Replica: 0, Leader: 0, Member: true, Incarnation: 100}))
+	require.False(t, two.Member(), "made a member on one leader's word")
+	require.NoError(t, two.StepReplica(1, &wire.JoinReply{Ballot: 1, Replica: 1, Leader: 2, LastSlot: 49, Member: true, Incarnation: 101}))
+	require.False(t, two.Member(), "made a member by a leader of ballot 0")
+	two.silence()
+	two.Tick()
+	require.Len(t, msgsOf[*wire.Join](two.out.takePeer()), 2, "it asks again")
+	require.NoError(t, two.StepReplica(1, &wire.JoinReply{Ballot: 2, Replica: 1, Leader: 1, LastSlot: 49, Member: true, Incarnation: 101}))
+	require.True(t, two.Member(), "the leader of ballot 2 marks it, a majority of the others answered as members")
 }

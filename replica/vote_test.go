@@ -237,6 +237,8 @@ func TestRestartedReplicaNeverVotes(t *testing.T) {
 	require.False(t, c.preVote(t, 0, 2, 2, 1), "slot 1 of mark 2 applied: still a learner")
 
 	require.NoError(t, c.StepReplica(2, &wire.Accept{Ballot: 1, Leader: 2, PrevSlot: 2, PrevBallot: 1, LeaderCommit: 2}))
+	require.False(t, c.Member(), "mark applied, but one member answered of the two it waits for")
+	require.NoError(t, c.StepReplica(0, &wire.JoinReply{Ballot: 1, Replica: 0, Leader: 2, LastSlot: 2, Member: true, Incarnation: 8}))
 	require.True(t, c.Member())
 	c.silence()
 	require.True(t, c.preVote(t, 0, 2, 2, 1), "a member with the same log")
