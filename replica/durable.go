@@ -89,7 +89,7 @@ func (j *journal) dropped(id wire.CmdID) {
 
 // hardState is what the core must not forget about elections.
 func (c *Core) hardState() storage.HardState {
-	return storage.HardState{Ballot: c.ballot, Vote: c.el.votedFor, Member: c.member}
+	return storage.HardState{Ballot: c.ballot, Vote: c.el.votedFor, Member: c.member, PreGranted: c.el.preMax}
 }
 
 // durableReady is Ready in durable mode: the batch of changes, and the
@@ -134,7 +134,8 @@ func (c *Core) durableReady() Ready {
 
 // holdsBack reports whether m acknowledges state that must be on disk
 // before the receiver may rely on it: a vote or a ballot adopted
-// (RequestVote, RequestVoteReply, CollectReply), log entries (AcceptAck,
+// (RequestVote, RequestVoteReply, CollectReply), a pre-vote granted
+// (PreVoteReply), log entries (AcceptAck,
 // InstallSnapshotAck, and the leader's LeaderReply, whose fast path
 // counts the leader's own entry), witness records (RecordAck, and
 // CURP-HO's CausalReply for the bound replica's weak-write record). What
@@ -143,12 +144,15 @@ func (c *Core) durableReady() Ready {
 // (committed means on disk at a majority), queries and redirects. A
 // message of a type not listed waits, to be safe.
 func (c *Core) holdsBack(m wire.Message) bool {
-	switch m.(type) {
+	switch m := m.(type) {
 	case *wire.Accept, *wire.Commit, *wire.InstallSnapshot, *wire.Collect, *wire.NewView,
-		*wire.PreVote, *wire.PreVoteReply, *wire.Join, *wire.JoinReply, *wire.WitnessSync,
+		*wire.PreVote, *wire.Join, *wire.JoinReply, *wire.WitnessSync,
 		*wire.SyncReply, *wire.WeakCommit, *wire.WeakReply, *wire.WeakReadReply,
 		*wire.NotLeader, *wire.EndSession, *wire.StatusReply:
 		return false
+	case *wire.PreVoteReply:
+		// A grant is remembered in the hard state (docs/DECISIONS.md 50).
+		return m.Granted
 	case *wire.RecordAck:
 		return !c.o.Mutation.EarlyRecordAck
 	case *wire.AcceptAck:

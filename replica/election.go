@@ -25,6 +25,13 @@ type election struct {
 	preGranted   wire.ReplicaID
 	preGrantedIn wire.Ballot
 	preGrantedAt int64
+	// preMax is the highest ballot this replica ever granted a pre-vote
+	// in (durable: kept in the hard state). It answers a Join with it: a
+	// candidate's pre-vote majority may still turn into votes, and a
+	// replica that restarted without its vote must learn that ballot
+	// before any leader of an earlier one may make it a member
+	// (docs/DECISIONS.md 50).
+	preMax wire.Ballot
 }
 
 // resetElectionTimer draws a new randomised timeout and restarts the wait.
@@ -130,6 +137,7 @@ func (c *Core) onPreVote(from wire.ReplicaID, m *wire.PreVote) error {
 	}
 	if granted {
 		c.el.preGranted, c.el.preGrantedIn, c.el.preGrantedAt = m.Candidate, m.Ballot, c.o.Now()
+		c.el.preMax = max(c.el.preMax, m.Ballot)
 	}
 	c.out.toReplica(from, &wire.PreVoteReply{Ballot: c.ballot, PreBallot: m.Ballot, Replica: c.o.ID, Granted: granted})
 	return nil

@@ -101,7 +101,7 @@ func (c *Core) onJoin(from wire.ReplicaID, m *wire.Join) error {
 		return invalid("Join from replica %d names replica %d", from, m.Replica)
 	}
 	r := &wire.JoinReply{Ballot: c.ballot, Replica: c.o.ID, Leader: c.leader, LastSlot: c.entries.last(), Member: c.member,
-		Incarnation: c.incarnation, ClusterNew: c.o.ClusterNew}
+		Incarnation: c.incarnation, ClusterNew: c.o.ClusterNew, PreGranted: c.el.preMax}
 	if c.role == Leader && c.rec != nil {
 		r.Leader = wire.NoReplica // not in service before its view starts
 	}
@@ -197,6 +197,13 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 			leader = wire.NoReplica // this replica's own earlier life
 		}
 		c.becomeFollower(m.Ballot, leader)
+	}
+	if m.Member && m.PreGranted > c.ballot && !c.o.Mutation.JoinIgnoresPreVotes {
+		// A member granted a pre-vote in a later ballot: its candidate
+		// may be collecting votes, perhaps with this replica's own lost
+		// one, so that ballot may elect a leader whose log lacks what a
+		// leader of an earlier ballot commits from now on.
+		c.becomeFollower(m.PreGranted, wire.NoReplica)
 	}
 	if m.Leader == from && m.Member && m.Ballot >= c.ballot {
 		if m.Ballot > c.ballot || c.role != Follower {

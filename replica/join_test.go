@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"swiftpaxos/replica/storage"
 	"swiftpaxos/wire"
 )
 
@@ -234,4 +235,74 @@ func TestLearnerWaitsForAMajorityOfMembers(t *testing.T) {
 	require.Len(t, msgsOf[*wire.Join](two.out.takePeer()), 2, "it asks again")
 	require.NoError(t, two.StepReplica(1, &wire.JoinReply{Ballot: 2, Replica: 1, Leader: 1, LastSlot: 49, Member: true, Incarnation: 101}))
 	require.True(t, two.Member(), "the leader of ballot 2 marks it, a majority of the others answered as members")
+}
+
+// TestLearnerHearsOfAPreVoteInALaterBallot: docs/DECISIONS.md 50. Five
+// replicas; replica 0 leads ballot 0. Replica 3 collected pre-votes for
+// ballot 1 from replicas 1 and 4, and replica 4 voted for it before it
+// crashed and came back empty. Replicas 0, 1 and 2, a majority of the
+// others, answer its Join as members of ballot 0, and replica 0 marks it.
+// Were the mark to count, a write could commit with 0, 2 and the new 4
+// while replica 1 can still grant replica 3 the vote that, with the lost
+// one, elects it in ballot 1 without the write. Replica 1 says it granted
+// a pre-vote in ballot 1, so the learner waits for a leader of ballot 1
+// or later.
+func TestLearnerHearsOfAPreVoteInALaterBallot(t *testing.T) {
+	one := followerWith(t, 1, 5, 0)
+	one.silence()
+	require.True(t, one.preVote(t, 3, 1, 0, 0))
+	require.NoError(t, one.StepReplica(4, &wire.Join{Replica: 4, Incarnation: 9}))
+	replies := msgsOf[*wire.JoinReply](one.out.takePeer())
+	require.Len(t, replies, 1)
+	require.Equal(t, wire.Ballot(0), replies[0].Ballot)
+	require.Equal(t, wire.Ballot(1), replies[0].PreGranted)
+
+	four := joiner(t, 4, 5, false)
+	require.NoError(t, four.StepReplica(0, &wire.JoinReply{Ballot: 0, Replica: 0, Leader: 0, Member: true, Incarnation: 100}))
+	require.NoError(t, four.StepReplica(1, replies[0]))
+	require.NoError(t, four.StepReplica(2, &wire.JoinReply{Ballot: 0, Replica: 2, Leader: 0, Member: true, Incarnation: 102}))
+	require.NoError(t, four.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0}))
+	require.False(t, four.Member(), "made a member by the leader of ballot 0")
+	require.Equal(t, wire.Ballot(1), four.Ballot(), "the ballot replica 1 pre-voted in")
+
+	require.True(t, one.vote(t, 3, 1, 0, 0), "replica 3 may still win ballot 1")
+	require.NoError(t, four.StepReplica(3, &wire.JoinReply{Ballot: 1, Replica: 3, Leader: 3, Member: true, Incarnation: 103}))
+	require.True(t, four.Member(), "the leader of ballot 1 marks it")
+}
+
+// TestDurablePreVoteIsWrittenDown: a durable replica's pre-vote grant
+// leaves only once the hard state that remembers it is on disk, and a
+// restart from that state still reports it to a Join.
+func TestDurablePreVoteIsWrittenDown(t *testing.T) {
+	c := newStepCore(t, 1, 3, func(o *Options) {
+		o.Durable, o.StartAsMember = true, false
+		o.Restore = &storage.State{Hard: storage.HardState{Member: true, Vote: wire.NoReplica}}
+	})
+	c.now += int64(c.o.ElectionTimeoutMin)
+	require.NoError(t, c.StepReplica(2, &wire.PreVote{Ballot: 1, Candidate: 2}))
+	rd := c.Ready()
+	require.NotNil(t, rd.Persist)
+	require.NotNil(t, rd.Persist.Hard)
+	require.Equal(t, wire.Ballot(1), rd.Persist.Hard.PreGranted)
+	require.Empty(t, msgsOf[*wire.PreVoteReply](envMsgs(rd.Messages)))
+	replies := msgsOf[*wire.PreVoteReply](envMsgs(rd.AfterSync))
+	require.Len(t, replies, 1)
+	require.True(t, replies[0].Granted)
+
+	restarted := newStepCore(t, 1, 3, func(o *Options) {
+		o.Durable, o.StartAsMember = true, false
+		o.Restore = &storage.State{Hard: *rd.Persist.Hard}
+	})
+	require.NoError(t, restarted.StepReplica(0, &wire.Join{Replica: 0, Incarnation: 9}))
+	joins := msgsOf[*wire.JoinReply](envMsgs(restarted.Ready().Messages))
+	require.Len(t, joins, 1)
+	require.Equal(t, wire.Ballot(1), joins[0].PreGranted)
+}
+
+func envMsgs(es []Envelope) []wire.Message {
+	out := make([]wire.Message, 0, len(es))
+	for _, e := range es {
+		out = append(out, e.Msg)
+	}
+	return out
 }

@@ -138,6 +138,10 @@ type Mutation struct {
 	// witnessing, as soon as a member answers its Join, before it has
 	// caught up (the leader-completeness hole of PROTOCOL.md 6.10).
 	EarlyMember bool
+	// JoinIgnoresPreVotes makes a restarted replica ignore the pre-vote
+	// ballots the members report in answer to its Join
+	// (docs/DECISIONS.md 50, third rule).
+	JoinIgnoresPreVotes bool
 	// EarlyRecordAck makes a durable witness acknowledge a record before
 	// the record is on disk (the hole durable mode closes).
 	EarlyRecordAck bool

@@ -16,6 +16,7 @@ import (
 // holds it.
 func (c *Core) restore(st *storage.State) {
 	c.ballot, c.el.votedFor, c.member = st.Hard.Ballot, st.Hard.Vote, st.Hard.Member
+	c.el.preMax = st.Hard.PreGranted
 	if sn := st.Snapshot; sn != nil {
 		c.store = sn.Store.Thaw()
 		c.sessions = restoreSessions(sn.Sessions)

@@ -17,9 +17,15 @@ import (
 // Witness records leave only through the leader's decision, committed in
 // the log (PROTOCOL.md 3.4 rule 6).
 
-func between(a, b int) func(from, to int, m wire.Message) bool {
+// between drops every message between replica a and the replicas bs.
+func between(a int, bs ...int) func(from, to int, m wire.Message) bool {
 	return func(from, to int, m wire.Message) bool {
-		return from == a && to == b || from == b && to == a
+		for _, b := range bs {
+			if from == a && to == b || from == b && to == a {
+				return true
+			}
+		}
+		return false
 	}
 }
 

@@ -107,3 +107,86 @@ func readsTheWrite(t *testing.T, s *sim.Script, correct bool) {
 	}
 	require.True(t, caught, "the lost write is caught: %v", rep)
 }
+
+// TestScenarioRejoinAfterAPreVoteMajority: docs/DECISIONS.md 50, third
+// rule. Five replicas; replica 0 leads ballot 0. Cut off from the leader,
+// replica 3 collects pre-votes for ballot 1 from replicas 1 and 4; replica
+// 4 votes for it and crashes, while its RequestVote to replica 1 is held
+// back. Replica 4 comes back empty and asks to join while replica 3 is
+// cut off: replicas 0, 1 and 2, a majority of the others, answer as
+// members of ballot 0, and replica 1 says it granted a pre-vote in ballot
+// 1. A strong write is then issued, which replica 1 does not receive. The
+// held-back RequestVote reaches replica 1 and the partition heals.
+//
+// With the rule, replica 4 waits for a leader of ballot 1 or later, so the
+// write commits only once a later ballot elected a leader, which replica 1
+// then no longer votes against: the write is read. Ignoring the pre-vote,
+// replica 4 is made a member by replica 0, the write commits with 0, 2
+// and 4, and replica 1's vote, with replica 4's lost one, elects replica 3
+// in ballot 1 without it: the run must be caught.
+func TestScenarioRejoinAfterAPreVoteMajority(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    replica.Mutation
+	}{{"rejoin rule", replica.Mutation{}}, {"ignores pre-votes", replica.Mutation{JoinIgnoresPreVotes: true}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := sim.NewScript(sim.Options{Seed: 1, N: 5, Sessions: 2, Protocol: protocols[0], Mutation: tc.m,
+				Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
+			require.NoError(t, err)
+			require.NoError(t, s.Run(20*time.Millisecond))
+			require.Equal(t, 0, s.Leader())
+
+			var held *wire.RequestVote
+			holdVoteTo1 := func(from, to int, m wire.Message) bool {
+				v, ok := m.(*wire.RequestVote)
+				if ok && from == 3 && to == 1 {
+					held = v
+				}
+				return ok && to == 1
+			}
+			drops(t, s, onlyCandidate(3), holdVoteTo1, between(0, 1, 3, 4))
+			runUntil(t, s, "replica 4 votes in ballot 1", func() bool { return s.Replica(4).Ballot() == 1 }, 5*time.Second)
+			require.NoError(t, s.Run(5*time.Millisecond))
+			require.NotNil(t, held)
+			require.Equal(t, wire.Ballot(0), s.Replica(1).Ballot(), "replica 1 only pre-voted")
+			s.Crash(4)
+			s.Restart(4)
+
+			sessionsTo := func(r int) func(from, to int, m wire.Message) bool {
+				return func(from, to int, m wire.Message) bool { return from >= 5 && to == r || from == r && to >= 5 }
+			}
+			drops(t, s, between(3, 0, 1, 2, 4), sessionsTo(3), onlyCandidate(0))
+			runUntil(t, s, "replica 4 rejoins", func() bool { return s.Replica(4).Member() }, 10*time.Second)
+			require.Equal(t, tc.m.JoinIgnoresPreVotes, s.Replica(4).Ballot() == 0, "replica 4 a member of ballot 0")
+			drops(t, s, between(3, 0, 1, 2, 4), sessionsTo(3), onlyCandidate(0), acceptFrom(0, 1), sessionsTo(1))
+			s.Put(0, wire.Strong, 1)
+			runUntil(t, s, "the write completes", func() bool { ok, _ := s.Done(0, 1); return ok }, 10*time.Second)
+
+			s.Drop(nil)
+			s.Inject(3, 1, held)
+			if tc.m.JoinIgnoresPreVotes {
+				caughtLosingTheWrite(t, s)
+				return
+			}
+			require.NoError(t, s.Run(3*time.Second))
+			readsTheWrite(t, s, true)
+		})
+	}
+}
+
+// caughtLosingTheWrite ends a scenario whose build lost session 0's strong
+// write of key 1: a replica refuses the new leader's Accept that replaces
+// a committed slot, or the checker sees the loss.
+func caughtLosingTheWrite(t *testing.T, s *sim.Script) {
+	t.Helper()
+	err := s.Run(3 * time.Second)
+	if err == nil {
+		s.Get(1, wire.Strong, 1)
+		_, err = s.RunUntil(func() bool { ok, _ := s.Done(1, 1); return ok }, 10*time.Second)
+	}
+	if err != nil {
+		require.ErrorContains(t, err, "replaces committed slot")
+		return
+	}
+	readsTheWrite(t, s, false)
+}

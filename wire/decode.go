@@ -99,7 +99,8 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &Join{Replica: d.replica(), Incarnation: d.uvarint()}
 	case TypeJoinReply:
 		m = &JoinReply{Ballot: d.ballot(), Replica: d.replica(), Leader: d.replica(), LastSlot: d.slot(), Member: d.bool(),
-			Mark: d.slot(), Incarnation: d.uvarint(), Founders: d.uvarints(), ClusterNew: d.bool()}
+			Mark: d.slot(), Incarnation: d.uvarint(), Founders: d.uvarints(), ClusterNew: d.bool(),
+			PreGranted: d.ballot()}
 	case TypeInstallSnapshotAck:
 		m = &InstallSnapshotAck{Ballot: d.ballot(), Replica: d.replica(), LastSlot: d.slot(), Chunk: d.u32("chunk")}
 	case TypePreVoteReply:

@@ -125,7 +125,7 @@
 //	28 Join              Replica, Incarnation uvarint
 //	29 JoinReply         Ballot, Replica, Leader, LastSlot, Member bool, Mark,
 //	                     Incarnation uvarint, Founders list(uvarint),
-//	                     ClusterNew bool
+//	                     ClusterNew bool, PreGranted Ballot
 //	30 EndSession        Client uvarint
 //
 // For example a Sync for CmdID{Client: 5, Seq: 300} is the 8 bytes

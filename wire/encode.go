@@ -290,6 +290,7 @@ func appendBody(b []byte, m Message) []byte {
 			b = appendUvarint(b, f)
 		}
 		b = appendBool(b, m.ClusterNew)
+		b = appendUvarint(b, uint64(m.PreGranted))
 	case *InstallSnapshotAck:
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendReplica(b, m.Replica)

@@ -211,7 +211,7 @@ func examples() []example {
 		{name: "acceptack-learner", msg: &AcceptAck{Ballot: 3, Replica: 2, Success: true, MatchSlot: 5, Learner: true}},
 		{name: "join", msg: &Join{Replica: 2, Incarnation: math.MaxUint64}},
 		{name: "joinreply", msg: &JoinReply{Ballot: 4, Replica: 0, Leader: 0, LastSlot: 77, Member: true, Mark: 77,
-			Incarnation: 5, Founders: []uint64{5, 1 << 40, 9}, ClusterNew: true}},
+			Incarnation: 5, Founders: []uint64{5, 1 << 40, 9}, ClusterNew: true, PreGranted: 5}},
 		{name: "statusrequest", msg: &StatusRequest{Nonce: 1 << 40}},
 		{name: "routed-newview", msg: &Routed{Session: bigClient, Msg: &NewView{Ballot: 3, Leader: 1, ViewStart: 9,
 			Committed: true}}},

@@ -140,7 +140,9 @@ type Join struct {
 // lists the incarnation of every replica at the bootstrap, by replica.
 // ClusterNew says the replier was started as a new replica of the cluster
 // (-cluster new): it was never a member, so a majority of such replicas,
-// fresh, may found the cluster (docs/DECISIONS.md 37).
+// fresh, may found the cluster (docs/DECISIONS.md 37). PreGranted is the
+// highest ballot the replier ever granted a pre-vote in (docs/DECISIONS.md
+// 50).
 type JoinReply struct {
 	Ballot      Ballot
 	Replica     ReplicaID
@@ -151,6 +153,7 @@ type JoinReply struct {
 	Incarnation uint64
 	Founders    []uint64
 	ClusterNew  bool
+	PreGranted  Ballot
 }
 
 // Collect asks for witness records older than Ballot (section 6.3).

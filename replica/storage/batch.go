@@ -7,11 +7,14 @@ import (
 
 // HardState is what a replica must not forget about elections: its ballot
 // and its vote in that ballot (a replica that forgot its vote could vote
-// twice in one ballot), and whether it is a member (docs/DECISIONS.md 21).
+// twice in one ballot), whether it is a member (docs/DECISIONS.md 21), and
+// the highest ballot it granted a pre-vote in, which it tells a replica
+// that rejoins without its state (docs/DECISIONS.md 50).
 type HardState struct {
-	Ballot wire.Ballot
-	Vote   wire.ReplicaID
-	Member bool
+	Ballot     wire.Ballot
+	Vote       wire.ReplicaID
+	Member     bool
+	PreGranted wire.Ballot
 }
 
 // RecordOp keeps (Remove false) or removes a witness record; a removal

@@ -34,13 +34,17 @@ func appendRecordKey(dst []byte, id wire.CmdID) []byte {
 	return binary.BigEndian.AppendUint64(k, uint64(id.Seq))
 }
 
+// encodeHard writes ballot, vote, membership and the highest pre-vote
+// ballot granted; decodeHard also reads a hard state written without the
+// last (it is then 0).
 func encodeHard(h storage.HardState) []byte {
 	b := binary.AppendUvarint(nil, uint64(h.Ballot))
 	b = binary.AppendVarint(b, int64(h.Vote))
+	member := byte(0)
 	if h.Member {
-		return append(b, 1)
+		member = 1
 	}
-	return append(b, 0)
+	return binary.AppendUvarint(append(b, member), uint64(h.PreGranted))
 }
 
 func decodeHard(b []byte) (storage.HardState, error) {
@@ -49,8 +53,16 @@ func decodeHard(b []byte) (storage.HardState, error) {
 		return storage.HardState{}, errors.New("bad ballot")
 	}
 	vote, m := binary.Varint(b[n:])
-	if m <= 0 || len(b) != n+m+1 || b[n+m] > 1 || vote < -1 || vote > 1<<31-1 {
+	if m <= 0 || len(b) < n+m+1 || b[n+m] > 1 || vote < -1 || vote > 1<<31-1 {
 		return storage.HardState{}, errors.New("bad vote or membership")
 	}
-	return storage.HardState{Ballot: wire.Ballot(ballot), Vote: wire.ReplicaID(vote), Member: b[n+m] == 1}, nil
+	h := storage.HardState{Ballot: wire.Ballot(ballot), Vote: wire.ReplicaID(vote), Member: b[n+m] == 1}
+	if rest := b[n+m+1:]; len(rest) > 0 {
+		pre, k := binary.Uvarint(rest)
+		if k != len(rest) || pre > 1<<32-1 {
+			return storage.HardState{}, errors.New("bad pre-vote ballot")
+		}
+		h.PreGranted = wire.Ballot(pre)
+	}
+	return h, nil
 }

@@ -317,12 +317,17 @@ func TestGapIsCut(t *testing.T) {
 }
 
 func TestHardStateCodec(t *testing.T) {
-	for _, h := range []storage.HardState{{Vote: wire.NoReplica}, {Ballot: 1<<32 - 1, Vote: 4, Member: true}} {
+	for _, h := range []storage.HardState{{Vote: wire.NoReplica}, {Ballot: 1<<32 - 1, Vote: 4, Member: true},
+		{Ballot: 3, Vote: 1, Member: true, PreGranted: 1<<32 - 1}} {
 		got, err := decodeHard(encodeHard(h))
 		require.NoError(t, err)
 		require.Equal(t, h, got)
 	}
-	for _, b := range [][]byte{nil, {1}, {1, 2}, {1, 2, 7}, {0xff, 0xff, 0xff, 0xff, 0x1f, 0, 0}} {
+	got, err := decodeHard([]byte{3, 2, 1})
+	require.NoError(t, err, "a hard state written without the pre-vote ballot")
+	require.Equal(t, storage.HardState{Ballot: 3, Vote: 1, Member: true}, got)
+	for _, b := range [][]byte{nil, {1}, {1, 2}, {1, 2, 7}, {0xff, 0xff, 0xff, 0xff, 0x1f, 0, 0},
+		{1, 2, 1, 0x80}, {1, 2, 1, 5, 5}, {1, 2, 1, 0xff, 0xff, 0xff, 0xff, 0x1f}} {
 		_, err := decodeHard(b)
 		require.Error(t, err, "%x", b)
 	}
