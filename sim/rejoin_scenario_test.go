@@ -22,28 +22,19 @@ import (
 // write is still there. With the mutation (a restarted replica votes at
 // once), the checker must see the lost write.
 func TestScenarioRestartedReplicaDoesNotVoteEarly(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		m    replica.Mutation
-	}{{"rejoin rule", replica.Mutation{}}, {"votes early", replica.Mutation{EarlyMember: true}}} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, err := sim.NewScript(sim.Options{Seed: 1, N: 3, Sessions: 2, Protocol: protocols[0], Mutation: tc.m,
-				Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
-			require.NoError(t, err)
-			require.NoError(t, s.Run(20*time.Millisecond))
-			drops(t, s, acceptFrom(0, 2))
-			s.Put(0, wire.Strong, 1)
-			runUntil(t, s, "replica 1 applies the write", func() bool { _, ok := s.AppliedSlot(1, 0, 1); return ok }, time.Second)
-			s.Crash(1)
-			s.Restart(1)
-			isolate0 := func(from, to int, m wire.Message) bool { return from == 0 || to == 0 }
-			drops(t, s, acceptFrom(0, 2), isolate0)
-			require.NoError(t, s.Run(5*time.Second))
-			s.Drop(nil)
-			require.NoError(t, s.Run(5*time.Second))
-			readsTheWrite(t, s, tc.m == (replica.Mutation{}))
-		})
-	}
+	ruleAndMutation(t, 3, "votes early", replica.Mutation{EarlyMember: true}, func(t *testing.T, s *sim.Script, broken bool) {
+		drops(t, s, acceptFrom(0, 2))
+		s.Put(0, wire.Strong, 1)
+		runUntil(t, s, "replica 1 applies the write", func() bool { _, ok := s.AppliedSlot(1, 0, 1); return ok }, time.Second)
+		s.Crash(1)
+		s.Restart(1)
+		isolate0 := func(from, to int, m wire.Message) bool { return from == 0 || to == 0 }
+		drops(t, s, acceptFrom(0, 2), isolate0)
+		require.NoError(t, s.Run(5*time.Second))
+		s.Drop(nil)
+		require.NoError(t, s.Run(5*time.Second))
+		readsTheWrite(t, s, !broken)
+	})
 }
 
 // TestScenarioRestartedMajorityWaitsForTheSilentMember: docs/DECISIONS.md
@@ -125,53 +116,44 @@ func readsTheWrite(t *testing.T, s *sim.Script, correct bool) {
 // and 4, and replica 1's vote, with replica 4's lost one, elects replica 3
 // in ballot 1 without it: the run must be caught.
 func TestScenarioRejoinAfterAPreVoteMajority(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		m    replica.Mutation
-	}{{"rejoin rule", replica.Mutation{}}, {"ignores pre-votes", replica.Mutation{JoinIgnoresPreVotes: true}}} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, err := sim.NewScript(sim.Options{Seed: 1, N: 5, Sessions: 2, Protocol: protocols[0], Mutation: tc.m,
-				Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
-			require.NoError(t, err)
-			require.NoError(t, s.Run(20*time.Millisecond))
-			require.Equal(t, 0, s.Leader())
+	ruleAndMutation(t, 5, "ignores pre-votes", replica.Mutation{JoinIgnoresPreVotes: true}, func(t *testing.T, s *sim.Script, broken bool) {
+		require.Equal(t, 0, s.Leader())
 
-			var held *wire.RequestVote
-			holdVoteTo1 := func(from, to int, m wire.Message) bool {
-				v, ok := m.(*wire.RequestVote)
-				if ok && from == 3 && to == 1 {
-					held = v
-				}
-				return ok && to == 1
+		var held *wire.RequestVote
+		holdVoteTo1 := func(from, to int, m wire.Message) bool {
+			v, ok := m.(*wire.RequestVote)
+			if ok && from == 3 && to == 1 {
+				held = v
 			}
-			drops(t, s, onlyCandidate(3), holdVoteTo1, between(0, 1, 3, 4))
-			runUntil(t, s, "replica 4 votes in ballot 1", func() bool { return s.Replica(4).Ballot() == 1 }, 5*time.Second)
-			require.NoError(t, s.Run(5*time.Millisecond))
-			require.NotNil(t, held)
-			require.Equal(t, wire.Ballot(0), s.Replica(1).Ballot(), "replica 1 only pre-voted")
-			s.Crash(4)
-			s.Restart(4)
+			return ok && to == 1
+		}
+		drops(t, s, onlyCandidate(3), holdVoteTo1, between(0, 1, 3, 4))
+		runUntil(t, s, "replica 4 votes in ballot 1", func() bool { return s.Replica(4).Ballot() == 1 }, 5*time.Second)
+		require.NoError(t, s.Run(5*time.Millisecond))
+		require.NotNil(t, held)
+		require.Equal(t, wire.Ballot(0), s.Replica(1).Ballot(), "replica 1 only pre-voted")
+		s.Crash(4)
+		s.Restart(4)
 
-			sessionsTo := func(r int) func(from, to int, m wire.Message) bool {
-				return func(from, to int, m wire.Message) bool { return from >= 5 && to == r || from == r && to >= 5 }
-			}
-			drops(t, s, between(3, 0, 1, 2, 4), sessionsTo(3), onlyCandidate(0))
-			runUntil(t, s, "replica 4 rejoins", func() bool { return s.Replica(4).Member() }, 10*time.Second)
-			require.Equal(t, tc.m.JoinIgnoresPreVotes, s.Replica(4).Ballot() == 0, "replica 4 a member of ballot 0")
-			drops(t, s, between(3, 0, 1, 2, 4), sessionsTo(3), onlyCandidate(0), acceptFrom(0, 1), sessionsTo(1))
-			s.Put(0, wire.Strong, 1)
-			runUntil(t, s, "the write completes", func() bool { ok, _ := s.Done(0, 1); return ok }, 10*time.Second)
+		sessionsTo := func(r int) func(from, to int, m wire.Message) bool {
+			return func(from, to int, m wire.Message) bool { return from >= 5 && to == r || from == r && to >= 5 }
+		}
+		drops(t, s, between(3, 0, 1, 2, 4), sessionsTo(3), onlyCandidate(0))
+		runUntil(t, s, "replica 4 rejoins", func() bool { return s.Replica(4).Member() }, 10*time.Second)
+		require.Equal(t, broken, s.Replica(4).Ballot() == 0, "replica 4 a member of ballot 0")
+		drops(t, s, between(3, 0, 1, 2, 4), sessionsTo(3), onlyCandidate(0), acceptFrom(0, 1), sessionsTo(1))
+		s.Put(0, wire.Strong, 1)
+		runUntil(t, s, "the write completes", func() bool { ok, _ := s.Done(0, 1); return ok }, 10*time.Second)
 
-			s.Drop(nil)
-			s.Inject(3, 1, held)
-			if tc.m.JoinIgnoresPreVotes {
-				caughtLosingTheWrite(t, s)
-				return
-			}
-			require.NoError(t, s.Run(3*time.Second))
-			readsTheWrite(t, s, true)
-		})
-	}
+		s.Drop(nil)
+		s.Inject(3, 1, held)
+		if broken {
+			caughtLosingTheWrite(t, s)
+			return
+		}
+		require.NoError(t, s.Run(3*time.Second))
+		readsTheWrite(t, s, true)
+	})
 }
 
 // caughtLosingTheWrite ends a scenario whose build lost session 0's strong
@@ -189,4 +171,22 @@ func caughtLosingTheWrite(t *testing.T, s *sim.Script) {
 		return
 	}
 	readsTheWrite(t, s, false)
+}
+
+// ruleAndMutation runs a scenario on a new cluster of n replicas twice:
+// as built, which must keep the write, and with m, which breaks the rule
+// under test and must be caught (broken true).
+func ruleAndMutation(t *testing.T, n int, name string, m replica.Mutation, run func(t *testing.T, s *sim.Script, broken bool)) {
+	for _, tc := range []struct {
+		name string
+		m    replica.Mutation
+	}{{"rule", replica.Mutation{}}, {name, m}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := sim.NewScript(sim.Options{Seed: 1, N: n, Sessions: 2, Protocol: protocols[0], Mutation: tc.m,
+				Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
+			require.NoError(t, err)
+			require.NoError(t, s.Run(20*time.Millisecond))
+			run(t, s, tc.m != (replica.Mutation{}))
+		})
+	}
 }
