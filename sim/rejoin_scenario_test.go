@@ -145,6 +145,8 @@ func TestScenarioRejoinAfterAPreVoteMajority(t *testing.T) {
 		s.Put(0, wire.Strong, 1)
 		runUntil(t, s, "the write completes", func() bool { ok, _ := s.Done(0, 1); return ok }, 10*time.Second)
 
+		require.Equal(t, replica.Candidate, s.Replica(3).Role(), "replica 3 still stands")
+		require.Equal(t, wire.Ballot(1), s.Replica(3).Ballot())
 		s.Drop(nil)
 		s.Inject(3, 1, held)
 		if broken {
