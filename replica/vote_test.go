@@ -271,3 +271,23 @@ func TestLostLeaderConnection(t *testing.T) {
 	c.out.discard()
 	require.False(t, c.preVote(t, 2, 1, 1, 0), "the leader is heard again")
 }
+
+// TestStalePreVoteStartsNoElection: a replica pre-voting for ballot 1
+// learns that ballot 1 elected another leader; the grants for its
+// pre-vote, arriving late, must not start an election in ballot 2, for
+// which nobody pre-voted (the pre-vote majority is what a restarted
+// replica's Join relies on, docs/DECISIONS.md 50).
+func TestStalePreVoteStartsNoElection(t *testing.T) {
+	c := followerWith(t, 3, 5, 0)
+	c.silence()
+	c.Tick()
+	require.Len(t, msgsOf[*wire.PreVote](c.out.takePeer()), 4)
+	require.NoError(t, c.StepReplica(2, &wire.Accept{Ballot: 1, Leader: 2}))
+	c.out.discard()
+	for _, p := range []wire.ReplicaID{1, 4} {
+		require.NoError(t, c.StepReplica(p, &wire.PreVoteReply{Ballot: 0, PreBallot: 1, Replica: p, Granted: true}))
+	}
+	require.Empty(t, msgsOf[*wire.RequestVote](c.out.takePeer()), "an election started")
+	require.Equal(t, wire.Ballot(1), c.Ballot())
+	require.Equal(t, Follower, c.Role())
+}
