@@ -70,17 +70,7 @@ func TestScenarioTwoRestartsInsideAPreVoteMajority(t *testing.T) {
 	runUntil(t, s, "replica 4 votes in ballot 1", func() bool { return s.Replica(4).Ballot() == 1 }, 5*time.Second)
 	require.NoError(t, s.Run(5*time.Millisecond))
 	require.NotNil(t, held)
-	s.Crash(4)
-	s.Restart(4)
-
-	sessionsTo := func(r int) func(from, to int, m wire.Message) bool {
-		return func(from, to int, m wire.Message) bool { return from >= 5 && to == r || from == r && to >= 5 }
-	}
-	drops(t, s, between(3, 0, 1, 2, 4), sessionsTo(3), onlyCandidate(0))
-	runUntil(t, s, "replica 4 rejoins", func() bool { return s.Replica(4).Member() }, 10*time.Second)
-	drops(t, s, between(3, 0, 1, 2, 4), sessionsTo(3), onlyCandidate(0), acceptFrom(0, 1), sessionsTo(1))
-	s.Put(0, wire.Strong, 1)
-	runUntil(t, s, "the write completes", func() bool { ok, _ := s.Done(0, 1); return ok }, 10*time.Second)
+	restart4AndWriteWithout1(t, s)
 	require.Equal(t, replica.Candidate, s.Replica(3).Role(), "replica 3 still stands")
 
 	s.Drop(nil)
