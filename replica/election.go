@@ -157,13 +157,6 @@ func (c *Core) onPreVoteReply(from wire.ReplicaID, m *wire.PreVoteReply) error {
 	if c.role == Leader || c.el.preBallot == 0 || m.PreBallot != c.el.preBallot || !m.Granted {
 		return nil
 	}
-	if c.el.preBallot != c.ballot+1 {
-		// The ballot moved while the pre-vote was out: its grants are
-		// for a ballot that is no longer the next one, and nobody
-		// pre-voted for the next.
-		c.el.preBallot = 0
-		return nil
-	}
 	c.el.preVotes[m.Replica] = true
 	if count(c.el.preVotes) >= quorum.Majority(c.o.N) {
 		c.startElection()
@@ -235,7 +228,10 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 	if b > c.ballot {
 		c.ballot = b
 		if b >= c.el.preBallot {
-			c.el.preBallot = 0 // its grants would start an election nobody pre-voted for
+			// A pre-vote still out is for a ballot that is no longer the
+			// next one: its grants must not start an election in the
+			// ballot after, for which nobody pre-voted.
+			c.el.preBallot = 0
 		}
 		c.el.votedFor = wire.NoReplica
 		c.matchedUpTo = 0

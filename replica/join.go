@@ -218,12 +218,13 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 
 // answeredEnough reports whether enough replicas answered this replica's
 // Join for a leader's mark to count: a majority of the others (this one
-// lost what it held) as members, or every other replica. A majority of the
-// others includes one that voted in the latest ballot that elected a
-// leader, and every other replica includes them all, so the latest ballot
-// this replica adopted from their answers is at least that one, and a mark
-// from a leader of an earlier ballot does not count (docs/DECISIONS.md 50;
-// Viewstamped Replication's recovery waits for f+1 answers likewise).
+// lost what it held) as members, or every other replica. Such answers meet
+// the pre-vote majority of any ballot this replica may have voted in
+// before it lost its state, so the ballot it adopted from their answers
+// (their own, or one they pre-voted in) is at least that one, and a mark
+// from a leader of an earlier ballot does not count (docs/DECISIONS.md 50,
+// which also records the case this does not cover; Viewstamped
+// Replication's recovery waits for f+1 answers likewise).
 func (c *Core) answeredEnough() bool {
 	members, all := 0, 0
 	for p, r := range c.jn.replies {
