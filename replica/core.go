@@ -113,8 +113,10 @@ type Core struct {
 	early       []bufferedRequest // client requests held until it is (early.go)
 	jn          joining
 	learner     []bool
-	incarnation uint64   // drawn at start: tells a restart from a slow start
+	incarnation uint64   // this life's (Options.Incarnation): tells a restart from a slow start
 	founders    []uint64 // incarnations at the bootstrap, by replica
+	lives       []uint64 // the latest incarnation heard of, by replica (lives.go)
+	laterSelf   uint64   // the latest later life of this member's id heard of (lives.go)
 	restored    bool     // it restarted from disk, at restoredAt
 	restoredAt  int64
 	scratchEnts []*wire.Entry
@@ -159,7 +161,9 @@ func New(o Options) (*Core, error) {
 	c.el.votedFor = wire.NoReplica
 	c.jn.replies = make([]*wire.JoinReply, o.N)
 	c.jn.heard = make([]int64, o.N)
-	c.incarnation = o.Rand.Uint64() | 1
+	c.incarnation = o.Incarnation
+	c.lives = make([]uint64, o.N)
+	c.lives[o.ID] = c.incarnation
 	c.leader = wire.NoReplica
 	c.resetElectionTimer()
 	if o.Restore != nil && !o.Restore.Empty() {

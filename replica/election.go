@@ -14,12 +14,12 @@ import (
 // (docs/DECISIONS.md 20).
 type election struct {
 	votedFor wire.ReplicaID // in the current ballot; NoReplica if none
-	votes    []bool         // candidate: who granted
+	votes    grants         // candidate: who granted, in which life (lives.go)
 	timeout  int64          // current randomised election timeout
 	// A pre-candidate asks whether a majority would vote for it in
 	// preBallot before it raises its ballot; preVotes says who said yes.
 	preBallot wire.Ballot // 0: not pre-voting
-	preVotes  []bool
+	preVotes  grants
 	// preGranted is the last pre-vote this replica granted: it adopts a
 	// higher ballot from a RequestVote only for that candidate and ballot.
 	preGranted   wire.ReplicaID
@@ -65,8 +65,7 @@ func (c *Core) startPreVote() {
 		return
 	}
 	c.el.preBallot = c.ballot + 1
-	c.el.preVotes = make([]bool, c.o.N)
-	c.el.preVotes[c.o.ID] = true
+	c.el.preVotes = c.newGrants()
 	c.resetElectionTimer()
 	last, lastBallot := c.voteLog()
 	for p := range c.o.N {
@@ -81,8 +80,7 @@ func (c *Core) startElection() {
 	c.becomeFollower(c.ballot+1, wire.NoReplica)
 	c.role = Candidate
 	c.el.votedFor = c.o.ID
-	c.el.votes = make([]bool, c.o.N)
-	c.el.votes[c.o.ID] = true
+	c.el.votes = c.newGrants()
 	c.resetElectionTimer()
 	last, lastBallot := c.voteLog()
 	c.log.Info("starting election", "ballot", uint32(c.ballot))
@@ -139,13 +137,17 @@ func (c *Core) onPreVote(from wire.ReplicaID, m *wire.PreVote) error {
 		c.el.preGranted, c.el.preGrantedIn, c.el.preGrantedAt = m.Candidate, m.Ballot, c.o.Now()
 		c.el.preMax = max(c.el.preMax, m.Ballot)
 	}
-	c.out.toReplica(from, &wire.PreVoteReply{Ballot: c.ballot, PreBallot: m.Ballot, Replica: c.o.ID, Granted: granted})
+	c.out.toReplica(from, &wire.PreVoteReply{Ballot: c.ballot, PreBallot: m.Ballot, Replica: c.o.ID, Granted: granted,
+		Lives: c.ourLives()})
 	return nil
 }
 
 func (c *Core) onPreVoteReply(from wire.ReplicaID, m *wire.PreVoteReply) error {
 	if m.Replica != from {
 		return invalid("PreVoteReply from replica %d names replica %d", from, m.Replica)
+	}
+	if err := c.learnLives(from, m.Lives, m.Granted); err != nil {
+		return err
 	}
 	if m.Ballot > c.ballot && !m.Granted {
 		// The cluster moved on: catch up, and pre-vote again later in
@@ -157,8 +159,8 @@ func (c *Core) onPreVoteReply(from wire.ReplicaID, m *wire.PreVoteReply) error {
 	if c.role == Leader || c.el.preBallot == 0 || m.PreBallot != c.el.preBallot || !m.Granted {
 		return nil
 	}
-	c.el.preVotes[m.Replica] = true
-	if count(c.el.preVotes) >= quorum.Majority(c.o.N) {
+	c.el.preVotes[from] = m.Lives[from]
+	if c.counted(c.el.preVotes) >= quorum.Majority(c.o.N) {
 		c.startElection()
 	}
 	return nil
@@ -175,7 +177,7 @@ func (c *Core) onRequestVote(from wire.ReplicaID, m *wire.RequestVote) error {
 		pre := c.el.preGranted == m.Candidate && c.el.preGrantedIn == m.Ballot &&
 			c.o.Now()-c.el.preGrantedAt < int64(c.o.ElectionTimeoutMax)
 		if !pre {
-			c.out.toReplica(m.Candidate, &wire.RequestVoteReply{Ballot: c.ballot, Replica: c.o.ID})
+			c.out.toReplica(m.Candidate, &wire.RequestVoteReply{Ballot: c.ballot, Replica: c.o.ID, Lives: c.ourLives()})
 			return nil
 		}
 		c.becomeFollower(m.Ballot, wire.NoReplica)
@@ -187,13 +189,17 @@ func (c *Core) onRequestVote(from wire.ReplicaID, m *wire.RequestVote) error {
 		c.el.votedFor = m.Candidate
 		c.resetElectionTimer()
 	}
-	c.out.toReplica(m.Candidate, &wire.RequestVoteReply{Ballot: c.ballot, Replica: c.o.ID, Granted: granted})
+	c.out.toReplica(m.Candidate, &wire.RequestVoteReply{Ballot: c.ballot, Replica: c.o.ID, Granted: granted,
+		Lives: c.ourLives()})
 	return nil
 }
 
 func (c *Core) onRequestVoteReply(from wire.ReplicaID, m *wire.RequestVoteReply) error {
 	if m.Replica != from {
 		return invalid("RequestVoteReply from replica %d names replica %d", from, m.Replica)
+	}
+	if err := c.learnLives(from, m.Lives, m.Granted); err != nil {
+		return err
 	}
 	if m.Ballot > c.ballot {
 		c.becomeFollower(m.Ballot, wire.NoReplica)
@@ -202,8 +208,8 @@ func (c *Core) onRequestVoteReply(from wire.ReplicaID, m *wire.RequestVoteReply)
 	if c.role != Candidate || m.Ballot != c.ballot || !m.Granted {
 		return nil
 	}
-	c.el.votes[m.Replica] = true
-	if count(c.el.votes) >= quorum.Majority(c.o.N) {
+	c.el.votes[from] = m.Lives[from]
+	if c.counted(c.el.votes) >= quorum.Majority(c.o.N) {
 		c.becomeLeader()
 	}
 	return nil

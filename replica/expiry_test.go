@@ -159,8 +159,8 @@ func TestNewLeaderRefusesRecordsOfAnEndingSession(t *testing.T) {
 	c.now = int64(c.o.ElectionTimeoutMax) + 1 // the leader has gone silent
 	c.Tick()
 	c.out.take()
-	require.NoError(t, c.StepReplica(2, &wire.PreVoteReply{Ballot: 0, PreBallot: 1, Replica: 2, Granted: true}))
-	require.NoError(t, c.StepReplica(2, &wire.RequestVoteReply{Ballot: 1, Replica: 2, Granted: true}))
+	require.NoError(t, c.StepReplica(2, &wire.PreVoteReply{Ballot: 0, PreBallot: 1, Replica: 2, Granted: true, Lives: lifeOf(c.o.N, 2)}))
+	require.NoError(t, c.StepReplica(2, &wire.RequestVoteReply{Ballot: 1, Replica: 2, Granted: true, Lives: lifeOf(c.o.N, 2)}))
 	require.True(t, c.IsLeader())
 
 	w := weakRecord(client, 2, 1, 0)

@@ -100,8 +100,9 @@ func (c *Core) onJoin(from wire.ReplicaID, m *wire.Join) error {
 	if m.Replica != from {
 		return invalid("Join from replica %d names replica %d", from, m.Replica)
 	}
+	c.heardOfLife(from, m.Incarnation)
 	r := &wire.JoinReply{Ballot: c.ballot, Replica: c.o.ID, Leader: c.leader, LastSlot: c.entries.last(), Member: c.member,
-		Incarnation: c.incarnation, ClusterNew: c.o.ClusterNew, PreGranted: c.el.preMax}
+		Incarnation: c.incarnation, ClusterNew: c.o.ClusterNew, PreGranted: c.el.preMax, Lives: c.ourLives()}
 	if c.role == Leader && c.rec != nil {
 		r.Leader = wire.NoReplica // not in service before its view starts
 	}
@@ -125,6 +126,14 @@ func (c *Core) onJoin(from wire.ReplicaID, m *wire.Join) error {
 func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 	if m.Replica != from {
 		return invalid("JoinReply from replica %d names replica %d", from, m.Replica)
+	}
+	asked := c.incarnation
+	c.heardOfLife(from, m.Incarnation)
+	if err := c.learnLives(from, m.Lives, false); err != nil {
+		return err
+	}
+	if c.incarnation != asked {
+		return nil // an answer about an earlier life (heardOfOwnLife)
 	}
 	if c.member {
 		if c.founders != nil && c.founders[from] == 0 && m.Ballot == 0 && m.LastSlot == 0 && !m.Member && m.ClusterNew {

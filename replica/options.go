@@ -23,6 +23,12 @@ type Options struct {
 	// Now returns the current instant in nanoseconds on a monotonic clock.
 	Now  func() int64
 	Rand *rand.Rand
+	// Incarnation numbers this life of the replica: it must be higher
+	// than that of every earlier life of the same replica (the server
+	// takes the wall clock at start, in nanoseconds; the simulator counts
+	// lives). A non-member that hears of a life of its own as high raises
+	// it (lives.go, docs/DECISIONS.md 51).
+	Incarnation uint64
 
 	// InitialLeader leads ballot 0 (PROTOCOL.md 1.4).
 	InitialLeader wire.ReplicaID
@@ -142,6 +148,10 @@ type Mutation struct {
 	// ballots the members report in answer to its Join
 	// (docs/DECISIONS.md 50, third rule).
 	JoinIgnoresPreVotes bool
+	// ElectionIgnoresLives makes a candidate count the pre-votes and
+	// votes of a replica's earlier life after it heard of a later one
+	// (docs/DECISIONS.md 51).
+	ElectionIgnoresLives bool
 	// EarlyRecordAck makes a durable witness acknowledge a record before
 	// the record is on disk (the hole durable mode closes).
 	EarlyRecordAck bool
@@ -223,6 +233,9 @@ func (o Options) validate() error {
 	}
 	if o.Rand == nil {
 		errs = append(errs, errors.New("no random source"))
+	}
+	if o.Incarnation == 0 {
+		errs = append(errs, errors.New("no incarnation"))
 	}
 	if o.SnapshotEvery < 1 || o.LogRetain < 1 {
 		errs = append(errs, fmt.Errorf("snapshot every %d entries, retain %d: both must be positive", o.SnapshotEvery, o.LogRetain))

@@ -64,7 +64,7 @@ func newTestCoreWith(t *testing.T, id wire.ReplicaID, n int, p Policy) *testCore
 	t.Helper()
 	tc := &testCore{out: &recorder{}}
 	c, err := New(Options{ID: id, N: n, Policy: p, Now: func() int64 { return tc.now }, StartAsMember: true,
-		Rand: rand.New(rand.NewPCG(1, uint64(id)))})
+		Rand: rand.New(rand.NewPCG(1, uint64(id))), Incarnation: 1})
 	require.NoError(t, err)
 	tc.Core = c
 	tc.out.core = c

@@ -23,7 +23,7 @@ func newStepCore(t *testing.T, id wire.ReplicaID, n int, edit func(*Options)) *t
 	t.Helper()
 	tc := &testCore{out: &recorder{}}
 	o := Options{ID: id, N: n, Policy: BasePolicy{}, Now: func() int64 { return tc.now }, StartAsMember: true,
-		Rand: rand.New(rand.NewPCG(1, uint64(id)))}
+		Rand: rand.New(rand.NewPCG(1, uint64(id))), Incarnation: 1}
 	if edit != nil {
 		edit(&o)
 	}
@@ -129,11 +129,12 @@ func (tc *testCore) win(t *testing.T, voters ...wire.ReplicaID) {
 	tc.Tick()
 	require.Len(t, msgsOf[*wire.PreVote](tc.out.takePeer()), tc.o.N-1, "a pre-vote to every peer")
 	for _, v := range voters {
-		require.NoError(t, tc.StepReplica(v, &wire.PreVoteReply{Ballot: tc.Ballot(), PreBallot: b, Replica: v, Granted: true}))
+		require.NoError(t, tc.StepReplica(v, &wire.PreVoteReply{Ballot: tc.Ballot(), PreBallot: b, Replica: v, Granted: true,
+			Lives: lifeOf(tc.o.N, v)}))
 	}
 	require.Equal(t, Candidate, tc.role)
 	for _, v := range voters {
-		require.NoError(t, tc.StepReplica(v, &wire.RequestVoteReply{Ballot: b, Replica: v, Granted: true}))
+		require.NoError(t, tc.StepReplica(v, &wire.RequestVoteReply{Ballot: b, Replica: v, Granted: true, Lives: lifeOf(tc.o.N, v)}))
 	}
 	require.True(t, tc.IsLeader())
 	require.Equal(t, b, tc.Ballot())
@@ -177,4 +178,12 @@ func countExecutions(c *Core) map[wire.CmdID]int {
 	n := make(map[wire.CmdID]int)
 	c.o.Executed = func(e *wire.Entry, _ kvs.Result) { n[e.Cmd]++ }
 	return n
+}
+
+// lifeOf is the lives a granting reply of replica p carries when p has
+// heard of no other replica: its own first life only.
+func lifeOf(n int, p wire.ReplicaID) wire.Lives {
+	ls := make(wire.Lives, n)
+	ls[p] = 1
+	return ls
 }

@@ -175,7 +175,8 @@ func TestCandidateNeedsMajorities(t *testing.T) {
 	require.Equal(t, wire.Ballot(0), c.Ballot(), "a pre-vote raises no ballot")
 
 	preReply := func(from wire.ReplicaID, granted bool) {
-		require.NoError(t, c.StepReplica(from, &wire.PreVoteReply{Ballot: 0, PreBallot: 1, Replica: from, Granted: granted}))
+		require.NoError(t, c.StepReplica(from, &wire.PreVoteReply{Ballot: 0, PreBallot: 1, Replica: from, Granted: granted,
+			Lives: lifeOf(5, from)}))
 	}
 	preReply(2, true)
 	preReply(3, false)
@@ -188,7 +189,7 @@ func TestCandidateNeedsMajorities(t *testing.T) {
 	require.Equal(t, wire.RequestVote{Ballot: 1, Candidate: 1, LastSlot: 2, LastBallot: 0}, *rv[0])
 
 	voteReply := func(from wire.ReplicaID, b wire.Ballot) {
-		require.NoError(t, c.StepReplica(from, &wire.RequestVoteReply{Ballot: b, Replica: from, Granted: true}))
+		require.NoError(t, c.StepReplica(from, &wire.RequestVoteReply{Ballot: b, Replica: from, Granted: true, Lives: lifeOf(5, from)}))
 	}
 	voteReply(2, 1)
 	voteReply(3, 0) // a grant of another ballot
@@ -285,7 +286,7 @@ func TestStalePreVoteStartsNoElection(t *testing.T) {
 	require.NoError(t, c.StepReplica(2, &wire.Accept{Ballot: 1, Leader: 2}))
 	c.out.discard()
 	for _, p := range []wire.ReplicaID{1, 4} {
-		require.NoError(t, c.StepReplica(p, &wire.PreVoteReply{Ballot: 0, PreBallot: 1, Replica: p, Granted: true}))
+		require.NoError(t, c.StepReplica(p, &wire.PreVoteReply{Ballot: 0, PreBallot: 1, Replica: p, Granted: true, Lives: lifeOf(c.o.N, p)}))
 	}
 	require.Empty(t, msgsOf[*wire.RequestVote](c.out.takePeer()), "an election started")
 	require.Equal(t, wire.Ballot(1), c.Ballot())

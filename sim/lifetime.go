@@ -42,6 +42,7 @@ func (c *Cluster) startReplica(i int) error {
 		ID:         wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
 		Now:           c.clock,
 		Rand:          rand.New(rand.NewPCG(o.Seed, uint64(i)|uint64(c.lifetime[i])<<32)),
+		Incarnation:   uint64(c.lifetime[i]) + 1,
 		Mutation:      o.Mutation,
 		ReadWait:      o.ReadWait,
 		SnapshotEvery: o.SnapshotEvery, LogRetain: o.LogRetain,

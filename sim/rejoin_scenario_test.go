@@ -112,40 +112,57 @@ func readsTheWrite(t *testing.T, s *sim.Script, correct bool) {
 // With the rule, replica 4 waits for a leader of ballot 1 or later, so the
 // write commits only once a later ballot elected a leader, which replica 1
 // then no longer votes against: the write is read. Ignoring the pre-vote,
-// replica 4 is made a member by replica 0, the write commits with 0, 2
-// and 4, and replica 1's vote, with replica 4's lost one, elects replica 3
-// in ballot 1 without it: the run must be caught.
+// replica 4 is made a member by replica 0 and the write commits with 0, 2
+// and 4; replica 1's vote then tells replica 3 of replica 4's new life
+// (docs/DECISIONS.md 51), so it no longer counts the lost vote and the
+// write is still read. Ignoring both, replica 1's vote, with replica 4's
+// lost one, elects replica 3 in ballot 1 without the write: the run must
+// be caught.
 func TestScenarioRejoinAfterAPreVoteMajority(t *testing.T) {
-	ruleAndMutation(t, 5, "ignores pre-votes", replica.Mutation{JoinIgnoresPreVotes: true}, func(t *testing.T, s *sim.Script, broken bool) {
-		require.Equal(t, 0, s.Leader())
+	for _, tc := range []struct {
+		name string
+		m    replica.Mutation
+	}{
+		{"rule", replica.Mutation{}},
+		{"ignores pre-votes", replica.Mutation{JoinIgnoresPreVotes: true}},
+		{"ignores lives", replica.Mutation{ElectionIgnoresLives: true}},
+		{"ignores both", replica.Mutation{JoinIgnoresPreVotes: true, ElectionIgnoresLives: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { rejoinAfterAPreVoteMajority(t, scenarioCluster(t, 5, tc.m), tc.m) })
+	}
+}
 
-		var held *wire.RequestVote
-		holdVoteTo1 := func(from, to int, m wire.Message) bool {
-			v, ok := m.(*wire.RequestVote)
-			if ok && from == 3 && to == 1 {
-				held = v
-			}
-			return ok && to == 1
-		}
-		drops(t, s, onlyCandidate(3), holdVoteTo1, between(0, 1, 3, 4))
-		runUntil(t, s, "replica 4 votes in ballot 1", func() bool { return s.Replica(4).Ballot() == 1 }, 5*time.Second)
-		require.NoError(t, s.Run(5*time.Millisecond))
-		require.NotNil(t, held)
-		require.Equal(t, wire.Ballot(0), s.Replica(1).Ballot(), "replica 1 only pre-voted")
-		restart4AndWriteWithout1(t, s)
-		require.Equal(t, broken, s.Replica(4).Ballot() == 0, "replica 4 a member of ballot 0")
+// rejoinAfterAPreVoteMajority plays TestScenarioRejoinAfterAPreVoteMajority
+// on a cluster built with m.
+func rejoinAfterAPreVoteMajority(t *testing.T, s *sim.Script, m replica.Mutation) {
+	require.Equal(t, 0, s.Leader())
 
-		require.Equal(t, replica.Candidate, s.Replica(3).Role(), "replica 3 still stands")
-		require.Equal(t, wire.Ballot(1), s.Replica(3).Ballot())
-		s.Drop(nil)
-		s.Inject(3, 1, held)
-		if broken {
-			caughtLosingTheWrite(t, s)
-			return
+	var held *wire.RequestVote
+	holdVoteTo1 := func(from, to int, msg wire.Message) bool {
+		v, ok := msg.(*wire.RequestVote)
+		if ok && from == 3 && to == 1 {
+			held = v
 		}
-		require.NoError(t, s.Run(3*time.Second))
-		readsTheWrite(t, s, true)
-	})
+		return ok && to == 1
+	}
+	drops(t, s, onlyCandidate(3), holdVoteTo1, between(0, 1, 3, 4))
+	runUntil(t, s, "replica 4 votes in ballot 1", func() bool { return s.Replica(4).Ballot() == 1 }, 5*time.Second)
+	require.NoError(t, s.Run(5*time.Millisecond))
+	require.NotNil(t, held)
+	require.Equal(t, wire.Ballot(0), s.Replica(1).Ballot(), "replica 1 only pre-voted")
+	restart4AndWriteWithout1(t, s)
+	require.Equal(t, m.JoinIgnoresPreVotes, s.Replica(4).Ballot() == 0, "replica 4 a member of ballot 0")
+
+	require.Equal(t, replica.Candidate, s.Replica(3).Role(), "replica 3 still stands")
+	require.Equal(t, wire.Ballot(1), s.Replica(3).Ballot())
+	s.Drop(nil)
+	s.Inject(3, 1, held)
+	if m.JoinIgnoresPreVotes && m.ElectionIgnoresLives {
+		caughtLosingTheWrite(t, s)
+		return
+	}
+	require.NoError(t, s.Run(3*time.Second))
+	readsTheWrite(t, s, true)
 }
 
 // caughtLosingTheWrite ends a scenario whose build lost session 0's strong
@@ -174,13 +191,20 @@ func ruleAndMutation(t *testing.T, n int, name string, m replica.Mutation, run f
 		m    replica.Mutation
 	}{{"rule", replica.Mutation{}}, {name, m}} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := sim.NewScript(sim.Options{Seed: 1, N: n, Sessions: 2, Protocol: protocols[0], Mutation: tc.m,
-				Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
-			require.NoError(t, err)
-			require.NoError(t, s.Run(20*time.Millisecond))
-			run(t, s, tc.m != (replica.Mutation{}))
+			run(t, scenarioCluster(t, n, tc.m), tc.m != (replica.Mutation{}))
 		})
 	}
+}
+
+// scenarioCluster is a new cluster of n replicas built with m, with two
+// sessions and short message delays, once it has settled.
+func scenarioCluster(t *testing.T, n int, m replica.Mutation) *sim.Script {
+	t.Helper()
+	s, err := sim.NewScript(sim.Options{Seed: 1, N: n, Sessions: 2, Protocol: protocols[0], Mutation: m,
+		Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
+	require.NoError(t, err)
+	require.NoError(t, s.Run(20*time.Millisecond))
+	return s
 }
 
 // restart4AndWriteWithout1 is the second half of the pre-vote scenarios
@@ -200,4 +224,89 @@ func restart4AndWriteWithout1(t *testing.T, s *sim.Script) {
 	drops(t, s, between(3, 0, 1, 2, 4), sessionsTo(3), onlyCandidate(0), acceptFrom(0, 1), sessionsTo(1))
 	s.Put(0, wire.Strong, 1)
 	runUntil(t, s, "the write completes", func() bool { ok, _ := s.Done(0, 1); return ok }, 10*time.Second)
+}
+
+// TestScenarioTwoRestartsInsideAPreVoteMajority: docs/DECISIONS.md 51.
+// Five replicas; replica 0 leads ballot 0. Cut off from the leader,
+// replica 3 pre-votes for ballot 1 and replica 1 grants it; its PreVote to
+// replica 4 is held back. Replica 1 crashes, comes back empty and rejoins
+// in ballot 0; the replicas that answer it hear of its new life. Replica 4
+// then grants too. The scenario runs twice: replica 3 answers the Join, or
+// it does not and replica 4, which does, tells it in its grant.
+//
+// With the rule, replica 3 no longer counts the grant of replica 1's
+// earlier life, stands in no election, and the write that follows is
+// read. Without it, replica 3 counts a majority with that grant and
+// stands in ballot 1; replica 4 votes for it, crashes, and comes back
+// empty while replica 3 is cut off, so that it rejoins in ballot 0 (no
+// answer knows ballot 1) and a strong write commits with replicas 0, 2
+// and 4. Replica 1 adopts ballot 1 from replica 3's refusal of a pre-vote
+// and grants replica 3's delayed RequestVote: replica 3 leads ballot 1
+// without the write, which must be caught.
+func TestScenarioTwoRestartsInsideAPreVoteMajority(t *testing.T) {
+	t.Run("3 hears the Join", func(t *testing.T) { twoRestartsInsideAPreVoteMajority(t, false) })
+	t.Run("4 tells 3", func(t *testing.T) { twoRestartsInsideAPreVoteMajority(t, true) })
+}
+
+// twoRestartsInsideAPreVoteMajority plays
+// TestScenarioTwoRestartsInsideAPreVoteMajority; with joinSkips3, replica
+// 1's new life and replica 3 do not exchange Join and JoinReply.
+func twoRestartsInsideAPreVoteMajority(t *testing.T, joinSkips3 bool) {
+	ruleAndMutation(t, 5, "ignores lives", replica.Mutation{ElectionIgnoresLives: true}, func(t *testing.T, s *sim.Script, broken bool) {
+		var held *wire.RequestVote
+		var preVoteTo4 *wire.PreVote
+		granted1, granted4, hold4 := false, false, true
+		watch := func(from, to int, m wire.Message) bool {
+			switch x := m.(type) {
+			case *wire.RequestVote:
+				if from == 3 && to == 1 {
+					held = x
+				}
+				return to == 1
+			case *wire.PreVote:
+				if from == 3 && to == 4 && hold4 {
+					preVoteTo4 = x
+					return true
+				}
+			case *wire.PreVoteReply:
+				granted1 = granted1 || from == 1 && to == 3 && x.Granted
+				granted4 = granted4 || from == 4 && to == 3 && x.Granted
+			}
+			return false
+		}
+		drops(t, s, watch, onlyCandidate(3), between(0, 1, 3, 4))
+		runUntil(t, s, "replica 1 grants replica 3's pre-vote", func() bool { return granted1 }, 5*time.Second)
+		require.NoError(t, s.Run(2*time.Millisecond))
+		s.Crash(1)
+		s.Restart(1)
+		joins := func(from, to int, m wire.Message) bool {
+			switch m.(type) {
+			case *wire.Join, *wire.JoinReply:
+				return joinSkips3 && (from == 1 && to == 3 || from == 3 && to == 1)
+			}
+			return false
+		}
+		drops(t, s, watch, onlyCandidate(3), between(0, 3, 4), joins)
+		runUntil(t, s, "replica 1 rejoins", func() bool { return s.Replica(1).Member() }, 5*time.Second)
+		drops(t, s, watch, onlyCandidate(3), between(0, 3, 4))
+		require.NotNil(t, preVoteTo4)
+		hold4 = false
+		s.Inject(3, 4, preVoteTo4)
+		runUntil(t, s, "replica 4 grants replica 3's pre-vote", func() bool { return granted4 }, 5*time.Second)
+		require.NoError(t, s.Run(5*time.Millisecond))
+		require.Equal(t, broken, s.Replica(4).Ballot() == 1, "replica 4 votes in ballot 1")
+		require.Equal(t, broken, held != nil, "replica 3 stands in ballot 1")
+		restart4AndWriteWithout1(t, s)
+		s.Drop(nil)
+		if !broken {
+			require.NoError(t, s.Run(3*time.Second))
+			readsTheWrite(t, s, true)
+			return
+		}
+		require.Equal(t, replica.Candidate, s.Replica(3).Role(), "replica 3 still stands")
+		s.Inject(1, 3, &wire.PreVote{Ballot: s.Replica(1).Ballot() + 1, Candidate: 1})
+		require.NoError(t, s.Run(2*time.Millisecond))
+		s.Inject(3, 1, held)
+		caughtLosingTheWrite(t, s)
+	})
 }

@@ -80,7 +80,7 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &RequestVote{Ballot: d.ballot(), Candidate: d.replica(), LastSlot: d.slot(),
 			LastBallot: d.ballot()}
 	case TypeRequestVoteReply:
-		m = &RequestVoteReply{Ballot: d.ballot(), Replica: d.replica(), Granted: d.bool()}
+		m = &RequestVoteReply{Ballot: d.ballot(), Replica: d.replica(), Granted: d.bool(), Lives: d.uvarints()}
 	case TypeCollect:
 		m = &Collect{Ballot: d.ballot()}
 	case TypeCollectReply:
@@ -100,11 +100,12 @@ func Decode(t MsgType, body []byte) (Message, error) {
 	case TypeJoinReply:
 		m = &JoinReply{Ballot: d.ballot(), Replica: d.replica(), Leader: d.replica(), LastSlot: d.slot(), Member: d.bool(),
 			Mark: d.slot(), Incarnation: d.uvarint(), Founders: d.uvarints(), ClusterNew: d.bool(),
-			PreGranted: d.ballot()}
+			PreGranted: d.ballot(), Lives: d.uvarints()}
 	case TypeInstallSnapshotAck:
 		m = &InstallSnapshotAck{Ballot: d.ballot(), Replica: d.replica(), LastSlot: d.slot(), Chunk: d.u32("chunk")}
 	case TypePreVoteReply:
-		m = &PreVoteReply{Ballot: d.ballot(), PreBallot: d.ballot(), Replica: d.replica(), Granted: d.bool()}
+		m = &PreVoteReply{Ballot: d.ballot(), PreBallot: d.ballot(), Replica: d.replica(), Granted: d.bool(),
+			Lives: d.uvarints()}
 	case TypeStatusRequest:
 		m = &StatusRequest{Nonce: d.uvarint()}
 	case TypeStatusReply:

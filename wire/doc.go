@@ -111,13 +111,14 @@
 //	17 CausalPropose     Cmd, Command, CausalDep, Bound, AckUpTo
 //	18 CausalReply       Replica, Ballot, Cmd
 //	19 RequestVote       Ballot, Candidate, LastSlot, LastBallot
-//	20 RequestVoteReply  Ballot, Replica, Granted bool
+//	20 RequestVoteReply  Ballot, Replica, Granted bool, Lives list(uvarint)
 //	21 Collect           Ballot
 //	22 CollectReply      Ballot, Replica, Records list(Record), LastSlot,
 //	                     LastBallot
 //	23 NewView           Ballot, Leader, ViewStart, Committed bool
 //	24 PreVote           Ballot, Candidate, LastSlot, LastBallot
-//	25 PreVoteReply      Ballot, PreBallot Ballot, Replica, Granted bool
+//	25 PreVoteReply      Ballot, PreBallot Ballot, Replica, Granted bool,
+//	                     Lives list(uvarint)
 //	26 InstallSnapshot   Ballot, Leader, LastSlot, LastBallot, Chunk uvarint
 //	                     (32 bits), Done bool, Sessions list(Session),
 //	                     Items list(Item)
@@ -125,7 +126,8 @@
 //	28 Join              Replica, Incarnation uvarint
 //	29 JoinReply         Ballot, Replica, Leader, LastSlot, Member bool, Mark,
 //	                     Incarnation uvarint, Founders list(uvarint),
-//	                     ClusterNew bool, PreGranted Ballot
+//	                     ClusterNew bool, PreGranted Ballot,
+//	                     Lives list(uvarint)
 //	30 EndSession        Client uvarint
 //
 // For example a Sync for CmdID{Client: 5, Seq: 300} is the 8 bytes

@@ -242,6 +242,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendReplica(b, m.Replica)
 		b = appendBool(b, m.Granted)
+		b = appendUvarints(b, m.Lives)
 	case *Collect:
 		b = appendUvarint(b, uint64(m.Ballot))
 	case *CollectReply:
@@ -285,12 +286,10 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendBool(b, m.Member)
 		b = appendUvarint(b, uint64(m.Mark))
 		b = appendUvarint(b, m.Incarnation)
-		b = appendUvarint(b, uint64(len(m.Founders)))
-		for _, f := range m.Founders {
-			b = appendUvarint(b, f)
-		}
+		b = appendUvarints(b, m.Founders)
 		b = appendBool(b, m.ClusterNew)
 		b = appendUvarint(b, uint64(m.PreGranted))
+		b = appendUvarints(b, m.Lives)
 	case *InstallSnapshotAck:
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendReplica(b, m.Replica)
@@ -301,6 +300,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendUvarint(b, uint64(m.PreBallot))
 		b = appendReplica(b, m.Replica)
 		b = appendBool(b, m.Granted)
+		b = appendUvarints(b, m.Lives)
 	default:
 		panic(fmt.Sprintf("wire: AppendFrame of unsupported message %T", m))
 	}
@@ -308,6 +308,15 @@ func appendBody(b []byte, m Message) []byte {
 }
 
 func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
+
+// appendUvarints appends a list of uvarints, its length first.
+func appendUvarints(b []byte, vs []uint64) []byte {
+	b = appendUvarint(b, uint64(len(vs)))
+	for _, v := range vs {
+		b = appendUvarint(b, v)
+	}
+	return b
+}
 
 func appendReplica(b []byte, r ReplicaID) []byte { return binary.AppendVarint(b, int64(r)) }
 

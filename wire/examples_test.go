@@ -187,7 +187,7 @@ func examples() []example {
 		{name: "causalreply", msg: &CausalReply{Replica: 2, Ballot: 0, Cmd: cmdC}},
 
 		{name: "requestvote", msg: &RequestVote{Ballot: 11, Candidate: 3, LastSlot: 1000, LastBallot: 10}},
-		{name: "requestvotereply", msg: &RequestVoteReply{Ballot: 11, Replica: 1, Granted: true}},
+		{name: "requestvotereply", msg: &RequestVoteReply{Ballot: 11, Replica: 1, Granted: true, Lives: Lives{3, 1 << 50, 0}}},
 		{name: "collect", msg: &Collect{Ballot: 11}},
 		{name: "collectreply", msg: &CollectReply{Ballot: 11, Replica: 4, Records: sampleRecords(),
 			LastSlot: 1000, LastBallot: 10}},
@@ -197,7 +197,7 @@ func examples() []example {
 		{name: "newview", msg: &NewView{Ballot: 11, Leader: 3, ViewStart: 1004}},
 		{name: "newview-committed", msg: &NewView{Ballot: 11, Leader: 3, ViewStart: 1004, Committed: true}},
 		{name: "prevote", msg: &PreVote{Ballot: 12, Candidate: 2, LastSlot: 1000, LastBallot: 11}},
-		{name: "prevotereply", msg: &PreVoteReply{Ballot: 11, PreBallot: 12, Replica: 4, Granted: true}},
+		{name: "prevotereply", msg: &PreVoteReply{Ballot: 11, PreBallot: 12, Replica: 4, Granted: true, Lives: Lives{1, 2, 3, 4, 5}}},
 		{name: "installsnapshot", msg: &InstallSnapshot{Ballot: 3, Leader: 1, LastSlot: 900, LastBallot: 2, Chunk: 0,
 			Sessions: []SessionState{{Client: bigClient, Floor: 10, WeakCommittedSeq: 9, Results: []SessionResult{
 				{Seq: 11, Slot: 800, Result: kvs.Result{Value: kvs.Value("v"), Found: true, Version: 799}},
@@ -211,7 +211,7 @@ func examples() []example {
 		{name: "acceptack-learner", msg: &AcceptAck{Ballot: 3, Replica: 2, Success: true, MatchSlot: 5, Learner: true}},
 		{name: "join", msg: &Join{Replica: 2, Incarnation: math.MaxUint64}},
 		{name: "joinreply", msg: &JoinReply{Ballot: 4, Replica: 0, Leader: 0, LastSlot: 77, Member: true, Mark: 77,
-			Incarnation: 5, Founders: []uint64{5, 1 << 40, 9}, ClusterNew: true, PreGranted: 5}},
+			Incarnation: 5, Founders: []uint64{5, 1 << 40, 9}, ClusterNew: true, PreGranted: 5, Lives: Lives{5, 7, 9}}},
 		{name: "statusrequest", msg: &StatusRequest{Nonce: 1 << 40}},
 		{name: "routed-newview", msg: &Routed{Session: bigClient, Msg: &NewView{Ballot: 3, Leader: 1, ViewStart: 9,
 			Committed: true}}},

@@ -53,11 +53,15 @@ type RequestVote struct {
 	LastBallot Ballot
 }
 
-// RequestVoteReply answers a RequestVote.
+// RequestVoteReply answers a RequestVote. Lives is the replier's view
+// of the cluster's incarnations (Lives, below): a candidate counts a vote
+// only from the life of its voter that cast it, as long as nobody has told
+// it of a later one (docs/DECISIONS.md 51).
 type RequestVoteReply struct {
 	Ballot  Ballot
 	Replica ReplicaID
 	Granted bool
+	Lives   Lives
 }
 
 // PreVote asks whether the receiver would vote for Candidate in Ballot,
@@ -77,7 +81,15 @@ type PreVoteReply struct {
 	PreBallot Ballot // the PreVote's ballot
 	Replica   ReplicaID
 	Granted   bool
+	Lives     Lives // as in RequestVoteReply
 }
+
+// Lives lists, by replica, the highest incarnation the sender has heard
+// of (0: none); the sender's own entry is its own incarnation. A replica
+// that restarted without its state has a higher incarnation than its
+// earlier lives, so an entry tells which of its grants and votes died with
+// a life that no longer exists (docs/DECISIONS.md 51).
+type Lives []uint64
 
 // SessionResult is a stored outcome of an applied command in a session's
 // row (PROTOCOL.md 3.1 clientTable).
@@ -129,8 +141,9 @@ type InstallSnapshotAck struct {
 // (PROTOCOL.md 6.10, docs/DECISIONS.md 21).
 type Join struct {
 	Replica ReplicaID
-	// Incarnation is drawn at random when the process starts: a replica
-	// that restarted is told apart from one still starting.
+	// Incarnation numbers the process's life: a later life of the same
+	// replica has a higher one (replica.Options.Incarnation), so a
+	// replica that restarted is told apart from one still starting.
 	Incarnation uint64
 }
 
@@ -142,7 +155,7 @@ type Join struct {
 // (-cluster new): it was never a member, so a majority of such replicas,
 // fresh, may found the cluster (docs/DECISIONS.md 37). PreGranted is the
 // highest ballot the replier ever granted a pre-vote in (docs/DECISIONS.md
-// 50).
+// 50). Lives is as in RequestVoteReply.
 type JoinReply struct {
 	Ballot      Ballot
 	Replica     ReplicaID
@@ -154,6 +167,7 @@ type JoinReply struct {
 	Founders    []uint64
 	ClusterNew  bool
 	PreGranted  Ballot
+	Lives       Lives
 }
 
 // Collect asks for witness records older than Ballot (section 6.3).

@@ -17,7 +17,7 @@ import (
 // sessions' reads do not wait for them.
 func TestDurableReadWaitsForTheSessionsWeakWrites(t *testing.T) {
 	c, err := replica.New(replica.Options{ID: 1, N: 3, Policy: NewPolicy(), Durable: true,
-		StartAsMember: true, Now: func() int64 { return 0 }, Rand: rand.New(rand.NewPCG(1, 1))})
+		StartAsMember: true, Now: func() int64 { return 0 }, Rand: rand.New(rand.NewPCG(1, 1)), Incarnation: 1})
 	require.NoError(t, err)
 	c.Synced(c.Ready().SyncSeq) // its membership
 	get := kvs.Command{Op: kvs.OpGet, Key: "k9"}

@@ -204,8 +204,11 @@ func Serve(ctx context.Context, o Options) error {
 	s.core, err = replica.New(replica.Options{
 		Durable: s.disk != nil, Restore: restore,
 		ID: s.id, N: cfg.N(), Policy: o.Policy(), Log: coreLog{s.log.WithOptions(zap.AddCallerSkip(1)).Sugar()},
-		Now:                func() int64 { return int64(time.Since(start)) },
-		Rand:               rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(idx))),
+		Now:  func() int64 { return int64(time.Since(start)) },
+		Rand: rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(idx))),
+		// A later start of this replica reads a later clock (a clock
+		// set back is caught at the next Join: lives.go).
+		Incarnation:        max(1, uint64(start.UnixNano())),
 		HeartbeatInterval:  cfg.Heartbeat,
 		ElectionTimeoutMin: cfg.ElectionTimeoutMin,
 		ElectionTimeoutMax: cfg.ElectionTimeoutMax,

@@ -1,0 +1,113 @@
+package replica
+
+import (
+	"slices"
+
+	"swiftpaxos/wire"
+)
+
+// A replica that restarts without its state (in memory, or durable with
+// an empty data directory) forgets the pre-votes it granted and the vote
+// it cast, but the messages that carried them may still be counted by
+// their candidate. Nothing at that replica keeps the new life from
+// answering otherwise and helping a leader of an earlier ballot commit:
+// the candidate would then win with a grant or a vote of a life that no
+// longer exists, and lead without what was committed meanwhile
+// (docs/DECISIONS.md 51).
+//
+// So every replica keeps, by replica, the highest incarnation it has heard
+// of (lives): a later life of a replica has a higher incarnation
+// (Options.Incarnation). It hears of one from the life's own Join, and from
+// the lives that every JoinReply, PreVoteReply and RequestVoteReply
+// carries. A candidate notes which life granted each pre-vote and vote,
+// and counts only the grants of lives it has heard of no later one from.
+// A restarted replica becomes a member only once a majority of the others
+// answered its Join (answeredEnough), so they heard of its new life; any
+// vote majority meets them, and a replica in both either voted before it
+// answered (its answer then reports the ballot, and the new life waits
+// for a leader of it: join.go) or votes after, and its vote tells the
+// candidate of the new life, which then no longer counts the old one.
+
+// grants records, by replica, the incarnation of the life that granted a
+// pre-vote or a vote (0: none).
+type grants []uint64
+
+// newGrants starts a count with this replica's own grant.
+func (c *Core) newGrants() grants {
+	g := make(grants, c.o.N)
+	g[c.o.ID] = c.incarnation
+	return g
+}
+
+// counted is how many grants in g come from the latest life of their
+// replica that this one has heard of.
+func (c *Core) counted(g grants) int {
+	n := 0
+	for p, life := range g {
+		if life != 0 && (life >= c.lives[p] || c.o.Mutation.ElectionIgnoresLives) {
+			n++
+		}
+	}
+	return n
+}
+
+// heardOfLife notes that replica r has lived in incarnation life.
+func (c *Core) heardOfLife(r wire.ReplicaID, life uint64) {
+	if r == c.o.ID {
+		c.heardOfOwnLife(life)
+		return
+	}
+	c.lives[r] = max(c.lives[r], life)
+}
+
+// learnLives merges a peer's lives into this replica's. A message built by
+// this code carries one entry per replica. One with none says nothing (a
+// test's), unless it grants: a grant counts only with the life that
+// granted it.
+func (c *Core) learnLives(from wire.ReplicaID, ls wire.Lives, grant bool) error {
+	if len(ls) == 0 && grant {
+		return invalid("replica %d granted without its lives", from)
+	}
+	if len(ls) == 0 {
+		return nil
+	}
+	if len(ls) != c.o.N || ls[from] == 0 {
+		return invalid("replica %d sent lives %v for %d replicas", from, ls, c.o.N)
+	}
+	for p, life := range ls {
+		c.heardOfLife(wire.ReplicaID(p), life)
+	}
+	return nil
+}
+
+// heardOfOwnLife handles a peer's word that this replica lived in
+// incarnation life. Higher than its own, it means the clock that numbered
+// this life was set back since an earlier life: a non-member takes a
+// higher number and asks again, so that the answers it counts are about
+// this life. A member keeps its number (a second process with its id
+// would be a misconfiguration, and raising it would bury the other's
+// grants): its grants are refused until the cluster forgets the other.
+func (c *Core) heardOfOwnLife(life uint64) {
+	if life <= c.incarnation {
+		return
+	}
+	if c.member {
+		if life > c.laterSelf {
+			c.laterSelf = life
+			c.log.Error("a peer knows a later life of this replica: is another process running with its id?",
+				"incarnation", c.incarnation, "heard", life)
+		}
+		return
+	}
+	c.log.Warn("a peer knows a later life of this replica (was the clock set back?): asking again as a later one",
+		"incarnation", c.incarnation, "heard", life)
+	c.incarnation = life + 1
+	c.lives[c.o.ID] = c.incarnation
+	clear(c.jn.replies)
+	clear(c.jn.heard)
+	c.jn.askedAt, c.jn.marked = 0, false
+}
+
+// ourLives is a copy of lives for a message: messages are encoded by
+// another goroutine.
+func (c *Core) ourLives() wire.Lives { return slices.Clone(wire.Lives(c.lives)) }
