@@ -91,7 +91,8 @@
 //   - sessions.go (sessionTable: de-duplication and results, 3.7),
 //     expiry.go (the end of an idle session, 6.10), admission.go (what is
 //     admitted from clients and leaders, 1.2).
-//   - election.go (election: pre-votes and votes, 6.1-6.2), recovery.go
+//   - election.go (election: pre-votes and votes, 6.1-6.2), lives.go
+//     (which life of a replica a grant came from), recovery.go
 //     (a new view, 6.3-6.4), snapshot.go and restore.go (snapshots and a
 //     restart from disk, 6.10), durable.go (journal: durable mode),
 //     join.go, founding.go and early.go (joining, founding a cluster, and

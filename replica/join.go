@@ -231,9 +231,11 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 // the pre-vote majority of any ballot this replica may have voted in
 // before it lost its state, so the ballot it adopted from their answers
 // (their own, or one they pre-voted in) is at least that one, and a mark
-// from a leader of an earlier ballot does not count (docs/DECISIONS.md 50,
-// which also records the case this does not cover; Viewstamped
-// Replication's recovery waits for f+1 answers likewise).
+// from a leader of an earlier ballot does not count (docs/DECISIONS.md 50;
+// Viewstamped Replication's recovery waits for f+1 answers likewise). They
+// also meet any vote majority, and those that vote after they answered
+// tell the candidate of this life, so it no longer counts a vote of the
+// life this replica lost (lives.go, docs/DECISIONS.md 51).
 func (c *Core) answeredEnough() bool {
 	members, all := 0, 0
 	for p, r := range c.jn.replies {
