@@ -116,7 +116,6 @@ type Core struct {
 	incarnation uint64   // this life's (Options.Incarnation): tells a restart from a slow start
 	founders    []uint64 // incarnations at the bootstrap, by replica
 	lives       []uint64 // the latest incarnation heard of, by replica (lives.go)
-	laterSelf   uint64   // the latest later life of this member's id heard of (lives.go)
 	restored    bool     // it restarted from disk, at restoredAt
 	restoredAt  int64
 	scratchEnts []*wire.Entry

@@ -82,27 +82,24 @@ func (c *Core) learnLives(from wire.ReplicaID, ls wire.Lives, grant bool) error 
 
 // heardOfOwnLife handles a peer's word that this replica lived in
 // incarnation life. Higher than its own, it means the clock that numbered
-// this life was set back since an earlier life: a non-member takes a
-// higher number and asks again, so that the answers it counts are about
-// this life. A member keeps its number (a second process with its id
-// would be a misconfiguration, and raising it would bury the other's
-// grants): its grants are refused until the cluster forgets the other.
+// this life was set back since an earlier life (or, outside the fault
+// model, that a second process runs with this id): the replica takes a
+// higher number, or every candidate that heard of the other would refuse
+// its grants for good. That is safe, since a higher number only makes
+// candidates count fewer grants. A non-member also forgets the answers it
+// had and asks again, so that the majority it becomes a member with heard
+// of this life (docs/DECISIONS.md 51).
 func (c *Core) heardOfOwnLife(life uint64) {
 	if life <= c.incarnation {
 		return
 	}
-	if c.member {
-		if life > c.laterSelf {
-			c.laterSelf = life
-			c.log.Error("a peer knows a later life of this replica: is another process running with its id?",
-				"incarnation", c.incarnation, "heard", life)
-		}
-		return
-	}
-	c.log.Warn("a peer knows a later life of this replica (was the clock set back?): asking again as a later one",
+	c.log.Warn("a peer knows a later life of this replica (was the clock set back, or is another process running with its id?): taking a later one",
 		"incarnation", c.incarnation, "heard", life)
 	c.incarnation = life + 1
 	c.lives[c.o.ID] = c.incarnation
+	if c.member {
+		return
+	}
 	clear(c.jn.replies)
 	clear(c.jn.heard)
 	c.jn.askedAt, c.jn.marked = 0, false

@@ -70,6 +70,8 @@ func TestLivesTravelInAnswers(t *testing.T) {
 // clock was set back since an earlier life starts with a lower
 // incarnation; the first answer that knows the earlier one makes it take
 // a higher one and ask again, discarding the answers about the lower one.
+// A member (a durable replica restarted from its disk asks nobody) takes a
+// higher one too.
 func TestLearnerThatHearsOfALaterLifeOfItselfAsksAgain(t *testing.T) {
 	c := joiner(t, 2, 3, false)
 	c.Tick()
@@ -86,7 +88,8 @@ func TestLearnerThatHearsOfALaterLifeOfItselfAsksAgain(t *testing.T) {
 	member := followerWith(t, 1, 3, 0)
 	require.NoError(t, member.StepReplica(0, &wire.JoinReply{Replica: 0, Leader: 0, Member: true,
 		Lives: livesWith(3, 0, map[wire.ReplicaID]uint64{1: 40})}))
-	require.Equal(t, uint64(1), member.incarnation, "a member keeps its incarnation")
+	require.Equal(t, uint64(41), member.incarnation, "a member takes a later one too")
+	require.True(t, member.Member())
 }
 
 // TestMalformedLivesAreRefused: lives for another number of replicas, or

@@ -26,8 +26,8 @@ type Options struct {
 	// Incarnation numbers this life of the replica: it must be higher
 	// than that of every earlier life of the same replica (the server
 	// takes the wall clock at start, in nanoseconds; the simulator counts
-	// lives). A non-member that hears of a life of its own as high raises
-	// it (lives.go, docs/DECISIONS.md 51).
+	// lives). A replica that hears of a higher life of its own takes a
+	// higher number (lives.go, docs/DECISIONS.md 51).
 	Incarnation uint64
 
 	// InitialLeader leads ballot 0 (PROTOCOL.md 1.4).
