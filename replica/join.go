@@ -19,7 +19,7 @@ import (
 //     appended: it is a member at once (the bootstrap), and the initial
 //     leader leads ballot 0 unless a member answered and it was not
 //     started -cluster new. The replica remembers the incarnation (a
-//     random number drawn when the process started) of every replica
+//     number every start of the process raises: lives.go) of every replica
 //     that answered fresh and was started -cluster new; one still
 //     finishing its own start-up, whose Join names the same incarnation,
 //     is told so and becomes a member too, even if the leader has taken
@@ -100,6 +100,9 @@ func (c *Core) onJoin(from wire.ReplicaID, m *wire.Join) error {
 	if m.Replica != from {
 		return invalid("Join from replica %d names replica %d", from, m.Replica)
 	}
+	if !validIncarnation(m.Incarnation) {
+		return invalid("Join from replica %d in incarnation %d", from, m.Incarnation)
+	}
 	c.heardOfLife(from, m.Incarnation)
 	r := &wire.JoinReply{Ballot: c.ballot, Replica: c.o.ID, Leader: c.leader, LastSlot: c.entries.last(), Member: c.member,
 		Incarnation: c.incarnation, ClusterNew: c.o.ClusterNew, PreGranted: c.el.preMax, Lives: c.ourLives()}
@@ -127,13 +130,18 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 	if m.Replica != from {
 		return invalid("JoinReply from replica %d names replica %d", from, m.Replica)
 	}
+	if m.Incarnation > maxIncarnation {
+		return invalid("JoinReply from replica %d in incarnation %d", from, m.Incarnation)
+	}
 	asked := c.incarnation
 	c.heardOfLife(from, m.Incarnation)
 	if err := c.learnLives(from, m.Lives, false); err != nil {
 		return err
 	}
-	if c.incarnation != asked {
-		return nil // an answer about an earlier life (heardOfOwnLife)
+	if c.incarnation != asked || !c.member && len(m.Lives) > 0 && m.Lives[c.o.ID] != c.incarnation {
+		// An answer to a Join of an earlier number (heardOfOwnLife), or
+		// of an earlier life: its sender has not heard of this one.
+		return nil
 	}
 	if c.member {
 		if c.founders != nil && c.founders[from] == 0 && m.Ballot == 0 && m.LastSlot == 0 && !m.Member && m.ClusterNew {

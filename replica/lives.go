@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"math"
 	"slices"
 
 	"swiftpaxos/wire"
@@ -27,6 +28,14 @@ import (
 // answered (its answer then reports the ballot, and the new life waits
 // for a leader of it: join.go) or votes after, and its vote tells the
 // candidate of the new life, which then no longer counts the old one.
+
+// maxIncarnation bounds incarnations: a wall clock in nanoseconds fits
+// an int64 until the year 2262, and a forged number near 2^64 could
+// otherwise wrap to 0 when a replica takes the next one (heardOfOwnLife).
+const maxIncarnation = math.MaxInt64
+
+// validIncarnation reports whether x may number a life.
+func validIncarnation(x uint64) bool { return x >= 1 && x <= maxIncarnation }
 
 // grants records, by replica, the incarnation of the life that granted a
 // pre-vote or a vote (0: none).
@@ -71,8 +80,13 @@ func (c *Core) learnLives(from wire.ReplicaID, ls wire.Lives, grant bool) error 
 	if len(ls) == 0 {
 		return nil
 	}
-	if len(ls) != c.o.N || ls[from] == 0 {
+	if len(ls) != c.o.N || !validIncarnation(ls[from]) {
 		return invalid("replica %d sent lives %v for %d replicas", from, ls, c.o.N)
+	}
+	for _, life := range ls {
+		if life > maxIncarnation {
+			return invalid("replica %d sent lives %v: incarnation above %d", from, ls, uint64(maxIncarnation))
+		}
 	}
 	for p, life := range ls {
 		c.heardOfLife(wire.ReplicaID(p), life)
@@ -88,15 +102,22 @@ func (c *Core) learnLives(from wire.ReplicaID, ls wire.Lives, grant bool) error 
 // its grants for good. That is safe, since a higher number only makes
 // candidates count fewer grants. A non-member also forgets the answers it
 // had and asks again, so that the majority it becomes a member with heard
-// of this life (docs/DECISIONS.md 51).
+// of this life (docs/DECISIONS.md 51); onJoinReply ignores the late
+// answers to its earlier Joins.
 func (c *Core) heardOfOwnLife(life uint64) {
-	if life <= c.incarnation {
+	if life <= c.incarnation || c.incarnation == maxIncarnation {
 		return
 	}
 	c.log.Warn("a peer knows a later life of this replica (was the clock set back, or is another process running with its id?): taking a later one",
 		"incarnation", c.incarnation, "heard", life)
-	c.incarnation = life + 1
+	c.incarnation = min(life, maxIncarnation-1) + 1
 	c.lives[c.o.ID] = c.incarnation
+	// This process's own grants are no less its own under a new number.
+	for _, g := range []grants{c.el.preVotes, c.el.votes} {
+		if g != nil {
+			g[c.o.ID] = c.incarnation
+		}
+	}
 	if c.member {
 		return
 	}

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -43,10 +44,11 @@ func TestCandidateCountsOnlyTheLatestLives(t *testing.T) {
 		require.NoError(t, c.StepReplica(p, &wire.RequestVoteReply{Ballot: 1, Replica: p, Granted: true, Lives: ls}))
 	}
 	grantVote(4, lifeOf(5, 4))
-	grantVote(2, livesWith(5, 2, map[wire.ReplicaID]uint64{4: 7}))
+	grantVote(2, livesWith(5, 2, map[wire.ReplicaID]uint64{4: 7, 3: 50}))
 	require.Equal(t, Candidate, c.role, "counted the vote of replica 4's earlier life")
+	require.Equal(t, uint64(51), c.incarnation, "a later life of its own id was heard of")
 	grantVote(1, livesWith(5, 1, map[wire.ReplicaID]uint64{1: 2}))
-	require.True(t, c.IsLeader(), "replicas 1, 2 and 3 in their current lives")
+	require.True(t, c.IsLeader(), "replicas 1, 2 and 3 in their current lives, its own under its new number")
 }
 
 // TestLivesTravelInAnswers: a replica answers a Join, a pre-vote and a
@@ -58,12 +60,18 @@ func TestLivesTravelInAnswers(t *testing.T) {
 	require.Len(t, joins, 1)
 	require.Equal(t, wire.Lives{0, 1, 5}, joins[0].Lives)
 	c.silence()
-	require.True(t, c.preVote(t, 0, 1, 0, 0))
-	require.True(t, c.vote(t, 0, 1, 0, 0))
-	require.NoError(t, c.StepReplica(0, &wire.PreVote{Ballot: 2, Candidate: 0}))
-	for _, m := range c.out.takePeer() {
-		require.Equal(t, wire.Lives{0, 1, 5}, m.(*wire.PreVoteReply).Lives)
-	}
+	require.NoError(t, c.StepReplica(0, &wire.PreVote{Ballot: 1, Candidate: 0}))
+	pre := msgsOf[*wire.PreVoteReply](c.out.takePeer())
+	require.Len(t, pre, 1)
+	require.True(t, pre[0].Granted)
+	require.Equal(t, wire.Lives{0, 1, 5}, pre[0].Lives)
+	require.NoError(t, c.StepReplica(0, &wire.RequestVote{Ballot: 1, Candidate: 0}))
+	votes := msgsOf[*wire.RequestVoteReply](c.out.takePeer())
+	require.Len(t, votes, 1)
+	require.True(t, votes[0].Granted)
+	require.Equal(t, wire.Lives{0, 1, 5}, votes[0].Lives)
+	votes[0].Lives[2] = 9
+	require.Equal(t, uint64(5), c.lives[2], "a message's lives are a copy")
 }
 
 // TestLearnerThatHearsOfALaterLifeOfItselfAsksAgain: a replica whose
@@ -84,6 +92,17 @@ func TestLearnerThatHearsOfALaterLifeOfItselfAsksAgain(t *testing.T) {
 	joins := msgsOf[*wire.Join](c.out.takePeer())
 	require.Len(t, joins, 2, "asked again at once")
 	require.Equal(t, uint64(41), joins[0].Incarnation)
+	for _, p := range []wire.ReplicaID{0, 1} {
+		require.NoError(t, c.StepReplica(p, &wire.JoinReply{Replica: p, Leader: 0, Member: true, Incarnation: 100,
+			Lives: livesWith(3, p, map[wire.ReplicaID]uint64{2: 40})}))
+	}
+	require.Nil(t, c.jn.replies[0], "a late answer to the Join of the earlier number counts")
+	require.False(t, c.Member())
+	for _, p := range []wire.ReplicaID{0, 1} {
+		require.NoError(t, c.StepReplica(p, &wire.JoinReply{Replica: p, Leader: 0, Member: true, Incarnation: 100,
+			Lives: livesWith(3, p, map[wire.ReplicaID]uint64{2: 41})}))
+	}
+	require.True(t, c.Member(), "the answers to the later number")
 
 	member := followerWith(t, 1, 3, 0)
 	require.NoError(t, member.StepReplica(0, &wire.JoinReply{Replica: 0, Leader: 0, Member: true,
@@ -107,4 +126,27 @@ func TestMalformedLivesAreRefused(t *testing.T) {
 	c.silence()
 	c.Tick()
 	requireInvalid(t, c.StepReplica(2, &wire.PreVoteReply{PreBallot: 1, Replica: 2, Granted: true}))
+}
+
+// TestForgedIncarnationsAreRefused: an incarnation of 0 or above
+// math.MaxInt64, in a Join or in lives, is refused, so that no number a
+// replica takes wraps to 0 (where a founder's table would take it for an
+// unknown one); a replica that hears of the highest number takes it, and
+// no more.
+func TestForgedIncarnationsAreRefused(t *testing.T) {
+	c := followerWith(t, 1, 3, 0)
+	for _, m := range []wire.Message{
+		&wire.Join{Replica: 2},
+		&wire.Join{Replica: 2, Incarnation: math.MaxUint64},
+		&wire.JoinReply{Replica: 2, Leader: 0, Incarnation: math.MaxInt64 + 1},
+		&wire.JoinReply{Replica: 2, Leader: 0, Lives: wire.Lives{0, math.MaxUint64, 1}},
+		&wire.RequestVoteReply{Replica: 2, Granted: true, Lives: wire.Lives{0, 0, math.MaxInt64 + 1}},
+	} {
+		requireInvalid(t, c.StepReplica(2, m))
+	}
+	require.Equal(t, uint64(1), c.incarnation)
+	require.NoError(t, c.StepReplica(2, &wire.JoinReply{Replica: 2, Leader: 0, Lives: wire.Lives{0, math.MaxInt64, 1}}))
+	require.Equal(t, uint64(math.MaxInt64), c.incarnation, "the highest number")
+	require.NoError(t, c.StepReplica(2, &wire.JoinReply{Replica: 2, Leader: 0, Lives: wire.Lives{0, math.MaxInt64, 1}}))
+	require.Equal(t, uint64(math.MaxInt64), c.incarnation)
 }

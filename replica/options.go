@@ -234,8 +234,8 @@ func (o Options) validate() error {
 	if o.Rand == nil {
 		errs = append(errs, errors.New("no random source"))
 	}
-	if o.Incarnation == 0 {
-		errs = append(errs, errors.New("no incarnation"))
+	if !validIncarnation(o.Incarnation) {
+		errs = append(errs, fmt.Errorf("incarnation %d: must be 1 to %d", o.Incarnation, uint64(maxIncarnation)))
 	}
 	if o.SnapshotEvery < 1 || o.LogRetain < 1 {
 		errs = append(errs, fmt.Errorf("snapshot every %d entries, retain %d: both must be positive", o.SnapshotEvery, o.LogRetain))

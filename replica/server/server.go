@@ -208,7 +208,7 @@ func Serve(ctx context.Context, o Options) error {
 		Rand: rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(idx))),
 		// A later start of this replica reads a later clock (a clock
 		// set back is caught at the next Join: lives.go).
-		Incarnation:        max(1, uint64(start.UnixNano())),
+		Incarnation:        uint64(max(1, start.UnixNano())),
 		HeartbeatInterval:  cfg.Heartbeat,
 		ElectionTimeoutMin: cfg.ElectionTimeoutMin,
 		ElectionTimeoutMax: cfg.ElectionTimeoutMax,
