@@ -161,6 +161,19 @@ func Configs(protocol string) []Config {
 			o.SnapshotEvery, o.LogRetain = 40, 10
 			return o
 		}},
+		// Restarts whose clock was set back (docs/DECISIONS.md 51): every
+		// restarted replica starts with an incarnation below its earlier
+		// life's and takes a higher one from its peers.
+		{Name: "clock-back", Sizes: []int{3, 5}, CISeeds: 30, Make: func(seed uint64, n int, p Protocol) Options {
+			o := base(seed, n, p)
+			mix(&o)
+			wide(&o, 6, 120, 3, 10)
+			o.Faults = FailoverMix(n)
+			o.Faults.CrashWithin = 600 * time.Millisecond
+			o.Faults.RestartAfter = 300 * time.Millisecond
+			o.Faults.ClockBack = true
+			return o
+		}},
 		// A new cluster founded by a majority of replicas started with
 		// -cluster new (docs/DECISIONS.md 37); the others start within a
 		// second and join it as learners, some by state transfer.

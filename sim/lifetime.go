@@ -42,7 +42,7 @@ func (c *Cluster) startReplica(i int) error {
 		ID:         wire.ReplicaID(i), N: o.N, Policy: o.Protocol.Replica(),
 		Now:           c.clock,
 		Rand:          rand.New(rand.NewPCG(o.Seed, uint64(i)|uint64(c.lifetime[i])<<32)),
-		Incarnation:   uint64(c.lifetime[i]) + 1,
+		Incarnation:   c.incarnation(i),
 		Mutation:      o.Mutation,
 		ReadWait:      o.ReadWait,
 		SnapshotEvery: o.SnapshotEvery, LogRetain: o.LogRetain,
@@ -89,4 +89,18 @@ func (c *Cluster) logs() map[string][]check.LogEntry {
 		}
 	}
 	return out
+}
+
+// incarnation numbers replica i's current life: lives are 2^32 apart, as
+// a wall clock's readings at two starts would be, unless the clock was set
+// back (Faults.ClockBack), when a restart draws a number below its
+// earlier life's from a stream of its own, which leaves the replica's
+// schedule as it would be otherwise.
+func (c *Cluster) incarnation(i int) uint64 {
+	life := uint64(c.lifetime[i])
+	if !c.o.Faults.ClockBack || life == 0 {
+		return (life + 1) << 32
+	}
+	r := rand.New(rand.NewPCG(c.o.Seed^0xc10cbac, uint64(i)|life<<32))
+	return 1 + r.Uint64N(life<<32-1)
 }

@@ -65,6 +65,12 @@ type Faults struct {
 	// empty, within that long of its crash (PROTOCOL.md 6.10): it must
 	// rejoin before it votes or witnesses again.
 	RestartAfter time.Duration
+	// ClockBack makes every restart read a clock set back: the replica's
+	// new life draws an incarnation below its earlier life's (at random
+	// below the number a later life takes otherwise), and must take a
+	// higher one from its peers' answers before it counts as a new life
+	// (replica/lives.go, docs/DECISIONS.md 51).
+	ClockBack bool
 	// CrashAlls is how many times every replica crashes at once, at random
 	// instants within CrashWithin of the start; they all come back within
 	// RestartAfter. It needs durable replicas (Options.Durable).

@@ -73,7 +73,8 @@ func RunSuite(t *testing.T, p Protocol) {
 
 // CheckSeeds runs count seeds for each cluster size in parallel subtests
 // and requires each run to finish and pass the checker. A failure names the
-// seed and how to replay it. It also requires both strong paths to occur.
+// seed and how to replay it. It also requires both strong paths to occur,
+// and a replica restarted empty to rejoin.
 func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) Options) {
 	for _, n := range ns {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
@@ -106,6 +107,9 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 				n, len(seeds), fast, slow, leaderReads, leaderWrites, restarts, fromDisk, crashAlls, late, installs, rejoins, ended, expired)
 			if fast == 0 || slow == 0 {
 				t.Fatalf("fast path %d, slow path %d: the workload must exercise both", fast, slow)
+			}
+			if restarts > fromDisk && rejoins == 0 {
+				t.Fatalf("%d replicas restarted empty and none rejoined: a restarted replica must become a member again", restarts-fromDisk)
 			}
 			if wantLeaderReads && leaderReads == 0 {
 				t.Fatalf("no leader read was answered without a slot: the workload must exercise them")
