@@ -27,6 +27,19 @@ func Configs(protocol string) []Config {
 			o.Workload.WeakWrites, o.Workload.Writes = 60, 30
 		}
 	}
+	// Replicas crash and come back empty (PROTOCOL.md 6.10), with
+	// frequent snapshots and a short log tail, so that restarted and
+	// lagging replicas catch up by state transfer in most runs.
+	restarts := func(seed uint64, n int, p Protocol) Options {
+		o := base(seed, n, p)
+		mix(&o)
+		wide(&o, 6, 120, 3, 10)
+		o.Faults = FailoverMix(n)
+		o.Faults.CrashWithin = 600 * time.Millisecond
+		o.Faults.RestartAfter = 300 * time.Millisecond
+		o.SnapshotEvery, o.LogRetain = 40, 10
+		return o
+	}
 	return []Config{
 		{Name: "core", Sizes: []int{3, 5}, CISeeds: 300, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
@@ -148,29 +161,12 @@ func Configs(protocol string) []Config {
 			o.Faults.DropWeakProb = 0.3
 			return o
 		}},
-		// Replicas crash and come back empty (PROTOCOL.md 6.10), with
-		// frequent snapshots and a short log tail, so that restarted and
-		// lagging replicas catch up by state transfer in most runs.
-		{Name: "restarts", Sizes: []int{3, 5}, CISeeds: 30, Make: func(seed uint64, n int, p Protocol) Options {
-			o := base(seed, n, p)
-			mix(&o)
-			wide(&o, 6, 120, 3, 10)
-			o.Faults = FailoverMix(n)
-			o.Faults.CrashWithin = 600 * time.Millisecond
-			o.Faults.RestartAfter = 300 * time.Millisecond
-			o.SnapshotEvery, o.LogRetain = 40, 10
-			return o
-		}},
+		{Name: "restarts", Sizes: []int{3, 5}, CISeeds: 30, Make: restarts},
 		// Restarts whose clock was set back (docs/DECISIONS.md 51): every
 		// restarted replica starts with an incarnation below its earlier
 		// life's and takes a higher one from its peers.
 		{Name: "clock-back", Sizes: []int{3, 5}, CISeeds: 30, Make: func(seed uint64, n int, p Protocol) Options {
-			o := base(seed, n, p)
-			mix(&o)
-			wide(&o, 6, 120, 3, 10)
-			o.Faults = FailoverMix(n)
-			o.Faults.CrashWithin = 600 * time.Millisecond
-			o.Faults.RestartAfter = 300 * time.Millisecond
+			o := restarts(seed, n, p)
 			o.Faults.ClockBack = true
 			return o
 		}},
