@@ -130,18 +130,8 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 	if m.Replica != from {
 		return invalid("JoinReply from replica %d names replica %d", from, m.Replica)
 	}
-	if m.Incarnation > maxIncarnation {
-		return invalid("JoinReply from replica %d in incarnation %d", from, m.Incarnation)
-	}
-	asked := c.incarnation
-	c.heardOfLife(from, m.Incarnation)
-	if err := c.learnLives(from, m.Lives, false); err != nil {
+	if current, err := c.answersThisLife(from, m); !current || err != nil {
 		return err
-	}
-	if c.incarnation != asked || !c.member && len(m.Lives) > 0 && m.Lives[c.o.ID] != c.incarnation {
-		// An answer to a Join of an earlier number (heardOfOwnLife), or
-		// of an earlier life: its sender has not heard of this one.
-		return nil
 	}
 	if c.member {
 		if c.founders != nil && c.founders[from] == 0 && m.Ballot == 0 && m.LastSlot == 0 && !m.Member && m.ClusterNew {

@@ -94,6 +94,23 @@ func (c *Core) learnLives(from wire.ReplicaID, ls wire.Lives, grant bool) error 
 	return nil
 }
 
+// answersThisLife learns the lives a JoinReply carries and reports
+// whether it answers a Join of this life under its current number. One
+// that does not (a Join of an earlier number, before heardOfOwnLife, or of
+// an earlier life) comes from a sender that has not heard of this one, so
+// a non-member must not count it.
+func (c *Core) answersThisLife(from wire.ReplicaID, m *wire.JoinReply) (bool, error) {
+	if m.Incarnation > maxIncarnation {
+		return false, invalid("JoinReply from replica %d in incarnation %d", from, m.Incarnation)
+	}
+	asked := c.incarnation
+	c.heardOfLife(from, m.Incarnation)
+	if err := c.learnLives(from, m.Lives, false); err != nil {
+		return false, err
+	}
+	return c.incarnation == asked && (c.member || len(m.Lives) == 0 || m.Lives[c.o.ID] == c.incarnation), nil
+}
+
 // heardOfOwnLife handles a peer's word that this replica lived in
 // incarnation life. Higher than its own, it means the clock that numbered
 // this life was set back since an earlier life (or, outside the fault
