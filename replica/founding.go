@@ -64,3 +64,129 @@ func (c *Core) foundingAck(p wire.ReplicaID) {
 		c.stepClient(b.from, b.msg)
 	}
 }
+
+// The rest tells, from the answers to a Join, a brand-new cluster from one
+// that holds state (the first two cases of join.go), and makes the
+// replica a member of a new one.
+
+// foundingGrace is how long a majority of new replicas wait for the others'
+// answers before they found without them. Replicas started together do
+// not come up together: one that listened first dialled peers that were
+// not listening yet, and its answer to their Join is lost until it dials
+// again (the server redials every 100 ms) and answers the next Join, a
+// heartbeat later. Founding on the first majority would leave it out,
+// and were it the initial leader, nobody would lead until the others
+// elected another, an election timeout later. Waiting changes only who
+// founds, never whether founding is safe.
+func (c *Core) foundingGrace() int64 { return 4 * int64(c.o.HeartbeatInterval) }
+
+// fresh reports whether every replica, this one included, reported ballot
+// 0, an empty log and no membership: the cluster is brand new.
+func (c *Core) fresh() bool {
+	if c.ballot != 0 || c.entries.last() != 0 {
+		return false
+	}
+	for p, r := range c.jn.replies {
+		if wire.ReplicaID(p) != c.o.ID && !c.freshReply(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayFound reports whether the replica may found the cluster without
+// waiting for every replica: it and every replica that answered report
+// ballot 0, an empty log and no membership, and a majority of the cluster,
+// itself included, were started with -cluster new (see above).
+func (c *Core) mayFound() bool {
+	if c.ballot != 0 || c.entries.last() != 0 {
+		return false
+	}
+	for p, r := range c.jn.replies {
+		if wire.ReplicaID(p) != c.o.ID && r != nil && !neverMember(r) {
+			return false
+		}
+	}
+	return c.freshNew(0) >= quorum.Majority(c.o.N)
+}
+
+// foundingDue reports whether a majority may found now: every other
+// replica answered, or the founding grace is over.
+func (c *Core) foundingDue() bool {
+	for p, r := range c.jn.replies {
+		if wire.ReplicaID(p) != c.o.ID && r == nil {
+			return c.o.Now()-c.jn.firstAsked >= c.foundingGrace()
+		}
+	}
+	return true
+}
+
+// neverMember reports whether a JoinReply shows a replica that appended
+// nothing and is no member.
+func neverMember(r *wire.JoinReply) bool {
+	return r.Ballot == 0 && r.LastSlot == 0 && !r.Member
+}
+
+// freshNew counts the replicas, this one included, that were started with
+// -cluster new and answered (this one: are) fresh; with since > 0, only
+// the answers that came at or after since.
+func (c *Core) freshNew(since int64) int {
+	n := 0
+	if c.o.ClusterNew && c.ballot == 0 && c.entries.last() == 0 {
+		n++
+	}
+	for p, r := range c.jn.replies {
+		if wire.ReplicaID(p) != c.o.ID && r != nil && r.ClusterNew && neverMember(r) && c.jn.heard[p] >= since {
+			n++
+		}
+	}
+	return n
+}
+
+// freshReply reports whether a peer's JoinReply shows it fresh: ballot 0,
+// an empty log, and not a member, or, in durable mode, a member with
+// nothing appended (founding.go). In memory a member with an empty log
+// may still hold witness records of commands that completed on the fast
+// path before any entry reached it: a replica that lost its state and
+// counted it fresh would found anew, and with those records lost the
+// next leader's recovery could miss an acknowledged write.
+func (c *Core) freshReply(r *wire.JoinReply) bool {
+	return r != nil && r.Ballot == 0 && r.LastSlot == 0 && (!r.Member || c.o.Durable)
+}
+
+// bootstrap makes the replica a member of a brand-new cluster; lead false
+// keeps the initial leader from leading ballot 0 (onJoinReply).
+func (c *Core) bootstrap(lead bool) {
+	if c.ballot != 0 {
+		// The founders elected a leader before this replica joined
+		// them (it learnt the ballot from their answers): the initial
+		// leader leads ballot 0 only, and the ballot's leader is not
+		// known yet.
+		lead = false
+	}
+	c.member = true
+	c.leader = c.o.InitialLeader
+	if c.ballot != 0 {
+		c.leader = wire.NoReplica
+	}
+	if c.o.ID == c.o.InitialLeader && !lead {
+		c.leader = wire.NoReplica
+	}
+	if c.o.ID == c.o.InitialLeader && lead {
+		c.role = Leader
+		c.viewCommitted = true
+		c.leaderSince = c.o.Now()
+		c.startFounding()
+	}
+	if c.leader != c.o.ID && c.leader != wire.NoReplica && !c.o.Durable && !c.o.StartAsMember {
+		// Tell the founding leader at once that this replica is a
+		// member (its log is empty), rather than at its next heartbeat:
+		// it appends nothing before a majority are (founding.go). A
+		// durable follower says so once its membership is on disk; a
+		// test's core started as a member has no founding leader.
+		c.out.toReplica(c.leader, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Success: true})
+	}
+	c.resetElectionTimer()
+	c.log.Info("cluster bootstrapped", "leader", int32(c.o.InitialLeader))
+	c.releaseEarly()
+}
