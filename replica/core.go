@@ -170,6 +170,9 @@ func New(o Options) (*Core, error) {
 	} else if o.StartAsMember {
 		c.bootstrap(true)
 	}
+	if o.Restore != nil && !o.Mutation.RestoreForgetsLives {
+		c.restoreLives(o.Restore.Hard.Lives)
+	}
 	if o.Durable {
 		c.startJournal()
 	}

@@ -1,6 +1,8 @@
 package replica
 
 import (
+	"slices"
+
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/storage"
 	"swiftpaxos/wire"
@@ -87,9 +89,10 @@ func (j *journal) dropped(id wire.CmdID) {
 	j.records = append(j.records, storage.RecordOp{Remove: true, Record: wire.Record{Cmd: id}})
 }
 
-// hardState is what the core must not forget about elections.
+// hardState is what the core must not forget about elections. Its lives
+// are the core's own: a batch takes a copy.
 func (c *Core) hardState() storage.HardState {
-	return storage.HardState{Ballot: c.ballot, Vote: c.el.votedFor, Member: c.member, PreGranted: c.el.preMax}
+	return storage.HardState{Ballot: c.ballot, Vote: c.el.votedFor, Member: c.member, PreGranted: c.el.preMax, Lives: c.lives}
 }
 
 // durableReady is Ready in durable mode: the batch of changes, and the
@@ -98,7 +101,8 @@ func (c *Core) hardState() storage.HardState {
 func (c *Core) durableReady() Ready {
 	j := c.dur
 	b := &storage.Batch{Entries: j.ents, Truncated: j.truncated, Records: j.records, Snapshot: j.snap, Installed: j.installed}
-	if h := c.hardState(); h != j.hard {
+	if h := c.hardState(); !h.Equal(j.hard) {
+		h.Lives = slices.Clone(h.Lives)
 		j.hard = h
 		b.Hard = &h
 		if h.Member && j.memberSeq == 0 {
@@ -135,7 +139,9 @@ func (c *Core) durableReady() Ready {
 // holdsBack reports whether m acknowledges state that must be on disk
 // before the receiver may rely on it: a vote or a ballot adopted
 // (RequestVote, RequestVoteReply, CollectReply), a pre-vote granted
-// (PreVoteReply), log entries (AcceptAck,
+// (PreVoteReply), a new life heard of (JoinReply: the joiner becomes a
+// member on the strength of answers from replicas that will tell
+// candidates of it, docs/DECISIONS.md 52), log entries (AcceptAck,
 // InstallSnapshotAck, and the leader's LeaderReply, whose fast path
 // counts the leader's own entry), witness records (RecordAck, and
 // CURP-HO's CausalReply for the bound replica's weak-write record). What
@@ -146,13 +152,15 @@ func (c *Core) durableReady() Ready {
 func (c *Core) holdsBack(m wire.Message) bool {
 	switch m := m.(type) {
 	case *wire.Accept, *wire.Commit, *wire.InstallSnapshot, *wire.Collect, *wire.NewView,
-		*wire.PreVote, *wire.Join, *wire.JoinReply, *wire.WitnessSync,
+		*wire.PreVote, *wire.Join, *wire.WitnessSync,
 		*wire.SyncReply, *wire.WeakCommit, *wire.WeakReply, *wire.WeakReadReply,
 		*wire.NotLeader, *wire.EndSession, *wire.StatusReply:
 		return false
 	case *wire.PreVoteReply:
 		// A grant is remembered in the hard state (docs/DECISIONS.md 50).
 		return m.Granted
+	case *wire.JoinReply:
+		return !c.o.Mutation.RestoreForgetsLives
 	case *wire.RecordAck:
 		return !c.o.Mutation.EarlyRecordAck
 	case *wire.AcceptAck:

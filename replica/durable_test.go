@@ -41,7 +41,7 @@ func TestDurableFollowerHoldsBackItsAck(t *testing.T) {
 	require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Entries: []wire.Entry{put(1, 1, 1, "a"), put(1, 2, 2, "b")}}))
 	rd := c.Ready()
 	require.NotNil(t, rd.Persist)
-	require.Equal(t, &storage.HardState{Ballot: 0, Vote: wire.NoReplica, Member: true}, rd.Persist.Hard)
+	require.Equal(t, &storage.HardState{Ballot: 0, Vote: wire.NoReplica, Member: true, Lives: []uint64{0, 1, 0}}, rd.Persist.Hard)
 	require.Len(t, rd.Persist.Entries, 2)
 	require.Equal(t, kvs.Slot(1), rd.Persist.Entries[0].Slot)
 	require.Empty(t, rd.Messages)
@@ -116,7 +116,9 @@ func founded(t *testing.T, c *testCore) {
 	t.Helper()
 	c.StepClient(5, &wire.Propose{Cmd: cmdID(5, 9), Command: putCmd(7, "early")})
 	rd := c.Ready()
-	require.Equal(t, &storage.HardState{Vote: wire.NoReplica, Member: true}, rd.Persist.Hard)
+	lives := make([]uint64, c.o.N)
+	lives[c.o.ID] = c.incarnation
+	require.Equal(t, &storage.HardState{Vote: wire.NoReplica, Member: true, Lives: lives}, rd.Persist.Hard)
 	require.Empty(t, rd.AfterSync, "no LeaderReply: the request waits")
 	require.Equal(t, kvs.Slot(0), c.LastSlot())
 	c.Synced(rd.SyncSeq)
@@ -154,7 +156,7 @@ func TestDurableRestart(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, kvs.Slot(2), st.Snapshot.LastSlot)
 
-	r := newStepCore(t, 1, 3, func(o *Options) { o.Durable, o.Restore, o.StartAsMember = true, st, false })
+	r := newStepCore(t, 1, 3, func(o *Options) { o.Durable, o.Restore, o.StartAsMember, o.Incarnation = true, st, false, 2 })
 	require.True(t, r.Member())
 	require.Equal(t, Follower, r.Role())
 	require.Equal(t, wire.NoReplica, r.Leader())
@@ -165,5 +167,7 @@ func TestDurableRestart(t *testing.T) {
 	v := r.store.Get(key(2)).Value
 	require.Equal(t, kvs.Value("b"), v)
 	rd := r.Ready()
-	require.Nil(t, rd.Persist, "what was restored is on disk already")
+	require.NotNil(t, rd.Persist)
+	require.Equal(t, &storage.Batch{Seq: 1, Hard: &storage.HardState{Ballot: st.Hard.Ballot, Vote: st.Hard.Vote, Member: true, Lives: []uint64{0, 2, 0}}},
+		rd.Persist, "what was restored is on disk already, but for the new life")
 }

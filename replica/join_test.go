@@ -294,7 +294,7 @@ func TestDurablePreVoteIsWrittenDown(t *testing.T) {
 		o.Restore = &storage.State{Hard: *rd.Persist.Hard}
 	})
 	require.NoError(t, restarted.StepReplica(0, &wire.Join{Replica: 0, Incarnation: 9}))
-	joins := msgsOf[*wire.JoinReply](envMsgs(restarted.Ready().Messages))
+	joins := msgsOf[*wire.JoinReply](envMsgs(restarted.Ready().AfterSync))
 	require.Len(t, joins, 1)
 	require.Equal(t, wire.Ballot(1), joins[0].PreGranted)
 }

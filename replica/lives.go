@@ -27,7 +27,10 @@ import (
 // vote majority meets them, and a replica in both either voted before it
 // answered (its answer then reports the ballot, and the new life waits
 // for a leader of it: join.go) or votes after, and its vote tells the
-// candidate of the new life, which then no longer counts the old one.
+// candidate of the new life, which then no longer counts the old one. A
+// durable replica keeps its lives in its hard state and answers a Join
+// once they are on disk, so that a restart from its disk forgets none
+// (durable.go, docs/DECISIONS.md 52).
 
 // maxIncarnation bounds incarnations: a wall clock in nanoseconds fits
 // an int64 until the year 2262, and a forged number near 2^64 could
@@ -141,6 +144,25 @@ func (c *Core) heardOfOwnLife(life uint64) {
 	clear(c.jn.replies)
 	clear(c.jn.heard)
 	c.jn.askedAt, c.jn.marked = 0, false
+}
+
+// restoreLives takes back the lives a durable replica kept on disk (none
+// if it kept none). Its own entry is its previous life's number, or a
+// later one it took: a clock set back since then gave this life a number
+// no higher, and it takes a higher one now, before anybody hears of it.
+func (c *Core) restoreLives(ls []uint64) {
+	for p, life := range ls {
+		if wire.ReplicaID(p) != c.o.ID {
+			c.lives[p] = max(c.lives[p], life)
+		}
+	}
+	if len(ls) == 0 || ls[c.o.ID] < c.incarnation || c.incarnation == maxIncarnation {
+		return
+	}
+	c.log.Warn("this replica's disk names a life no earlier than this one (was the clock set back?): taking a later one",
+		"incarnation", c.incarnation, "on_disk", ls[c.o.ID])
+	c.incarnation = min(ls[c.o.ID], maxIncarnation-1) + 1
+	c.lives[c.o.ID] = c.incarnation
 }
 
 // ourLives is a copy of lives for a message: messages are encoded by

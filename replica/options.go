@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"swiftpaxos/kvs"
@@ -102,7 +103,8 @@ type Options struct {
 	// the disk and hold back the acknowledgements that depend on it
 	// (durable.go). Restore, when not empty, is the state a durable
 	// replica found on disk: it comes back a member with it at once
-	// (restore.go).
+	// (restore.go). The lives it holds are kept even when it is empty
+	// (lives.go).
 	Durable bool
 	Restore *storage.State
 
@@ -152,6 +154,10 @@ type Mutation struct {
 	// votes of a replica's earlier life after it heard of a later one
 	// (docs/DECISIONS.md 51).
 	ElectionIgnoresLives bool
+	// RestoreForgetsLives makes a durable replica restarted from its disk
+	// forget the lives it heard of, and answer a Join before they are on
+	// disk (docs/DECISIONS.md 52).
+	RestoreForgetsLives bool
 	// EarlyRecordAck makes a durable witness acknowledge a record before
 	// the record is on disk (the hole durable mode closes).
 	EarlyRecordAck bool
@@ -245,6 +251,11 @@ func (o Options) validate() error {
 	}
 	if o.Restore != nil && !o.Durable {
 		errs = append(errs, errors.New("state to restore, but not in durable mode"))
+	}
+	if o.Restore != nil {
+		if ls := o.Restore.Hard.Lives; len(ls) != 0 && len(ls) != o.N || slices.ContainsFunc(ls, func(x uint64) bool { return x > maxIncarnation }) {
+			errs = append(errs, fmt.Errorf("state to restore has lives %v: want none or %d, each at most %d", ls, o.N, uint64(maxIncarnation)))
+		}
 	}
 	if o.ElectionTimeoutMin > o.ElectionTimeoutMax {
 		errs = append(errs, fmt.Errorf("election timeout %v-%v: min above max", o.ElectionTimeoutMin, o.ElectionTimeoutMax))

@@ -198,6 +198,18 @@ func Configs(protocol string) []Config {
 			o.SnapshotEvery, o.LogRetain = 40, 10
 			return o
 		}},
+		// Durable replicas crash alone and come back, half of them with
+		// their disk lost (an emptied data directory): those rejoin as a
+		// replica restarted in memory does, and the lives the others keep
+		// on disk stop a candidate from counting a grant of a life that no
+		// longer exists (docs/DECISIONS.md 52).
+		{Name: "wiped-disks", Sizes: []int{3, 5}, CISeeds: 20, Make: func(seed uint64, n int, p Protocol) Options {
+			o := restarts(seed, n, p)
+			o.Durable = true
+			o.LeaderReads, o.LeaderWrites = 50, true
+			o.Faults.WipeProb = 0.5
+			return o
+		}},
 		// Sessions end in the middle of the run: the leader expires those
 		// idle longer than SessionIdle (some think times are longer),
 		// through the log and across view changes; a late request of an

@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"swiftpaxos/replica/storage"
+)
 
 // Faults drawn from the seed: partitions that isolate a replica and heal,
 // crashes of replicas (the leader, when asked) and of client sessions, and
@@ -48,6 +52,7 @@ func (c *Cluster) fault(kind int) {
 		}
 		c.crash(victim)
 		if d := c.o.Faults.RestartAfter; d > 0 {
+			c.wipe[victim] = f.WipeProb > 0 && c.rng.Float64() < f.WipeProb
 			c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(d)), kind: evFault, idx: faultRestart, peer: victim})
 		}
 		if c.o.Faults.CrashClientToo {
@@ -89,6 +94,11 @@ func (c *Cluster) restart(r int) {
 	}
 	c.dead[r] = false
 	c.lifetime[r]++
+	if c.wipe[r] {
+		c.wipe[r] = false
+		c.disks[r] = &disk{mem: storage.NewMem()}
+		c.Wipes++
+	}
 	if c.late[r] {
 		c.late[r] = false
 		c.LateStarted++

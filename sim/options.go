@@ -71,6 +71,11 @@ type Faults struct {
 	// higher one from its peers' answers before it counts as a new life
 	// (replica/lives.go, docs/DECISIONS.md 51).
 	ClockBack bool
+	// WipeProb is the chance that a durable replica's crash loses its
+	// disk (an emptied data directory): it comes back empty, and must
+	// rejoin as a replica restarted in memory does. It needs durable
+	// replicas and RestartAfter; whole-cluster crashes never wipe.
+	WipeProb float64
 	// CrashAlls is how many times every replica crashes at once, at random
 	// instants within CrashWithin of the start; they all come back within
 	// RestartAfter. It needs durable replicas (Options.Durable).
@@ -236,6 +241,9 @@ func (o Options) validate() error {
 	}
 	if f := o.Faults; f.LateStarts > 0 && (f.LateStarts+f.Crashes > quorum.F(o.N) || f.LateWithin <= 0 || o.StartExisting) {
 		errs = append(errs, fmt.Errorf("%d late starts: they need first starts that say new, a positive LateWithin, and at most f=%d with the crashes", f.LateStarts, quorum.F(o.N)))
+	}
+	if w := o.Faults.WipeProb; w != 0 && (w < 0 || w > 1 || !o.Durable || o.Faults.RestartAfter <= 0) {
+		errs = append(errs, fmt.Errorf("WipeProb %v: must be 0 to 1, with durable replicas and a positive RestartAfter", w))
 	}
 	if o.Faults.MaxDelay < o.Faults.MinDelay {
 		errs = append(errs, errors.New("MaxDelay below MinDelay"))

@@ -186,12 +186,19 @@ func caughtLosingTheWrite(t *testing.T, s *sim.Script) {
 // as built, which must keep the write, and with m, which breaks the rule
 // under test and must be caught (broken true).
 func ruleAndMutation(t *testing.T, n int, name string, m replica.Mutation, run func(t *testing.T, s *sim.Script, broken bool)) {
+	ruleAndMutationOf(t, sim.Options{N: n}, name, m, run)
+}
+
+// ruleAndMutationOf is ruleAndMutation on clusters of o's replicas and
+// durability.
+func ruleAndMutationOf(t *testing.T, o sim.Options, name string, m replica.Mutation, run func(t *testing.T, s *sim.Script, broken bool)) {
 	for _, tc := range []struct {
 		name string
 		m    replica.Mutation
 	}{{"rule", replica.Mutation{}}, {name, m}} {
 		t.Run(tc.name, func(t *testing.T) {
-			run(t, scenarioCluster(t, n, tc.m), tc.m != (replica.Mutation{}))
+			o.Mutation = tc.m
+			run(t, scenarioClusterOf(t, o), tc.m != (replica.Mutation{}))
 		})
 	}
 }
@@ -200,7 +207,14 @@ func ruleAndMutation(t *testing.T, n int, name string, m replica.Mutation, run f
 // sessions and short message delays, once it has settled.
 func scenarioCluster(t *testing.T, n int, m replica.Mutation) *sim.Script {
 	t.Helper()
-	s, err := sim.NewScript(sim.Options{Seed: 1, N: n, Sessions: 2, Protocol: protocols[0], Mutation: m,
+	return scenarioClusterOf(t, sim.Options{N: n, Mutation: m})
+}
+
+// scenarioClusterOf is scenarioCluster with o's replicas, mutation and
+// durability.
+func scenarioClusterOf(t *testing.T, o sim.Options) *sim.Script {
+	t.Helper()
+	s, err := sim.NewScript(sim.Options{Seed: 1, N: o.N, Sessions: 2, Protocol: protocols[0], Mutation: o.Mutation, Durable: o.Durable,
 		Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
 	require.NoError(t, err)
 	require.NoError(t, s.Run(20*time.Millisecond))
@@ -208,14 +222,15 @@ func scenarioCluster(t *testing.T, n int, m replica.Mutation) *sim.Script {
 }
 
 // restart4AndWriteWithout1 is the second half of the pre-vote scenarios
-// (five replicas): replica 4 crashes, comes back empty and rejoins while
+// (five replicas): replica 4 crashes, comes back empty (a durable one
+// with its disk lost) and rejoins while
 // replica 3 is cut off from everybody, then session 0's strong write of
 // key 1 completes without replica 1 (no Accept with entries, no client
 // message reaches it). Replica 0 is the only candidate meanwhile.
 func restart4AndWriteWithout1(t *testing.T, s *sim.Script) {
 	t.Helper()
 	s.Crash(4)
-	s.Restart(4)
+	s.RestartWiped(4)
 	sessionsTo := func(r int) func(from, to int, m wire.Message) bool {
 		return func(from, to int, m wire.Message) bool { return from >= 5 && to == r || from == r && to >= 5 }
 	}

@@ -96,8 +96,17 @@ func (s *Script) Run(d time.Duration) error {
 // Crash stops replica r for good.
 func (s *Script) Crash(r int) { s.c.crash(r) }
 
-// Restart brings crashed replica r back, empty, in a new lifetime.
+// Restart brings crashed replica r back in a new lifetime: empty, or, a
+// durable one, with what its disk holds.
 func (s *Script) Restart(r int) { s.c.restart(r) }
+
+// RestartWiped brings crashed replica r back, empty, in a new lifetime;
+// a durable replica's disk is lost with what it held (its data directory
+// was emptied).
+func (s *Script) RestartWiped(r int) {
+	s.c.wipe[r] = s.c.o.Durable && s.c.dead[r]
+	s.c.restart(r)
+}
 
 // RestartClaimingNew brings crashed replica r back, empty, started with
 // -cluster new although it was a member: an operator's mistake, which

@@ -57,6 +57,7 @@ type Cluster struct {
 	started  []bool                // replicas that have started once
 	late     []bool                // replicas whose first start is a late one
 	claimNew []bool                // replicas whose next start claims -cluster new
+	wipe     []bool                // durable replicas whose next start finds an empty disk
 	misused  bool                  // a replica was restarted claiming -cluster new
 	disks    []*disk               // durable mode: each replica's disk
 	filter   func(from, to int, m wire.Message) bool
@@ -87,9 +88,10 @@ type Cluster struct {
 	// LateStarted counts the replicas started after the cluster was
 	// founded without them.
 	LateStarted int
-	// FromDisk counts replicas restarted from their disk (durable mode);
-	// CrashAlls the whole-cluster crashes.
-	FromDisk, CrashAlls int
+	// FromDisk counts replicas restarted from their disk (durable mode),
+	// Wipes those restarted with their disk lost; CrashAlls the
+	// whole-cluster crashes.
+	FromDisk, Wipes, CrashAlls int
 	// Ended counts sessions whose clean end the cluster confirmed;
 	// IdleExpired the sessions the leader ended for being idle.
 	Ended, IdleExpired int
@@ -115,7 +117,7 @@ type Result struct {
 	// Restarts, Installs, Rejoins, Ended and IdleExpired as counted by
 	// the Cluster.
 	Restarts, Installs, Rejoins, Ended, IdleExpired int
-	FromDisk, CrashAlls, LateStarted                int
+	FromDisk, Wipes, CrashAlls, LateStarted         int
 	// Expired is how many live sessions were told that acknowledged
 	// writes of theirs were refused (docs/DECISIONS.md 15).
 	Expired int
@@ -157,7 +159,7 @@ func Run(o Options) (*Result, error) {
 	return &Result{
 		Ballot: ballot, Crashed: crashed, Expired: lost,
 		Restarts: c.Restarts, Installs: c.Installs, Rejoins: c.Rejoins, Ended: c.Ended, IdleExpired: c.IdleExpired,
-		FromDisk: c.FromDisk, CrashAlls: c.CrashAlls, LateStarted: c.LateStarted,
+		FromDisk: c.FromDisk, Wipes: c.Wipes, CrashAlls: c.CrashAlls, LateStarted: c.LateStarted,
 		History: c.history, Logs: logs, Report: rep,
 		Fast: c.Fast, Slow: c.Slow, LeaderReads: c.LeaderReads, LeaderWrites: c.LeaderWrites, Messages: c.Messages,
 		Virtual: time.Duration(c.now),
@@ -177,6 +179,7 @@ func newCluster(o Options) (*Cluster, error) {
 		started:  make([]bool, o.N),
 		late:     make([]bool, o.N),
 		claimNew: make([]bool, o.N),
+		wipe:     make([]bool, o.N),
 	}
 	for _, r := range c.rng.Perm(o.N)[:o.Faults.LateStarts] {
 		c.late[r], c.dead[r] = true, true

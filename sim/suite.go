@@ -81,11 +81,13 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 			t.Parallel()
 			fast, slow, restarts, installs, rejoins, ended, expired, fromDisk, crashAlls, late := 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 			leaderReads, wantLeaderReads, leaderWrites, wantLeaderWrites := 0, false, 0, false
+			wipes, wantWipes := 0, false
 			seeds := Seeds(count)
 			for _, seed := range seeds {
 				o := mk(seed, n)
 				wantLeaderReads = wantLeaderReads || o.LeaderReads > 0
 				wantLeaderWrites = wantLeaderWrites || o.LeaderWrites
+				wantWipes = wantWipes || o.Faults.WipeProb > 0
 				res, err := Run(o)
 				if f := Failure(res, err); f != "" {
 					t.Fatalf("seed %d: %s (replay: go test -run '%s' -sim.seed %d)", seed, f, t.Name(), seed)
@@ -95,6 +97,7 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 				installs += res.Installs
 				rejoins += res.Rejoins
 				fromDisk += res.FromDisk
+				wipes += res.Wipes
 				crashAlls += res.CrashAlls
 				late += res.LateStarted
 				ended += res.Ended
@@ -103,13 +106,16 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 				leaderReads += res.LeaderReads
 				leaderWrites += res.LeaderWrites
 			}
-			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d (%d leader reads), %d writes sent to the leader alone; %d restarts (%d from disk, %d whole-cluster crashes), %d late starts, %d snapshots installed, %d rejoined; sessions: %d ended, %d expired idle",
-				n, len(seeds), fast, slow, leaderReads, leaderWrites, restarts, fromDisk, crashAlls, late, installs, rejoins, ended, expired)
+			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d (%d leader reads), %d writes sent to the leader alone; %d restarts (%d from disk, %d with the disk lost, %d whole-cluster crashes), %d late starts, %d snapshots installed, %d rejoined; sessions: %d ended, %d expired idle",
+				n, len(seeds), fast, slow, leaderReads, leaderWrites, restarts, fromDisk, wipes, crashAlls, late, installs, rejoins, ended, expired)
 			if fast == 0 || slow == 0 {
 				t.Fatalf("fast path %d, slow path %d: the workload must exercise both", fast, slow)
 			}
 			if restarts > fromDisk && rejoins == 0 {
 				t.Fatalf("%d replicas restarted empty and none rejoined: a restarted replica must become a member again", restarts-fromDisk)
+			}
+			if wantWipes && wipes == 0 {
+				t.Fatalf("no durable replica lost its disk: the faults must exercise it")
 			}
 			if wantLeaderReads && leaderReads == 0 {
 				t.Fatalf("no leader read was answered without a slot: the workload must exercise them")

@@ -1,20 +1,40 @@
 package storage
 
 import (
+	"slices"
+
 	"swiftpaxos/kvs"
 	"swiftpaxos/wire"
 )
 
 // HardState is what a replica must not forget about elections: its ballot
 // and its vote in that ballot (a replica that forgot its vote could vote
-// twice in one ballot), whether it is a member (docs/DECISIONS.md 21), and
-// the highest ballot it granted a pre-vote in, which it tells a replica
-// that rejoins without its state (docs/DECISIONS.md 50).
+// twice in one ballot), whether it is a member (docs/DECISIONS.md 21), the
+// highest ballot it granted a pre-vote in, which it tells a replica that
+// rejoins without its state (docs/DECISIONS.md 50), and the latest
+// incarnation it heard of by replica, its own included, which its votes
+// tell candidates (docs/DECISIONS.md 51, 52).
 type HardState struct {
 	Ballot     wire.Ballot
 	Vote       wire.ReplicaID
 	Member     bool
 	PreGranted wire.Ballot
+	// Lives has one entry per replica, or none (written before lives
+	// were kept, or never heard of).
+	Lives []uint64
+}
+
+// Equal reports whether h and o are the same hard state.
+func (h HardState) Equal(o HardState) bool {
+	return h.Ballot == o.Ballot && h.Vote == o.Vote && h.Member == o.Member && h.PreGranted == o.PreGranted &&
+		slices.Equal(h.Lives, o.Lives)
+}
+
+// Blank reports whether h says nothing but lives: no ballot, vote,
+// membership or pre-vote. A replica whose disk holds no more than that
+// starts as one that never ran, but for the lives it heard of.
+func (h HardState) Blank() bool {
+	return h.Ballot == 0 && h.Vote == wire.NoReplica && !h.Member && h.PreGranted == 0
 }
 
 // RecordOp keeps (Remove false) or removes a witness record; a removal
@@ -77,7 +97,9 @@ type State struct {
 	Cut int
 }
 
-// Empty reports whether nothing was ever stored.
+// Empty reports whether there is nothing to restart from: nothing was
+// stored but, perhaps, the lives the replica heard of (HardState.Blank),
+// which a replica that starts empty keeps all the same.
 func (s *State) Empty() bool {
-	return s.Hard == (HardState{Vote: wire.NoReplica}) && s.Snapshot == nil && len(s.Entries) == 0 && len(s.Records) == 0
+	return s.Hard.Blank() && s.Snapshot == nil && len(s.Entries) == 0 && len(s.Records) == 0
 }

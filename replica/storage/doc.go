@@ -1,7 +1,8 @@
 // Package storage is what a replica keeps durable in durable mode (the
-// dataDir key), as values: its hard state (ballot, vote, membership), its
-// log entries by slot, its witness records of writes (strong ones and
-// CURP-HO's weak-write records; a read's record is never written down,
+// dataDir key), as values: its hard state (ballot, vote, membership, the
+// pre-vote ballot it granted, the lives it heard of), its log entries by
+// slot, its witness records of writes (strong ones and CURP-HO's
+// weak-write records; a read's record is never written down,
 // docs/DECISIONS.md 30), and its latest snapshot (PROTOCOL.md 3.1, 3.4,
 // 5.3, 6.10).
 //

@@ -3,6 +3,8 @@ package disk
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"math"
 
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica/storage"
@@ -34,9 +36,9 @@ func appendRecordKey(dst []byte, id wire.CmdID) []byte {
 	return binary.BigEndian.AppendUint64(k, uint64(id.Seq))
 }
 
-// encodeHard writes ballot, vote, membership and the highest pre-vote
-// ballot granted; decodeHard also reads a hard state written without the
-// last (it is then 0).
+// encodeHard writes ballot, vote, membership, the highest pre-vote ballot
+// granted and the lives (their count, then each); decodeHard also reads a
+// hard state written without the last two (0 and none).
 func encodeHard(h storage.HardState) []byte {
 	b := binary.AppendUvarint(nil, uint64(h.Ballot))
 	b = binary.AppendVarint(b, int64(h.Vote))
@@ -44,8 +46,20 @@ func encodeHard(h storage.HardState) []byte {
 	if h.Member {
 		member = 1
 	}
-	return binary.AppendUvarint(append(b, member), uint64(h.PreGranted))
+	b = binary.AppendUvarint(append(b, member), uint64(h.PreGranted))
+	if len(h.Lives) == 0 {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(len(h.Lives)))
+	for _, life := range h.Lives {
+		b = binary.AppendUvarint(b, life)
+	}
+	return b
 }
+
+// maxLives bounds the lives a hard state may hold: one per replica, and a
+// replica id is an int32.
+const maxLives = math.MaxInt32
 
 func decodeHard(b []byte) (storage.HardState, error) {
 	ballot, n := binary.Uvarint(b)
@@ -57,12 +71,35 @@ func decodeHard(b []byte) (storage.HardState, error) {
 		return storage.HardState{}, errors.New("bad vote or membership")
 	}
 	h := storage.HardState{Ballot: wire.Ballot(ballot), Vote: wire.ReplicaID(vote), Member: b[n+m] == 1}
-	if rest := b[n+m+1:]; len(rest) > 0 {
-		pre, k := binary.Uvarint(rest)
-		if k != len(rest) || pre > 1<<32-1 {
-			return storage.HardState{}, errors.New("bad pre-vote ballot")
+	rest := b[n+m+1:]
+	if len(rest) == 0 {
+		return h, nil
+	}
+	pre, k := binary.Uvarint(rest)
+	if k <= 0 || pre > 1<<32-1 {
+		return storage.HardState{}, errors.New("bad pre-vote ballot")
+	}
+	h.PreGranted, rest = wire.Ballot(pre), rest[k:]
+	if len(rest) == 0 {
+		return h, nil
+	}
+	count, k := binary.Uvarint(rest)
+	// Each life takes a byte at least: a count above what is left is a
+	// corrupt one, refused before it sizes an allocation.
+	if k <= 0 || count == 0 || count > maxLives || count > uint64(len(rest)-k) {
+		return storage.HardState{}, errors.New("bad count of lives")
+	}
+	rest = rest[k:]
+	h.Lives = make([]uint64, count)
+	for i := range h.Lives {
+		life, k := binary.Uvarint(rest)
+		if k <= 0 || life > math.MaxInt64 {
+			return storage.HardState{}, fmt.Errorf("bad life of replica %d", i)
 		}
-		h.PreGranted = wire.Ballot(pre)
+		h.Lives[i], rest = life, rest[k:]
+	}
+	if len(rest) != 0 {
+		return storage.HardState{}, errors.New("bytes after the lives")
 	}
 	return h, nil
 }

@@ -318,7 +318,9 @@ func TestGapIsCut(t *testing.T) {
 
 func TestHardStateCodec(t *testing.T) {
 	for _, h := range []storage.HardState{{Vote: wire.NoReplica}, {Ballot: 1<<32 - 1, Vote: 4, Member: true},
-		{Ballot: 3, Vote: 1, Member: true, PreGranted: 1<<32 - 1}} {
+		{Ballot: 3, Vote: 1, Member: true, PreGranted: 1<<32 - 1},
+		{Vote: wire.NoReplica, Lives: []uint64{0, 1<<63 - 1, 300}},
+		{Ballot: 2, Vote: 0, Member: true, PreGranted: 2, Lives: []uint64{5}}} {
 		got, err := decodeHard(encodeHard(h))
 		require.NoError(t, err)
 		require.Equal(t, h, got)
@@ -326,8 +328,14 @@ func TestHardStateCodec(t *testing.T) {
 	got, err := decodeHard([]byte{3, 2, 1})
 	require.NoError(t, err, "a hard state written without the pre-vote ballot")
 	require.Equal(t, storage.HardState{Ballot: 3, Vote: 1, Member: true}, got)
+	got, err = decodeHard([]byte{3, 2, 1, 4})
+	require.NoError(t, err, "a hard state written without lives")
+	require.Equal(t, storage.HardState{Ballot: 3, Vote: 1, Member: true, PreGranted: 4}, got)
 	for _, b := range [][]byte{nil, {1}, {1, 2}, {1, 2, 7}, {0xff, 0xff, 0xff, 0xff, 0x1f, 0, 0},
-		{1, 2, 1, 0x80}, {1, 2, 1, 5, 5}, {1, 2, 1, 0xff, 0xff, 0xff, 0xff, 0x1f}} {
+		{1, 2, 1, 0x80}, {1, 2, 1, 5, 5}, {1, 2, 1, 0xff, 0xff, 0xff, 0xff, 0x1f},
+		{1, 2, 1, 0, 0}, {1, 2, 1, 0, 2, 7}, {1, 2, 1, 0, 1, 7, 7}, {1, 2, 1, 0, 1, 0x80},
+		{1, 2, 1, 0, 0xff, 0xff, 0xff, 0xff, 0x0f, 1},
+		{1, 2, 1, 0, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}} {
 		_, err := decodeHard(b)
 		require.Error(t, err, "%x", b)
 	}
