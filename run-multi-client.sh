@@ -98,7 +98,10 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
                            replica, the leader or another as drawn; with
                            restart, started again after a drawn delay,
                            rejoining empty in memory or from its disk
-                           when durable; without, down for good), pause
+                           when durable; without, down for good), wipe
+                           (durable only: kill -9 a replica, empty its
+                           data directory, start it again: it rejoins
+                           empty), pause
                            (SIGSTOP a replica, SIGCONT it later),
                            partition (through the proxies, implying
                            --proxy: isolate a replica, cut the leader off
@@ -1360,6 +1363,12 @@ if [ -n "$nemesis" ]; then
 				signal_proc KILL "$a" || { why="$a was not running"; return 1; }
 				down[$a]=1
 				event killed "$a" ;;
+			wipe)
+				# A killed replica's data directory, emptied: it starts
+				# again as a new life that must rejoin.
+				[ -n "${down[$a]:-}" ] || { why="$a is running: only a killed replica's data directory is emptied"; return 1; }
+				[ -n "$data_dir" ] || { why="no dataDir: nothing to wipe"; return 1; }
+				rm -rf -- "${data_dir:?}/$a" || { why="cannot empty $data_dir/$a"; return 1; } ;;
 			kill-client)
 				# Recorded first: the launcher, waiting for the client,
 				# tells a client the nemesis killed by events.txt.

@@ -24,7 +24,7 @@
 //	    "nemesis-soak: N runs, M operations checked in D: F failures".
 //	    In memory (scripts/nemesis.conf) the kinds default to
 //	    kill,restart,pause,partition,client; -durable
-//	    (scripts/nemesis-durable.conf) adds crash-all. The run directories
+//	    (scripts/nemesis-durable.conf) adds wipe and crash-all. The run directories
 //	    go under DIR (default results/nemesis-soak-TIME), a passing run's
 //	    removed unless -keep. scripts/nemesis-soak.sh is its front end,
 //	    run from the repository's root.

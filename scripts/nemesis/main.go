@@ -141,7 +141,7 @@ func runTime(cfg *config.Config) time.Duration {
 // counts renders a per-kind count ("kill 2, pause 1", or "none").
 func counts(c map[nemesis.Kind]int) string {
 	var s []string
-	for _, k := range []nemesis.Kind{nemesis.Kill, nemesis.Pause, nemesis.Partition, nemesis.CrashAll, nemesis.Client} {
+	for _, k := range nemesis.FaultKinds() {
 		if c[k] > 0 {
 			s = append(s, fmt.Sprintf("%s %d", k, c[k]))
 		}

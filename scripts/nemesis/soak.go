@@ -22,7 +22,7 @@ import (
 // The soak's defaults: every kind a configuration allows.
 const (
 	memoryKinds  = "kill,restart,pause,partition,client"
-	durableKinds = "kill,restart,pause,partition,crash-all,client"
+	durableKinds = "kill,restart,wipe,pause,partition,crash-all,client"
 	memoryConf   = "scripts/nemesis.conf"
 	durableConf  = "scripts/nemesis-durable.conf"
 )
@@ -48,7 +48,7 @@ func soakMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var o soakOptions
 	fs.DurationVar(&o.d, "d", 30*time.Minute, "how long to start runs for (the last one ends after)")
 	fs.StringVar(&o.proto, "p", "", "protocol: curpht or curpho (required)")
-	fs.BoolVar(&o.durable, "durable", false, "durable replicas ("+durableConf+"), crash-all in the mix")
+	fs.BoolVar(&o.durable, "durable", false, "durable replicas ("+durableConf+"), crash-all and wipe in the mix")
 	fs.StringVar(&o.kinds, "kinds", "", "fault kinds (default "+memoryKinds+", with -durable "+durableKinds+")")
 	fs.StringVar(&o.every, "every", "5s", "mean time between faults")
 	fs.StringVar(&o.conf, "c", "", "configuration (default "+memoryConf+", with -durable "+durableConf+")")
@@ -268,7 +268,7 @@ func perKind(c map[string]int, item func(kind string) string) string {
 // perKindSep is perKind with items joined by sep.
 func perKindSep(c map[string]int, sep string, item func(kind string) string) string {
 	var s []string
-	for _, k := range []nemesis.Kind{nemesis.Kill, nemesis.Pause, nemesis.Partition, nemesis.CrashAll, nemesis.Client} {
+	for _, k := range nemesis.FaultKinds() {
 		if c[string(k)] > 0 {
 			s = append(s, string(k)+" "+item(string(k)))
 		}

@@ -13,7 +13,7 @@ import (
 
 // kindColors gives each fault kind its band's colour (the palette's, a
 // kind always the same one across charts); an unknown kind gets gray.
-var kindColors = map[string]int{"kill": 1, "pause": 4, "partition": 5, "crash-all": 3, "client": 2}
+var kindColors = map[string]int{"kill": 1, "wipe": 6, "pause": 4, "partition": 5, "crash-all": 3, "client": 2}
 
 // bandOf is the translucent colour of a kind's bands.
 func bandOf(kind string) color.Color {

@@ -19,6 +19,8 @@ func (f Fault) String() string {
 		} else {
 			b.WriteString(", for good")
 		}
+	case Wipe:
+		fmt.Fprintf(&b, " %s, restarted empty after %v", f.Target, f.For)
 	case Pause:
 		fmt.Fprintf(&b, " %s for %v", f.Target, f.For)
 	case Partition:
@@ -42,7 +44,7 @@ func (f Fault) String() string {
 // ("follower", "leader:isolate:hold", "follower>leader:one-way:hold").
 func (f Fault) Detail() string {
 	switch f.Kind {
-	case Kill, Pause:
+	case Kill, Wipe, Pause:
 		return string(f.Target)
 	case Partition:
 		who := string(f.Target)

@@ -17,6 +17,7 @@ type Verb string
 const (
 	VerbKill       Verb = "kill"        // kill -9 replica ALIAS
 	VerbStart      Verb = "start"       // start replica ALIAS again, with its alias and arguments
+	VerbWipe       Verb = "wipe"        // empty the data directory of killed replica ALIAS
 	VerbStop       Verb = "stop"        // SIGSTOP replica ALIAS
 	VerbCont       Verb = "cont"        // SIGCONT replica ALIAS
 	VerbCut        Verb = "cut"         // scripts/netem cut ARGS...

@@ -15,6 +15,7 @@ type Kind string
 const (
 	Kill      Kind = "kill"      // kill -9 a replica
 	Restart   Kind = "restart"   // start a killed replica again
+	Wipe      Kind = "wipe"      // kill -9 a replica, empty its data directory, start it again (durable only)
 	Pause     Kind = "pause"     // SIGSTOP a replica, SIGCONT it later
 	Partition Kind = "partition" // cut links through the netem proxies, heal them later
 	CrashAll  Kind = "crash-all" // kill -9 every replica, start them all again (durable only)
@@ -22,11 +23,17 @@ const (
 )
 
 // kinds are the known kinds, in the order a plan's header lists them.
-var kinds = []Kind{Kill, Restart, Pause, Partition, CrashAll, Client}
+var kinds = []Kind{Kill, Restart, Wipe, Pause, Partition, CrashAll, Client}
+
+// FaultKinds are the kinds that are faults of their own (all but
+// Restart), in the order a plan's header lists them.
+func FaultKinds() []Kind {
+	return slices.DeleteFunc(slices.Clone(kinds), func(k Kind) bool { return k == Restart })
+}
 
 // impairsReplica reports whether a fault of kind k takes one replica out
 // (counted against f).
-func (k Kind) impairsReplica() bool { return k == Kill || k == Pause || k == Partition }
+func (k Kind) impairsReplica() bool { return k == Kill || k == Wipe || k == Pause || k == Partition }
 
 // Kinds is the set of kinds a nemesis draws from.
 type Kinds []Kind

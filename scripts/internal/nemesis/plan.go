@@ -23,11 +23,11 @@ type Fault struct {
 	Kind Kind
 	// At is when it starts, since the clients started.
 	At time.Duration
-	// For is how long it lasts: a killed replica's time down, a pause, a
-	// partition, a whole-cluster crash's time down. Zero for a client
+	// For is how long it lasts: a killed or wiped replica's time down, a
+	// pause, a partition, a whole-cluster crash's time down. Zero for a client
 	// kill and for a kill without Restart: those are never undone.
 	For time.Duration
-	// Target is the replica a kill, pause or partition takes; for a
+	// Target is the replica a kill, wipe, pause or partition takes; for a
 	// one-way partition, the replica whose sends are held.
 	Target Role
 	// Peer is, for a one-way partition, the replica that no longer hears
@@ -39,7 +39,8 @@ type Fault struct {
 	// follower, a client): the candidate at Pick modulo their number, in
 	// the configuration's order; Pick2 likewise for Peer.
 	Pick, Pick2 uint32
-	// Restart: the killed replica is started again after For.
+	// Restart: the killed replica is started again after For (a wiped
+	// one always is, with an empty data directory).
 	Restart bool
 }
 
@@ -116,6 +117,8 @@ func (o Options) validate() error {
 			bad("%s: a cluster of %d replica(s) tolerates no replica fault (f = 0)", k, o.Replicas)
 		case k == Restart && !o.Kinds.Has(Kill):
 			bad("restart brings killed replicas back: give it with kill")
+		case k == Wipe && !o.Durable:
+			bad("wipe empties a replica's data directory: it needs durable replicas (dataDir in the configuration); in memory, kill with restart is the same fault")
 		case k == CrashAll && !o.Durable:
 			bad("crash-all needs durable replicas (dataDir in the configuration): in memory a whole-cluster crash loses everything")
 		case k == CrashAll && o.Kinds.Has(Kill) && !o.Kinds.Has(Restart):
@@ -212,6 +215,8 @@ func (d *drawer) next(t, horizon time.Duration) (Fault, bool) {
 		if !f.Restart {
 			f.For = 0
 		}
+	case Wipe:
+		f.Restart = true
 	case Partition:
 		f.Shape = []Shape{Isolate, LeaderCut, OneWay}[d.rng.IntN(3)]
 		f.Mode = []Mode{Hold, Close}[d.rng.IntN(2)]

@@ -65,7 +65,8 @@ func TestDrawKeepsTheFaultModel(t *testing.T) {
 		{"kill,restart,pause,partition,client", 3, false},
 		{"kill,restart,pause,partition,client", 5, false},
 		{"kill,restart,pause,partition,crash-all,client", 3, true},
-		{"kill,restart,pause,partition,crash-all,client", 5, true},
+		{"kill,restart,wipe,pause,partition,crash-all,client", 5, true},
+		{"wipe,pause", 3, true},
 		{"kill,pause", 5, false},
 		{"kill,client", 3, false},
 	} {
@@ -92,6 +93,9 @@ func TestDrawKeepsTheFaultModel(t *testing.T) {
 				if f.Kind == Kill {
 					assert.Equal(t, o.Kinds.Has(Restart), f.Restart)
 				}
+				if f.Kind == Wipe {
+					assert.True(t, f.Restart && f.Heals(), "seed %d fault %d: a wiped replica comes back", seed, f.ID)
+				}
 				// The load is highest at a start: check there.
 				r, crash := impairedAt(p, f.At)
 				assert.LessOrEqual(t, r, o.F(), "seed %d fault %d: %d replicas impaired, f = %d", seed, f.ID, r, o.F())
@@ -107,12 +111,12 @@ func TestDrawKeepsTheFaultModel(t *testing.T) {
 // TestDrawMixes: over a long run every kind asked for turns up, faults
 // overlap where f allows it, and partitions take every shape.
 func TestDrawMixes(t *testing.T) {
-	o := options(1, "kill,restart,pause,partition,crash-all,client", 5, true)
+	o := options(1, "kill,restart,wipe,pause,partition,crash-all,client", 5, true)
 	o.Run = 30 * time.Minute
 	p, err := Draw(o)
 	require.NoError(t, err)
 	counts := p.Counts()
-	for _, k := range []Kind{Kill, Pause, Partition, CrashAll, Client} {
+	for _, k := range FaultKinds() {
 		assert.Positive(t, counts[k], "no %s in half an hour", k)
 	}
 	assert.Zero(t, counts[Restart], "restart is no fault of its own")
@@ -158,6 +162,7 @@ func TestDrawRefusesBadOptions(t *testing.T) {
 		{"f = 0", func(o *Options) { o.Replicas = 2 }, "tolerates no replica fault"},
 		{"restart alone", func(o *Options) { o.Kinds = Kinds{Restart} }, "give it with kill"},
 		{"crash-all in memory", func(o *Options) { o.Kinds = Kinds{CrashAll} }, "needs durable replicas"},
+		{"wipe in memory", func(o *Options) { o.Kinds = Kinds{Wipe} }, "needs durable replicas"},
 		{"crash-all with kill for good", func(o *Options) { o.Kinds, o.Durable = Kinds{Kill, CrashAll}, true }, "give restart"},
 		{"one client", func(o *Options) { o.Kinds, o.Clients = Kinds{Client}, 1 }, "at least 2 client processes"},
 	} {
@@ -178,7 +183,7 @@ func TestParseKinds(t *testing.T) {
 	for in, want := range map[string]string{
 		"":               "no fault kind given",
 		"kill,kill":      "given twice",
-		"kill,explode":   `unknown fault kind "explode" (known: kill, restart, pause, partition, crash-all, client)`,
+		"kill,explode":   `unknown fault kind "explode" (known: kill, restart, wipe, pause, partition, crash-all, client)`,
 		"kill,,pause":    `unknown fault kind ""`,
 		"Kill":           `unknown fault kind "Kill"`,
 		"crash-all,kill": "",

@@ -220,6 +220,11 @@ func (r *runner) act(f Fault, targets []string, length time.Duration) error {
 	switch f.Kind {
 	case Kill:
 		return r.o.Hands.Do(Command{VerbKill, targets[:1]})
+	case Wipe:
+		if err := r.o.Hands.Do(Command{VerbKill, targets[:1]}); err != nil {
+			return err
+		}
+		return r.o.Hands.Do(Command{VerbWipe, targets[:1]})
 	case Pause:
 		return r.o.Hands.Do(Command{VerbStop, targets[:1]})
 	}
@@ -244,7 +249,7 @@ func (r *runner) heal(l *live) error {
 	r.logf(l.f, "healed")
 	var err error
 	switch l.f.Kind {
-	case Kill:
+	case Kill, Wipe:
 		err = r.o.Hands.Do(Command{VerbStart, l.targets[:1]})
 		r.rejoining[l.targets[0]] = true
 	case Pause:

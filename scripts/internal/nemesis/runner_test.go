@@ -113,6 +113,10 @@ func (d *fakeDeployment) Do(c Command) error {
 		d.killed[a] = true
 		delete(d.leads, a)
 		d.lose(a)
+	case VerbWipe:
+		if !d.killed[a] {
+			return fmt.Errorf("%s: %s is running", c, a)
+		}
 	case VerbStart:
 		d.killed[a] = false
 		d.memberAt[a] = d.clock.now.Add(d.rejoin)
@@ -160,7 +164,7 @@ func TestRunnerHealsEverythingWithinF(t *testing.T) {
 		for seed := range uint64(20) {
 			clock := &fakeClock{now: time.Unix(1000, 0)}
 			d := newFakeDeployment(t, clock, n)
-			o := options(seed, "kill,restart,pause,partition,crash-all,client", n, true)
+			o := options(seed, "kill,restart,wipe,pause,partition,crash-all,client", n, true)
 			p, err := Draw(o)
 			require.NoError(t, err)
 			st, err := runPlan(t, d, p)
@@ -215,6 +219,27 @@ func TestRunnerWaitsForARestartedReplica(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		"2s kill replica1", "2s begin 1 kill replica1 follower",
+		"3s start replica1", "3s end 1",
+		"6s stop replica2", "6s begin 2 pause replica2 follower",
+		"7s cont replica2", "7s end 2",
+	}, trimClock(d.log))
+}
+
+// TestRunnerWipesAKilledReplica: a wipe kills the replica, then empties
+// its data directory, and starts it again at the heal; it counts against
+// f until it is a member again.
+func TestRunnerWipesAKilledReplica(t *testing.T) {
+	d := newFakeDeployment(t, &fakeClock{now: time.Unix(1000, 0)}, 3)
+	d.rejoin = 3 * time.Second
+	p := plan1(
+		Fault{Kind: Wipe, At: 2 * time.Second, For: time.Second, Target: Follower, Restart: true},
+		Fault{Kind: Pause, At: 3500 * time.Millisecond, For: time.Second, Target: Follower, Pick: 1},
+	)
+	p.Kinds, p.Durable = Kinds{Wipe, Pause}, true
+	_, err := runPlan(t, d, p)
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"2s kill replica1", "2s wipe replica1", "2s begin 1 wipe replica1 follower",
 		"3s start replica1", "3s end 1",
 		"6s stop replica2", "6s begin 2 pause replica2 follower",
 		"7s cont replica2", "7s end 2",
