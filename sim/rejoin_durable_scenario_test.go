@@ -32,30 +32,11 @@ import (
 func TestScenarioDurableReplicaRemembersANewLife(t *testing.T) {
 	ruleAndMutationOf(t, sim.Options{N: 5, Durable: true}, "forgets lives", replica.Mutation{RestoreForgetsLives: true}, func(t *testing.T, s *sim.Script, broken bool) {
 		require.Equal(t, 0, s.Leader())
-		var held *wire.RequestVote
-		var preVoteTo4 *wire.PreVote
-		granted1, granted4, hold4 := false, false, true
-		watch := func(from, to int, m wire.Message) bool {
-			switch x := m.(type) {
-			case *wire.RequestVote:
-				if from == 3 && to == 1 {
-					held = x
-				}
-				return to == 1
-			case *wire.PreVote:
-				if from == 3 && to == 4 && hold4 {
-					preVoteTo4 = x
-					return true
-				}
-			case *wire.PreVoteReply:
-				granted1 = granted1 || from == 1 && to == 3 && x.Granted
-				granted4 = granted4 || from == 4 && to == 3 && x.Granted
-			}
-			return false
-		}
+		w := &voteWatch{hold4: true}
+		watch := w.drop
 		apart := between(2, 3)
 		drops(t, s, watch, apart, onlyCandidate(3), between(0, 1, 3, 4))
-		runUntil(t, s, "replica 1 grants replica 3's pre-vote", func() bool { return granted1 }, 5*time.Second)
+		runUntil(t, s, "replica 1 grants replica 3's pre-vote", func() bool { return w.granted1 }, 5*time.Second)
 		require.NoError(t, s.Run(5*time.Millisecond))
 		s.Crash(1)
 		s.RestartWiped(1)
@@ -75,13 +56,13 @@ func TestScenarioDurableReplicaRemembersANewLife(t *testing.T) {
 		require.True(t, s.Replica(4).Member(), "replica 4 restarted from its disk")
 		drops(t, s, watch, apart, onlyCandidate(3), between(0, 3, 4))
 		require.NoError(t, s.Run(600*time.Millisecond), "past the time a replica restarted from disk grants no pre-vote")
-		require.NotNil(t, preVoteTo4)
-		hold4 = false
-		s.Inject(3, 4, preVoteTo4)
-		runUntil(t, s, "replica 4 grants replica 3's pre-vote", func() bool { return granted4 }, 5*time.Second)
+		require.NotNil(t, w.preVoteTo4)
+		w.hold4 = false
+		s.Inject(3, 4, w.preVoteTo4)
+		runUntil(t, s, "replica 4 grants replica 3's pre-vote", func() bool { return w.granted4 }, 5*time.Second)
 		require.NoError(t, s.Run(5*time.Millisecond))
 		require.Equal(t, broken, s.Replica(4).Ballot() == 1, "replica 4 votes in ballot 1")
-		require.Equal(t, broken, held != nil, "replica 3 stands in ballot 1")
+		require.Equal(t, broken, w.held != nil, "replica 3 stands in ballot 1")
 
 		restart4AndWriteWithout1(t, s)
 		if !broken {
@@ -97,7 +78,7 @@ func TestScenarioDurableReplicaRemembersANewLife(t *testing.T) {
 		s.Inject(1, 3, &wire.PreVote{Ballot: s.Replica(1).Ballot() + 1, Candidate: 1})
 		require.NoError(t, s.Run(2*time.Millisecond))
 		require.Equal(t, wire.Ballot(1), s.Replica(1).Ballot(), "replica 1 adopted ballot 1")
-		s.Inject(3, 1, held)
+		s.Inject(3, 1, w.held)
 		runUntil(t, s, "replica 3 leads ballot 1", func() bool { return s.Replica(3).IsLeader() }, time.Second)
 		s.Drop(nil)
 		caughtLosingTheWrite(t, s)

@@ -241,6 +241,38 @@ func restart4AndWriteWithout1(t *testing.T, s *sim.Script) {
 	runUntil(t, s, "the write completes", func() bool { ok, _ := s.Done(0, 1); return ok }, 10*time.Second)
 }
 
+// voteWatch watches replica 3's election in the scenarios of two restarts
+// inside a pre-vote majority: it holds back every RequestVote to replica
+// 1, keeping replica 3's last one (held), and, while hold4, replica 3's
+// PreVote to replica 4 (preVoteTo4); it notes the grants of replicas 1 and
+// 4.
+type voteWatch struct {
+	held               *wire.RequestVote
+	preVoteTo4         *wire.PreVote
+	granted1, granted4 bool
+	hold4              bool
+}
+
+// drop is the watch as a drop filter.
+func (w *voteWatch) drop(from, to int, m wire.Message) bool {
+	switch x := m.(type) {
+	case *wire.RequestVote:
+		if from == 3 && to == 1 {
+			w.held = x
+		}
+		return to == 1
+	case *wire.PreVote:
+		if from == 3 && to == 4 && w.hold4 {
+			w.preVoteTo4 = x
+			return true
+		}
+	case *wire.PreVoteReply:
+		w.granted1 = w.granted1 || from == 1 && to == 3 && x.Granted
+		w.granted4 = w.granted4 || from == 4 && to == 3 && x.Granted
+	}
+	return false
+}
+
 // TestScenarioTwoRestartsInsideAPreVoteMajority: docs/DECISIONS.md 51.
 // Five replicas; replica 0 leads ballot 0. Cut off from the leader,
 // replica 3 pre-votes for ballot 1 and replica 1 grants it; its PreVote to
@@ -268,29 +300,10 @@ func TestScenarioTwoRestartsInsideAPreVoteMajority(t *testing.T) {
 // 1's new life and replica 3 do not exchange Join and JoinReply.
 func twoRestartsInsideAPreVoteMajority(t *testing.T, joinSkips3 bool) {
 	ruleAndMutation(t, 5, "ignores lives", replica.Mutation{ElectionIgnoresLives: true}, func(t *testing.T, s *sim.Script, broken bool) {
-		var held *wire.RequestVote
-		var preVoteTo4 *wire.PreVote
-		granted1, granted4, hold4 := false, false, true
-		watch := func(from, to int, m wire.Message) bool {
-			switch x := m.(type) {
-			case *wire.RequestVote:
-				if from == 3 && to == 1 {
-					held = x
-				}
-				return to == 1
-			case *wire.PreVote:
-				if from == 3 && to == 4 && hold4 {
-					preVoteTo4 = x
-					return true
-				}
-			case *wire.PreVoteReply:
-				granted1 = granted1 || from == 1 && to == 3 && x.Granted
-				granted4 = granted4 || from == 4 && to == 3 && x.Granted
-			}
-			return false
-		}
+		w := &voteWatch{hold4: true}
+		watch := w.drop
 		drops(t, s, watch, onlyCandidate(3), between(0, 1, 3, 4))
-		runUntil(t, s, "replica 1 grants replica 3's pre-vote", func() bool { return granted1 }, 5*time.Second)
+		runUntil(t, s, "replica 1 grants replica 3's pre-vote", func() bool { return w.granted1 }, 5*time.Second)
 		require.NoError(t, s.Run(2*time.Millisecond))
 		s.Crash(1)
 		s.Restart(1)
@@ -304,13 +317,13 @@ func twoRestartsInsideAPreVoteMajority(t *testing.T, joinSkips3 bool) {
 		drops(t, s, watch, onlyCandidate(3), between(0, 3, 4), joins)
 		runUntil(t, s, "replica 1 rejoins", func() bool { return s.Replica(1).Member() }, 5*time.Second)
 		drops(t, s, watch, onlyCandidate(3), between(0, 3, 4))
-		require.NotNil(t, preVoteTo4)
-		hold4 = false
-		s.Inject(3, 4, preVoteTo4)
-		runUntil(t, s, "replica 4 grants replica 3's pre-vote", func() bool { return granted4 }, 5*time.Second)
+		require.NotNil(t, w.preVoteTo4)
+		w.hold4 = false
+		s.Inject(3, 4, w.preVoteTo4)
+		runUntil(t, s, "replica 4 grants replica 3's pre-vote", func() bool { return w.granted4 }, 5*time.Second)
 		require.NoError(t, s.Run(5*time.Millisecond))
 		require.Equal(t, broken, s.Replica(4).Ballot() == 1, "replica 4 votes in ballot 1")
-		require.Equal(t, broken, held != nil, "replica 3 stands in ballot 1")
+		require.Equal(t, broken, w.held != nil, "replica 3 stands in ballot 1")
 		restart4AndWriteWithout1(t, s)
 		s.Drop(nil)
 		if !broken {
@@ -321,7 +334,7 @@ func twoRestartsInsideAPreVoteMajority(t *testing.T, joinSkips3 bool) {
 		require.Equal(t, replica.Candidate, s.Replica(3).Role(), "replica 3 still stands")
 		s.Inject(1, 3, &wire.PreVote{Ballot: s.Replica(1).Ballot() + 1, Candidate: 1})
 		require.NoError(t, s.Run(2*time.Millisecond))
-		s.Inject(3, 1, held)
+		s.Inject(3, 1, w.held)
 		caughtLosingTheWrite(t, s)
 	})
 }
