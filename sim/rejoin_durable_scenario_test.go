@@ -56,13 +56,7 @@ func TestScenarioDurableReplicaRemembersANewLife(t *testing.T) {
 		require.True(t, s.Replica(4).Member(), "replica 4 restarted from its disk")
 		drops(t, s, watch, apart, onlyCandidate(3), between(0, 3, 4))
 		require.NoError(t, s.Run(600*time.Millisecond), "past the time a replica restarted from disk grants no pre-vote")
-		require.NotNil(t, w.preVoteTo4)
-		w.hold4 = false
-		s.Inject(3, 4, w.preVoteTo4)
-		runUntil(t, s, "replica 4 grants replica 3's pre-vote", func() bool { return w.granted4 }, 5*time.Second)
-		require.NoError(t, s.Run(5*time.Millisecond))
-		require.Equal(t, broken, s.Replica(4).Ballot() == 1, "replica 4 votes in ballot 1")
-		require.Equal(t, broken, w.held != nil, "replica 3 stands in ballot 1")
+		w.grant4(t, s, broken)
 
 		restart4AndWriteWithout1(t, s)
 		if !broken {

@@ -273,6 +273,20 @@ func (w *voteWatch) drop(from, to int, m wire.Message) bool {
 	return false
 }
 
+// grant4 lets replica 3's held-back PreVote reach replica 4 and waits for
+// its grant: replica 4 then votes in ballot 1, and replica 3 stands in it,
+// only in a broken build.
+func (w *voteWatch) grant4(t *testing.T, s *sim.Script, broken bool) {
+	t.Helper()
+	require.NotNil(t, w.preVoteTo4)
+	w.hold4 = false
+	s.Inject(3, 4, w.preVoteTo4)
+	runUntil(t, s, "replica 4 grants replica 3's pre-vote", func() bool { return w.granted4 }, 5*time.Second)
+	require.NoError(t, s.Run(5*time.Millisecond))
+	require.Equal(t, broken, s.Replica(4).Ballot() == 1, "replica 4 votes in ballot 1")
+	require.Equal(t, broken, w.held != nil, "replica 3 stands in ballot 1")
+}
+
 // TestScenarioTwoRestartsInsideAPreVoteMajority: docs/DECISIONS.md 51.
 // Five replicas; replica 0 leads ballot 0. Cut off from the leader,
 // replica 3 pre-votes for ballot 1 and replica 1 grants it; its PreVote to
@@ -317,13 +331,7 @@ func twoRestartsInsideAPreVoteMajority(t *testing.T, joinSkips3 bool) {
 		drops(t, s, watch, onlyCandidate(3), between(0, 3, 4), joins)
 		runUntil(t, s, "replica 1 rejoins", func() bool { return s.Replica(1).Member() }, 5*time.Second)
 		drops(t, s, watch, onlyCandidate(3), between(0, 3, 4))
-		require.NotNil(t, w.preVoteTo4)
-		w.hold4 = false
-		s.Inject(3, 4, w.preVoteTo4)
-		runUntil(t, s, "replica 4 grants replica 3's pre-vote", func() bool { return w.granted4 }, 5*time.Second)
-		require.NoError(t, s.Run(5*time.Millisecond))
-		require.Equal(t, broken, s.Replica(4).Ballot() == 1, "replica 4 votes in ballot 1")
-		require.Equal(t, broken, w.held != nil, "replica 3 stands in ballot 1")
+		w.grant4(t, s, broken)
 		restart4AndWriteWithout1(t, s)
 		s.Drop(nil)
 		if !broken {
