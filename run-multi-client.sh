@@ -258,7 +258,7 @@ while [ $# -gt 0 ]; do
 		part_mode=$2; shift 2 ;;
 	--nemesis)
 		once "$1"
-		[[ "${2:-}" =~ ^[a-z-]+(,[a-z-]+)*$ ]] || usage_error "$1 needs fault kinds, comma-separated (kill, restart, pause, partition, crash-all, client)"
+		[[ "${2:-}" =~ ^[a-z-]+(,[a-z-]+)*$ ]] || usage_error "$1 needs fault kinds, comma-separated (kill, restart, wipe, pause, partition, crash-all, client)"
 		nemesis=$2; [[ ",$2," != *,partition,* ]] || proxy=1; shift 2 ;;
 	--nemesis-every)
 		once "$1"
@@ -371,7 +371,7 @@ if [ -n "$data_dir" ] && [ -d "$data_dir" ] && [ -n "$(ls -A "$data_dir")" ]; th
 	echo "note: dataDir $data_dir holds an earlier cluster's state: the replicas start from it (a replica refuses another cluster's, docs/DECISIONS.md 33)" >&2
 fi
 # --nemesis: the plan is drawn now, so that a bad kind or a
-# configuration it cannot run on (no runTime, crash-all in memory) is
+# configuration it cannot run on (no runTime, wipe or crash-all in memory) is
 # refused before any process starts. bin/nemesis is built from
 # scripts/nemesis (Go's cache makes an unchanged build quick).
 if [ -n "$nemesis" ]; then
@@ -1343,10 +1343,22 @@ if [ -n "$nemesis" ]; then
 			done
 			exit $rc
 		}
+		# nem_gone ALIAS: waits until killed replica ALIAS's process is
+		# gone, its port closed (every 20 ms, at most 10 s); on failure,
+		# why says why.
+		nem_gone() {
+			local addr i
+			addr=$(awk -v a="$1" '$1 == "replica" && $2 == a { print $3 }' <<<"$hosts")
+			for ((i = 0; ; i++)); do
+				probe "$(host_of "$addr")" "${addr##*:}" || return 0
+				[ "$i" -lt 500 ] || { why="$1 still holds $addr 10 s after kill -9"; return 1; }
+				isleep 0.02
+			done
+		}
 		# nem_do VERB ARGS...: carries out one command of the runner; on
 		# failure, why says why.
 		nem_do() {
-			local verb=$1 a=${2:-} i addr
+			local verb=$1 a=${2:-}
 			shift
 			why=""
 			case "$verb" in
@@ -1368,6 +1380,7 @@ if [ -n "$nemesis" ]; then
 				# again as a new life that must rejoin.
 				[ -n "${down[$a]:-}" ] || { why="$a is running: only a killed replica's data directory is emptied"; return 1; }
 				[ -n "$data_dir" ] || { why="no dataDir: nothing to wipe"; return 1; }
+				nem_gone "$a" || return 1
 				rm -rf -- "${data_dir:?}/$a" || { why="cannot empty $data_dir/$a"; return 1; } ;;
 			kill-client)
 				# Recorded first: the launcher, waiting for the client,
@@ -1385,14 +1398,8 @@ if [ -n "$nemesis" ]; then
 				"$netem" "$verb" -api "$api" -config "$conf" "$@" >>"$out/partition.log" 2>&1 ||
 					{ why="netem $verb $* failed (see $out/partition.log)"; return 1; } ;;
 			start)
-				# The old process must be gone, its port closed (every 20
-				# ms, at most 10 s).
-				addr=$(awk -v a="$a" '$1 == "replica" && $2 == a { print $3 }' <<<"$hosts")
-				for ((i = 0; ; i++)); do
-					probe "$(host_of "$addr")" "${addr##*:}" || break
-					[ "$i" -lt 500 ] || { why="$a still holds $addr 10 s after kill -9"; return 1; }
-					isleep 0.02
-				done
+				# The old process must be gone.
+				nem_gone "$a" || return 1
 				# The lifetime it ends, if it was one of the job's.
 				[ -z "${mine[$a]:-}" ] || wait "${mine[$a]}" 2>/dev/null || true
 				life[$a]=$((${life[$a]:-1} + 1))

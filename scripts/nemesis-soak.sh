@@ -9,7 +9,7 @@
 #
 # In memory (scripts/nemesis.conf) the faults are
 # kill,restart,pause,partition,client; -durable
-# (scripts/nemesis-durable.conf) adds crash-all. A failing seed replays
+# (scripts/nemesis-durable.conf) adds wipe and crash-all. A failing seed replays
 # with the run-multi-client.sh command it prints (the same plan; the
 # processes' own timing differs from run to run). docs/FAULTS.md.
 set -euo pipefail

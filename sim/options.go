@@ -242,7 +242,7 @@ func (o Options) validate() error {
 	if f := o.Faults; f.LateStarts > 0 && (f.LateStarts+f.Crashes > quorum.F(o.N) || f.LateWithin <= 0 || o.StartExisting) {
 		errs = append(errs, fmt.Errorf("%d late starts: they need first starts that say new, a positive LateWithin, and at most f=%d with the crashes", f.LateStarts, quorum.F(o.N)))
 	}
-	if w := o.Faults.WipeProb; w != 0 && (w < 0 || w > 1 || !o.Durable || o.Faults.RestartAfter <= 0) {
+	if w := o.Faults.WipeProb; w != 0 && (!(w >= 0 && w <= 1) || !o.Durable || o.Faults.RestartAfter <= 0) {
 		errs = append(errs, fmt.Errorf("WipeProb %v: must be 0 to 1, with durable replicas and a positive RestartAfter", w))
 	}
 	if o.Faults.MaxDelay < o.Faults.MinDelay {

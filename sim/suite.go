@@ -114,7 +114,9 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 			if restarts > fromDisk && rejoins == 0 {
 				t.Fatalf("%d replicas restarted empty and none rejoined: a restarted replica must become a member again", restarts-fromDisk)
 			}
-			if wantWipes && wipes == 0 {
+			// Over ten seeds at least: a single seed's one crash may keep
+			// its disk.
+			if wantWipes && wipes == 0 && len(seeds) >= 10 {
 				t.Fatalf("no durable replica lost its disk: the faults must exercise it")
 			}
 			if wantLeaderReads && leaderReads == 0 {

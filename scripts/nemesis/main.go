@@ -43,7 +43,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs := flag.NewFlagSet("nemesis "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	confPath := fs.String("config", "", "the deployment's configuration file")
-	kinds := fs.String("kinds", "", "comma-separated fault kinds: kill, restart, pause, partition, crash-all, client")
+	kinds := fs.String("kinds", "", "comma-separated fault kinds: kill, restart, wipe, pause, partition, crash-all, client")
 	every := fs.Duration("every", 0, "mean time between faults")
 	seed := fs.Uint64("seed", 0, "the seed of the draw")
 	startMs := fs.Int64("start", 0, "run: when the clients started, in Unix milliseconds")
