@@ -83,7 +83,7 @@ func (c *Core) foundingGrace() int64 { return 4 * int64(c.o.HeartbeatInterval) }
 // fresh reports whether every replica, this one included, reported ballot
 // 0, an empty log and no membership: the cluster is brand new.
 func (c *Core) fresh() bool {
-	if c.ballot != 0 || c.entries.last() != 0 {
+	if c.ballot != 0 || c.entries.last() != 0 || c.servedMaybe() {
 		return false
 	}
 	for p, r := range c.jn.replies {
@@ -92,6 +92,29 @@ func (c *Core) fresh() bool {
 		}
 	}
 	return true
+}
+
+// servedMaybe reports whether a durable cluster whose members report
+// nothing appended may nonetheless have served: a majority of the others
+// answered as members, so a majority had their membership on disk, and
+// its founding leader may have answered requests that completed on the
+// fast path with the witnesses' records alone, before any entry reached a
+// follower. If this replica was that leader and lost its disk, founding
+// anew would lose them with its log; it must rejoin as a learner, once
+// the members have elected a leader that recovered them
+// (docs/DECISIONS.md 53). Fewer members than that never served: the
+// founding leader appends nothing before a majority are members on disk.
+func (c *Core) servedMaybe() bool {
+	if !c.o.Durable || c.o.Mutation.RefoundAmongServingMembers {
+		return false // in memory no member counts as fresh (freshReply)
+	}
+	members := 0
+	for p, r := range c.jn.replies {
+		if wire.ReplicaID(p) != c.o.ID && r != nil && r.Member {
+			members++
+		}
+	}
+	return members >= quorum.Majority(c.o.N)
 }
 
 // mayFound reports whether the replica may found the cluster without
@@ -149,7 +172,8 @@ func (c *Core) freshNew(since int64) int {
 // may still hold witness records of commands that completed on the fast
 // path before any entry reached it: a replica that lost its state and
 // counted it fresh would found anew, and with those records lost the
-// next leader's recovery could miss an acknowledged write.
+// next leader's recovery could miss an acknowledged write. In durable mode
+// the same holds once a majority are members (servedMaybe).
 func (c *Core) freshReply(r *wire.JoinReply) bool {
 	return r != nil && r.Ballot == 0 && r.LastSlot == 0 && (!r.Member || c.o.Durable)
 }

@@ -139,7 +139,7 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 		c.bootstrap(c.o.ClusterNew)
 		return nil
 	}
-	if !j.learner && !c.freshReply(m) {
+	if !j.learner && (!c.freshReply(m) || c.servedMaybe()) {
 		j.learner = true
 		c.log.Info("joining as a learner: a replica that holds state answered", "from", int32(from),
 			"member", m.Member, "last_slot", uint64(m.LastSlot))

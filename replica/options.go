@@ -158,6 +158,11 @@ type Mutation struct {
 	// forget the lives it heard of, and answer a Join before they are on
 	// disk (docs/DECISIONS.md 52).
 	RestoreForgetsLives bool
+	// RefoundAmongServingMembers makes a durable replica that lost its
+	// disk found anew among a majority of members that report nothing
+	// appended, which may have served on the fast path
+	// (docs/DECISIONS.md 53).
+	RefoundAmongServingMembers bool
 	// EarlyRecordAck makes a durable witness acknowledge a record before
 	// the record is on disk (the hole durable mode closes).
 	EarlyRecordAck bool
