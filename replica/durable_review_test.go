@@ -46,6 +46,15 @@ func TestRefoundingLeaderDoesNotLeadBallotZero(t *testing.T) {
 			require.Equal(t, wire.JoinLearner, status)
 		}
 	}
+	// Started -cluster new, it is on its first start and served nothing:
+	// it joins the members that founded without it, and leads ballot 0
+	// (docs/DECISIONS.md 37).
+	c := newStepCore(t, 0, 3, func(o *Options) { o.Durable, o.StartAsMember, o.ClusterNew = true, false, true })
+	for p := wire.ReplicaID(1); p < 3; p++ {
+		require.NoError(t, c.StepReplica(p, &wire.JoinReply{Replica: p, Leader: 0, Member: true, Incarnation: uint64(p) + 10}))
+	}
+	require.True(t, c.Member())
+	require.True(t, c.IsLeader())
 }
 
 // TestRestoredReplicaWaitsBeforePreVoting: a replica restored from disk

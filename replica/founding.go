@@ -17,7 +17,9 @@ import (
 //     wait meanwhile, as during recovery;
 //   - a durable replica that asks to join counts a member that reports
 //     ballot 0 and an empty log as fresh: nothing was ever appended
-//     anywhere, so bootstrapping again loses nothing.
+//     anywhere, so bootstrapping again loses nothing; unless a majority
+//     of the others are members, whose founding leader may have served
+//     on the fast path (servedMaybe, docs/DECISIONS.md 53).
 //
 // Once anything is appended, a majority are members on disk and can elect
 // a leader whatever else crashed.
@@ -104,8 +106,10 @@ func (c *Core) fresh() bool {
 // the members have elected a leader that recovered them
 // (docs/DECISIONS.md 53). Fewer members than that never served: the
 // founding leader appends nothing before a majority are members on disk.
+// A replica started -cluster new is on its first start: it served
+// nothing, and finds no log of its own to lose.
 func (c *Core) servedMaybe() bool {
-	if !c.o.Durable || c.o.Mutation.RefoundAmongServingMembers {
+	if !c.o.Durable || c.o.ClusterNew || c.o.Mutation.RefoundAmongServingMembers {
 		return false // in memory no member counts as fresh (freshReply)
 	}
 	members := 0

@@ -15,7 +15,8 @@ import (
 //
 //   - if every replica of the cluster, itself included, reports ballot 0,
 //     an empty log and no membership (in durable mode a member with
-//     nothing appended counts too, founding.go), nothing was ever
+//     nothing appended counts too, but among fewer than a majority of
+//     members only: founding.go), nothing was ever
 //     appended: it is a member at once (the bootstrap), and the initial
 //     leader leads ballot 0 unless a member answered and it was not
 //     started -cluster new. The replica remembers the incarnation (a

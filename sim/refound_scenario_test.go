@@ -40,7 +40,7 @@ func TestScenarioWipedLeaderDoesNotRefound(t *testing.T) {
 		require.Equal(t, broken, s.Replica(0).IsLeader(), "replica 0 leads")
 		s.Drop(nil)
 		if !broken {
-			require.NoError(t, s.Run(3*time.Second))
+			runUntil(t, s, "replica 0 is a member again", func() bool { return s.Replica(0).Member() }, 5*time.Second)
 			readsTheWrite(t, s, true)
 			return
 		}
