@@ -107,10 +107,11 @@ func (c *Core) fresh() bool {
 // (docs/DECISIONS.md 53). Fewer members than that never served: the
 // founding leader appends nothing before a majority are members on disk.
 // A replica started -cluster new is on its first start: it served
-// nothing, and finds no log of its own to lose.
+// nothing, and finds no log of its own to lose. In memory no member
+// counts as fresh anyway (freshReply).
 func (c *Core) servedMaybe() bool {
 	if !c.o.Durable || c.o.ClusterNew || c.o.Mutation.RefoundAmongServingMembers {
-		return false // in memory no member counts as fresh (freshReply)
+		return false
 	}
 	members := 0
 	for p, r := range c.jn.replies {
