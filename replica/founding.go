@@ -113,12 +113,7 @@ func (c *Core) servedMaybe() bool {
 	if !c.o.Durable || c.o.ClusterNew || c.o.Mutation.RefoundAmongServingMembers {
 		return false
 	}
-	members := 0
-	for p, r := range c.jn.replies {
-		if wire.ReplicaID(p) != c.o.ID && r != nil && r.Member {
-			members++
-		}
-	}
+	members, _ := c.answered()
 	return members >= quorum.Majority(c.o.N)
 }
 

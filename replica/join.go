@@ -225,7 +225,13 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 // tell the candidate of this life, so it no longer counts a vote of the
 // life this replica lost (lives.go, docs/DECISIONS.md 51).
 func (c *Core) answeredEnough() bool {
-	members, all := 0, 0
+	members, all := c.answered()
+	return members >= quorum.Majority(c.o.N) || all == c.o.N-1
+}
+
+// answered counts the other replicas whose answer to this replica's Join
+// it holds: those that answered as members, and all of them.
+func (c *Core) answered() (members, all int) {
 	for p, r := range c.jn.replies {
 		if wire.ReplicaID(p) != c.o.ID && r != nil {
 			all++
@@ -234,7 +240,7 @@ func (c *Core) answeredEnough() bool {
 			}
 		}
 	}
-	return members >= quorum.Majority(c.o.N) || all == c.o.N-1
+	return members, all
 }
 
 // checkMember makes a learner a member once it has applied its leader's

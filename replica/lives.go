@@ -130,8 +130,7 @@ func (c *Core) heardOfOwnLife(life uint64) {
 	}
 	c.log.Warn("a peer knows a later life of this replica (was the clock set back, or is another process running with its id?): taking a later one",
 		"incarnation", c.incarnation, "heard", life)
-	c.incarnation = min(life, maxIncarnation-1) + 1
-	c.lives[c.o.ID] = c.incarnation
+	c.outlive(life)
 	// This process's own grants are no less its own under a new number.
 	for _, g := range []grants{c.el.preVotes, c.el.votes} {
 		if g != nil {
@@ -161,7 +160,12 @@ func (c *Core) restoreLives(ls []uint64) {
 	}
 	c.log.Warn("this replica's disk names a life no earlier than this one (was the clock set back?): taking a later one",
 		"incarnation", c.incarnation, "on_disk", ls[c.o.ID])
-	c.incarnation = min(ls[c.o.ID], maxIncarnation-1) + 1
+	c.outlive(ls[c.o.ID])
+}
+
+// outlive takes an incarnation above life (at most the highest one).
+func (c *Core) outlive(life uint64) {
+	c.incarnation = min(life, maxIncarnation-1) + 1
 	c.lives[c.o.ID] = c.incarnation
 }
 

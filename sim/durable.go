@@ -30,6 +30,9 @@ type disk struct {
 	lifetime int    // the replica lifetime the in-flight sync belongs to
 }
 
+// newDisk is an empty disk.
+func newDisk() *disk { return &disk{mem: storage.NewMem()} }
+
 // heldBack is one Ready's AfterSync, waiting for batch seq.
 type heldBack struct {
 	seq  uint64

@@ -1,10 +1,6 @@
 package sim
 
-import (
-	"fmt"
-
-	"swiftpaxos/replica/storage"
-)
+import "fmt"
 
 // Faults drawn from the seed: partitions that isolate a replica and heal,
 // crashes of replicas (the leader, when asked) and of client sessions, and
@@ -96,7 +92,7 @@ func (c *Cluster) restart(r int) {
 	c.lifetime[r]++
 	if c.wipe[r] {
 		c.wipe[r] = false
-		c.disks[r] = &disk{mem: storage.NewMem()}
+		c.disks[r] = newDisk()
 		c.Wipes++
 	}
 	if c.late[r] {

@@ -9,7 +9,6 @@ import (
 	"swiftpaxos/client"
 	"swiftpaxos/kvs"
 	"swiftpaxos/replica"
-	"swiftpaxos/replica/storage"
 	"swiftpaxos/wire"
 )
 
@@ -194,7 +193,7 @@ func newCluster(o Options) (*Cluster, error) {
 	}
 	for range o.N {
 		if o.Durable {
-			c.disks = append(c.disks, &disk{mem: storage.NewMem()})
+			c.disks = append(c.disks, newDisk())
 		}
 	}
 	for i := range o.N {
