@@ -17,9 +17,8 @@ import (
 //     wait meanwhile, as during recovery;
 //   - a durable replica that asks to join counts a member that reports
 //     ballot 0 and an empty log as fresh: nothing was ever appended
-//     anywhere, so bootstrapping again loses nothing; unless a majority
-//     of the others are members, whose founding leader may have served
-//     on the fast path (servedMaybe, docs/DECISIONS.md 53).
+//     anywhere, and such a member vouched for nothing (vouchesForNothing),
+//     so bootstrapping again loses nothing.
 //
 // Once anything is appended, a majority are members on disk and can elect
 // a leader whatever else crashed.
@@ -85,7 +84,7 @@ func (c *Core) foundingGrace() int64 { return 4 * int64(c.o.HeartbeatInterval) }
 // fresh reports whether every replica, this one included, reported ballot
 // 0, an empty log and no membership: the cluster is brand new.
 func (c *Core) fresh() bool {
-	if c.ballot != 0 || c.entries.last() != 0 || c.servedMaybe() {
+	if c.ballot != 0 || c.entries.last() != 0 {
 		return false
 	}
 	for p, r := range c.jn.replies {
@@ -96,25 +95,22 @@ func (c *Core) fresh() bool {
 	return true
 }
 
-// servedMaybe reports whether a durable cluster whose members report
-// nothing appended may nonetheless have served: a majority of the others
-// answered as members, so a majority had their membership on disk, and
-// its founding leader may have answered requests that completed on the
-// fast path with the witnesses' records alone, before any entry reached a
-// follower. If this replica was that leader and lost its disk, founding
-// anew would lose them with its log; it must rejoin as a learner, once
-// the members have elected a leader that recovered them
-// (docs/DECISIONS.md 53). Fewer members than that never served: the
-// founding leader appends nothing before a majority are members on disk.
-// A replica started -cluster new is on its first start: it served
-// nothing, and finds no log of its own to lose. In memory no member
-// counts as fresh anyway (freshReply).
-func (c *Core) servedMaybe() bool {
-	if !c.o.Durable || c.o.ClusterNew || c.o.Mutation.RefoundAmongServingMembers {
-		return false
-	}
-	members, _ := c.answered()
-	return members >= quorum.Majority(c.o.N)
+// vouchesForNothing reports whether this durable replica's witness must
+// acknowledge no strong request Ok: no entry of its log is on disk yet.
+// A replica that lost its disk and asks to join counts a member that
+// reports ballot 0 and an empty log as fresh (freshReply), and, if every
+// replica is, founds the cluster anew without the witness records it
+// lost. That loses nothing only if no such member vouched for a request:
+// CURP's fast path completes with the leader's reply and a super-quorum
+// of witnesses' records, before any entry reaches a follower, and
+// counting members cannot tell that case (docs/DECISIONS.md 53). With
+// this rule a fast path needs witnesses that hold an entry on disk and
+// report it in their answers; the first requests of a new durable
+// cluster complete on the slow path. A read's acknowledgement may leave
+// before its batch is on disk (readAckUnsynced), so the rule asks for a
+// synced entry, not one in memory.
+func (c *Core) vouchesForNothing() bool {
+	return c.dur != nil && min(c.dur.synced, c.entries.last()) == 0 && !c.o.Mutation.WitnessOksOnEmptyLog
 }
 
 // mayFound reports whether the replica may found the cluster without
@@ -172,8 +168,8 @@ func (c *Core) freshNew(since int64) int {
 // may still hold witness records of commands that completed on the fast
 // path before any entry reached it: a replica that lost its state and
 // counted it fresh would found anew, and with those records lost the
-// next leader's recovery could miss an acknowledged write. In durable mode
-// the same holds once a majority are members (servedMaybe).
+// next leader's recovery could miss an acknowledged write. A durable
+// witness holds no such record (vouchesForNothing).
 func (c *Core) freshReply(r *wire.JoinReply) bool {
 	return r != nil && r.Ballot == 0 && r.LastSlot == 0 && (!r.Member || c.o.Durable)
 }

@@ -15,9 +15,9 @@ import (
 //
 //   - if every replica of the cluster, itself included, reports ballot 0,
 //     an empty log and no membership (in durable mode a member with
-//     nothing appended counts too, but among fewer than a majority of
-//     members only: founding.go), nothing was ever
-//     appended: it is a member at once (the bootstrap), and the initial
+//     nothing appended counts too: it vouched for nothing, founding.go),
+//     nothing was ever appended: it is a member at once (the bootstrap),
+//     and the initial
 //     leader leads ballot 0 unless a member answered and it was not
 //     started -cluster new. The replica remembers the incarnation (a
 //     number every start of the process raises: lives.go) of every replica
@@ -140,7 +140,7 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 		c.bootstrap(c.o.ClusterNew)
 		return nil
 	}
-	if !j.learner && (!c.freshReply(m) || c.servedMaybe()) {
+	if !j.learner && !c.freshReply(m) {
 		j.learner = true
 		c.log.Info("joining as a learner: a replica that holds state answered", "from", int32(from),
 			"member", m.Member, "last_slot", uint64(m.LastSlot))
@@ -225,13 +225,7 @@ func (c *Core) onJoinReply(from wire.ReplicaID, m *wire.JoinReply) error {
 // tell the candidate of this life, so it no longer counts a vote of the
 // life this replica lost (lives.go, docs/DECISIONS.md 51).
 func (c *Core) answeredEnough() bool {
-	members, all := c.answered()
-	return members >= quorum.Majority(c.o.N) || all == c.o.N-1
-}
-
-// answered counts the other replicas whose answer to this replica's Join
-// it holds: those that answered as members, and all of them.
-func (c *Core) answered() (members, all int) {
+	members, all := 0, 0
 	for p, r := range c.jn.replies {
 		if wire.ReplicaID(p) != c.o.ID && r != nil {
 			all++
@@ -240,7 +234,7 @@ func (c *Core) answered() (members, all int) {
 			}
 		}
 	}
-	return members, all
+	return members >= quorum.Majority(c.o.N) || all == c.o.N-1
 }
 
 // checkMember makes a learner a member once it has applied its leader's

@@ -158,11 +158,11 @@ type Mutation struct {
 	// forget the lives it heard of, and answer a Join before they are on
 	// disk (docs/DECISIONS.md 52).
 	RestoreForgetsLives bool
-	// RefoundAmongServingMembers makes a durable replica that lost its
-	// disk found anew among a majority of members that report nothing
-	// appended, which may have served on the fast path
-	// (docs/DECISIONS.md 53).
-	RefoundAmongServingMembers bool
+	// WitnessOksOnEmptyLog makes a durable witness acknowledge strong
+	// requests Ok while no entry of its log is on disk, so that a
+	// member that reports nothing appended may have vouched for a fast
+	// path (docs/DECISIONS.md 53).
+	WitnessOksOnEmptyLog bool
 	// EarlyRecordAck makes a durable witness acknowledge a record before
 	// the record is on disk (the hole durable mode closes).
 	EarlyRecordAck bool

@@ -58,7 +58,7 @@ func (c *Core) witnessStrong(from wire.ClientID, p *wire.Propose) {
 		// path counts acceptances of one ballot (PROTOCOL.md 1.7, 6.4).
 		ack.Ok, ack.Ballot = r.Accepted, r.Ballot
 	} else {
-		ack.Ok = c.o.Mutation.WitnessAcceptsAll || !c.wit.conflictsStrong(p.Command)
+		ack.Ok = c.o.Mutation.WitnessAcceptsAll || !c.wit.conflictsStrong(p.Command) && !c.vouchesForNothing()
 		c.wit.add(wire.Record{Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, Accepted: ack.Ok, Ballot: c.ballot, CausalDep: p.WeakDep}, c.o.Now())
 	}
 	c.policy.WitnessReport(c, p, ack)
