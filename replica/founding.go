@@ -169,7 +169,8 @@ func (c *Core) freshNew(since int64) int {
 // path before any entry reached it: a replica that lost its state and
 // counted it fresh would found anew, and with those records lost the
 // next leader's recovery could miss an acknowledged write. A durable
-// witness holds no such record (vouchesForNothing).
+// witness accepts no record while it has nothing on disk
+// (vouchesForNothing).
 func (c *Core) freshReply(r *wire.JoinReply) bool {
 	return r != nil && r.Ballot == 0 && r.LastSlot == 0 && (!r.Member || c.o.Durable)
 }

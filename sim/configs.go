@@ -205,7 +205,8 @@ func Configs(protocol string) []Config {
 		// longer exists (docs/DECISIONS.md 52). Strong writes go to the
 		// leader alone in every other seed, to every witness for the fast
 		// path in the others: a wiped leader's fast-path writes live on in
-		// the records only (docs/DECISIONS.md 53).
+		// the witnesses' records, which vouch only once their logs hold an
+		// entry on disk (docs/DECISIONS.md 53).
 		{Name: "wiped-disks", Sizes: []int{3, 5}, CISeeds: 20, Make: func(seed uint64, n int, p Protocol) Options {
 			o := restarts(seed, n, p)
 			o.Durable = true
