@@ -72,6 +72,19 @@ func (c *Core) heardOfLife(r wire.ReplicaID, life uint64) {
 	c.lives[r] = max(c.lives[r], life)
 }
 
+// endedLife reports whether an Accept comes from a life of replica r that
+// has ended: this replica heard of a later one. That life crashed, so
+// nothing is lost by ignoring it, and taking its entries would be unsafe:
+// a replica that lost its disk founds the cluster anew when every other
+// replica answers its Join with ballot 0 and an empty log, and a member
+// that answered so must not append, later, an entry the founding leader's
+// earlier life sent before it crashed, and so come to vouch for a request
+// that life answered (docs/DECISIONS.md 53). A life of 0 says nothing (an
+// Accept built by a test).
+func (c *Core) endedLife(r wire.ReplicaID, life uint64) bool {
+	return life != 0 && life < c.lives[r] && !c.o.Mutation.AcceptsFromEndedLives
+}
+
 // learnLives merges a peer's lives into this replica's. A message built by
 // this code carries one entry per replica. One with none says nothing (a
 // test's), unless it grants: a grant counts only with the life that

@@ -163,6 +163,10 @@ type Mutation struct {
 	// member that reports nothing appended may have vouched for a fast
 	// path (docs/DECISIONS.md 53).
 	WitnessOksOnEmptyLog bool
+	// AcceptsFromEndedLives makes a follower take the entries of an
+	// Accept sent by a life of the leader that it knows has ended
+	// (docs/DECISIONS.md 53).
+	AcceptsFromEndedLives bool
 	// EarlyRecordAck makes a durable witness acknowledge a record before
 	// the record is on disk (the hole durable mode closes).
 	EarlyRecordAck bool

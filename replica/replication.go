@@ -47,7 +47,7 @@ func (c *Core) replicate() {
 				ents := c.entries.slice(prev+1, last, c.o.MaxBatch)
 				m = &wire.Accept{
 					Ballot: c.ballot, Leader: c.o.ID, PrevSlot: prev, PrevBallot: pb,
-					Entries: ents, LeaderCommit: c.commitIndex, Round: c.lr.round,
+					Entries: ents, LeaderCommit: c.commitIndex, Round: c.lr.round, Life: c.incarnation,
 				}
 				if shared == nil {
 					shared = m
@@ -79,6 +79,7 @@ func (c *Core) emptyAccept(p int) *wire.Accept {
 	pb, _ := c.entries.ballotAt(prev)
 	return &wire.Accept{
 		Ballot: c.ballot, Leader: c.o.ID, PrevSlot: prev, PrevBallot: pb, LeaderCommit: c.commitIndex, Round: c.lr.round,
+		Life: c.incarnation,
 	}
 }
 
@@ -194,6 +195,9 @@ func (c *Core) answers(s kvs.Slot, e *wire.Entry) bool {
 func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 	if err := c.checkAccept(from, m); err != nil {
 		return err
+	}
+	if c.endedLife(from, m.Life) {
+		return nil
 	}
 	if m.Ballot < c.ballot {
 		c.out.toReplica(from, &wire.AcceptAck{Ballot: c.ballot, Replica: c.o.ID, Learner: !c.member, MatchSlot: c.entries.last()})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"swiftpaxos/check"
 	"swiftpaxos/replica"
 	"swiftpaxos/sim"
 	"swiftpaxos/wire"
@@ -109,4 +110,118 @@ func TestScenarioWipedFoundersLoseNothing(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestScenarioEndedLifeAcceptAfterRefound: docs/DECISIONS.md 53. Three
+// durable replicas; replica 0 founds the cluster and leads ballot 0. Its
+// Accepts with entries and session 0's Proposes to the witnesses are held
+// back. Y (session 1) is appended at slot 1 and X (session 0) at slot 2;
+// session 0 holds the leader's reply for X. Replica 0 loses its disk; the
+// followers answer its Join with ballot 0 and empty logs, and it founds
+// the cluster anew. Only then do the held Accept of Y (sent by replica 0's
+// first life) and the Proposes of X arrive. Replica 1 is then elected with
+// replica 0's vote while replica 2 is slow, and collects the records of
+// itself and replica 0.
+//
+// Taking Y (the mutation), the followers hold an entry on disk and vouch
+// for X, session 0 completes X on the fast path with the first life's
+// reply, and one record of X is too few for replica 1 to replay it: the
+// loss is caught. As built, the followers know replica 0's new life and
+// ignore the Accept of the ended one, refuse X with their logs empty, and
+// X completes only once ballot 1 orders it, and is read.
+func TestScenarioEndedLifeAcceptAfterRefound(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		t.Run(map[bool]string{false: "rule", true: "accepts from ended lives"}[broken], func(t *testing.T) {
+			forEachProtocol(t, func(t *testing.T, p sim.Protocol) { endedLifeAcceptAfterRefound(t, p, broken) })
+		})
+	}
+}
+
+func endedLifeAcceptAfterRefound(t *testing.T, p sim.Protocol, broken bool) {
+	s, err := sim.NewScript(sim.Options{Seed: 1, N: 3, Sessions: 2, Protocol: p, Durable: true,
+		Mutation: replica.Mutation{AcceptsFromEndedLives: broken},
+		Faults:   sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
+	require.NoError(t, err)
+	runUntil(t, s, "replica 0 leads", func() bool { return s.Leader() == 0 }, time.Second)
+	require.NoError(t, s.Run(50*time.Millisecond))
+
+	type held struct {
+		from, to int
+		m        wire.Message
+	}
+	var hold []held
+	holding, noVotes := true, false
+	s.Drop(func(from, to int, m wire.Message) bool {
+		switch m := m.(type) {
+		case *wire.Accept:
+			if holding && from == 0 && len(m.Entries) > 0 {
+				hold = append(hold, held{from, to, m})
+				return true
+			}
+		case *wire.Propose:
+			if holding && from == s.Endpoint(0) && to != 0 {
+				hold = append(hold, held{from, to, m})
+				return true
+			}
+		case *wire.PreVote, *wire.RequestVote:
+			return noVotes
+		}
+		return false
+	})
+	s.Put(1, wire.Strong, 2) // Y
+	require.NoError(t, s.Run(10*time.Millisecond))
+	s.Put(0, wire.Strong, 1) // X
+	require.NoError(t, s.Run(10*time.Millisecond))
+	require.Equal(t, 2, int(s.Replica(0).LastSlot()))
+
+	noVotes = true
+	s.Crash(0)
+	s.RestartWiped(0)
+	runUntil(t, s, "replica 0 founds anew", func() bool { return s.Replica(0).Member() }, time.Second)
+
+	holding = false
+	var y *wire.Accept
+	for _, h := range hold {
+		if a, ok := h.m.(*wire.Accept); ok && a.PrevSlot == 0 && len(a.Entries) == 1 {
+			y = a
+			break
+		}
+	}
+	require.NotNil(t, y, "an Accept of Y alone")
+	s.Inject(0, 1, y)
+	s.Inject(0, 2, y)
+	require.NoError(t, s.Run(10*time.Millisecond))
+	for r := 1; r < 3; r++ {
+		require.Equal(t, broken, s.Replica(r).LastSlot() > 0, "replica %d took Y", r)
+	}
+	for _, h := range hold {
+		if _, ok := h.m.(*wire.Propose); ok {
+			s.Inject(h.from, h.to, h.m)
+		}
+	}
+	require.NoError(t, s.Run(20*time.Millisecond))
+	done, _ := s.Done(0, 1)
+	require.Equal(t, broken, done, "X completed before ballot 1")
+
+	drops(t, s, between(2, 0, 1), onlyCandidate(1))
+	runUntil(t, s, "replica 1 leads", func() bool { return s.Replica(1).IsLeader() }, 5*time.Second)
+	require.NoError(t, s.Run(100*time.Millisecond))
+	s.Drop(nil)
+	runUntil(t, s, "X completes", func() bool { ok, _ := s.Done(0, 1); return ok }, 10*time.Second)
+	s.Get(1, wire.Strong, 1)
+	runUntil(t, s, "the read completes", func() bool { ok, _ := s.Done(1, 2); return ok }, 10*time.Second)
+	rep := s.Check()
+	if broken {
+		require.Equal(t, "fast", s.Path(0, 1))
+		caught := false
+		for _, v := range rep.Violations {
+			caught = caught || v.Rule == check.RuleDurability || v.Rule == check.RuleLinearizability
+		}
+		require.True(t, caught, "the lost write is caught: %v", rep)
+		return
+	}
+	require.True(t, rep.OK(), "%v", rep)
+	_, wrote := s.Done(0, 1)
+	_, read := s.Done(1, 2)
+	require.Equal(t, wrote, read)
 }

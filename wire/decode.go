@@ -50,7 +50,7 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &Sync{Cmd: d.cmdID()}
 	case TypeAccept:
 		m = &Accept{Ballot: d.ballot(), Leader: d.replica(), PrevSlot: d.slot(), PrevBallot: d.ballot(),
-			Entries: d.entries(), LeaderCommit: d.slot(), Round: d.uvarint()}
+			Entries: d.entries(), LeaderCommit: d.slot(), Round: d.uvarint(), Life: d.uvarint()}
 	case TypeAcceptAck:
 		m = &AcceptAck{Ballot: d.ballot(), Replica: d.replica(), Success: d.bool(), MatchSlot: d.slot(), Learner: d.bool(), Round: d.uvarint()}
 	case TypeCommit:

@@ -172,6 +172,7 @@ func appendBody(b []byte, m Message) []byte {
 		}
 		b = appendUvarint(b, uint64(m.LeaderCommit))
 		b = appendUvarint(b, m.Round)
+		b = appendUvarint(b, m.Life)
 	case *AcceptAck:
 		b = appendUvarint(b, uint64(m.Ballot))
 		b = appendReplica(b, m.Replica)

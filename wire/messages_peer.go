@@ -19,6 +19,9 @@ type Accept struct {
 	// after the round began (the leader's leader reads,
 	// docs/DECISIONS.md 46).
 	Round uint64
+	// Life is the leader's incarnation: a follower takes no entry from a
+	// life it knows has ended (docs/DECISIONS.md 53); 0 says nothing.
+	Life uint64
 }
 
 // AcceptAck answers an Accept (section 3.2).
