@@ -209,11 +209,5 @@ func (c *Core) bootstrap(lead bool) {
 	}
 	c.resetElectionTimer()
 	c.log.Info("cluster bootstrapped", "leader", int32(c.o.InitialLeader))
-	if !c.o.ClusterNew {
-		// Not its first start: it lost its state and found the others
-		// fresh (a durable cluster that crashed before any entry was on
-		// disk), so it is a member again as a rejoined one is.
-		c.rejoined()
-	}
 	c.releaseEarly()
 }

@@ -247,17 +247,11 @@ func (c *Core) checkMember() {
 	}
 	c.member = true
 	c.resetElectionTimer()
-	c.rejoined()
-	c.releaseEarly()
-}
-
-// rejoined says that this replica, started without its state, is a member
-// again.
-func (c *Core) rejoined() {
 	c.log.Info("rejoined as a full member", "ballot", uint32(c.ballot), "applied", uint64(c.appliedIndex))
 	if c.o.Rejoined != nil {
 		c.o.Rejoined(c.appliedIndex)
 	}
+	c.releaseEarly()
 }
 
 // JoinStatus says how a replica that is not a member waits (status): as a

@@ -126,6 +126,7 @@ func (c *Cluster) crash(r int) {
 	if c.dead[r] {
 		return
 	}
+	c.countRejoin(r)
 	c.dead[r] = true
 	if c.o.Durable {
 		c.crashDisk(r)
@@ -134,5 +135,14 @@ func (c *Cluster) crash(r int) {
 		if !s.dead {
 			c.schedule(&event{at: c.now + int64(c.o.Faults.MaxDelay), kind: evReplicaDown, idx: i, peer: r})
 		}
+	}
+}
+
+// countRejoin counts replica r's life in Rejoins if it was restarted with
+// nothing and is a member again.
+func (c *Cluster) countRejoin(r int) {
+	if c.emptyLife[r] && !c.dead[r] && c.replicas[r].Member() {
+		c.emptyLife[r] = false
+		c.Rejoins++
 	}
 }

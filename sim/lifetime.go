@@ -50,7 +50,6 @@ func (c *Cluster) startReplica(i int) error {
 		DeferApply:  c.deferred[i],
 		Executed:    func(e *wire.Entry, res kvs.Result) { c.recordExecuted(i, e, res) },
 		Installed:   func(slot kvs.Slot) { c.Installs++; c.recordSnapshot(i, slot) },
-		Rejoined:    func(kvs.Slot) { c.Rejoins++ },
 	})
 	if err != nil {
 		return err
@@ -65,6 +64,7 @@ func (c *Cluster) startReplica(i int) error {
 	if restore != nil && !restore.Empty() {
 		c.FromDisk++
 	}
+	c.emptyLife[i] = c.lifetime[i] > 0 && (restore == nil || restore.Empty())
 	return nil
 }
 

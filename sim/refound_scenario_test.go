@@ -21,8 +21,8 @@ import (
 // members that kept theirs report ballot 0 and an empty log, so the wiped
 // replicas found the cluster anew as members with no witness records; cut
 // off from the other members, replica 0 leads ballot 1 with their votes.
-// With five replicas the fifth starts late, after the write, with
-// -cluster new, and cannot hear replica 0's first life: it never became a
+// With five replicas the fifth starts late, after the write, on its first
+// start, and cannot hear replica 0's first life: it never became a
 // member, and it votes with the wiped ones.
 //
 // With the witnesses acknowledging strong requests on an empty log (the
@@ -49,7 +49,7 @@ func TestScenarioWipedFoundersLoseNothing(t *testing.T) {
 						Faults:   sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
 					require.NoError(t, err)
 					if tc.late >= 0 {
-						s.Crash(tc.late)
+						s.HoldBack(tc.late)
 					}
 					runUntil(t, s, "replica 0 leads", func() bool { return s.Leader() == 0 }, time.Second)
 
@@ -68,7 +68,7 @@ func TestScenarioWipedFoundersLoseNothing(t *testing.T) {
 					}
 
 					if tc.late >= 0 {
-						s.RestartClaimingNew(tc.late)
+						s.Restart(tc.late)
 						drops(t, s, acceptFrom(0), between(0, tc.late))
 						require.NoError(t, s.Run(200*time.Millisecond))
 						require.False(t, s.Replica(tc.late).Member(), "the late replica is a member")

@@ -97,8 +97,16 @@ func (s *Script) Run(d time.Duration) error {
 func (s *Script) Crash(r int) { s.c.crash(r) }
 
 // Restart brings crashed replica r back in a new lifetime: empty, or, a
-// durable one, with what its disk holds.
+// durable one, with what its disk holds; it starts a replica held back
+// (HoldBack) for the first time.
 func (s *Script) Restart(r int) { s.c.restart(r) }
+
+// HoldBack keeps replica r from starting until Restart: its first start,
+// -cluster new, comes after the others founded the cluster without it (a
+// slow start, no failure). Call it before the first Run.
+func (s *Script) HoldBack(r int) {
+	s.c.late[r], s.c.dead[r], s.c.started[r] = true, true, false
+}
 
 // RestartWiped brings crashed replica r back, empty, in a new lifetime;
 // a durable replica's disk is lost with what it held (its data directory

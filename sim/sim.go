@@ -70,6 +70,10 @@ type Cluster struct {
 	current  []int
 	segs     []int // segments opened, by replica
 	lifetime []int // restarts so far, by replica
+	// emptyLife marks the replicas whose current life was restarted
+	// with nothing (in memory, or durable with an empty disk) and has not
+	// been counted as a member again (Rejoins).
+	emptyLife []bool
 	// Stats; Rejected counts messages a replica rejected as invalid
 	// (only a mutated run may have any).
 	Fast, Slow, Messages, Dropped, Rejected int
@@ -81,8 +85,10 @@ type Cluster struct {
 	// (docs/DECISIONS.md 48): a statistic the suite asserts is not zero.
 	LeaderWrites int
 	// Restarts, Installs and Rejoins count replicas brought back empty,
-	// snapshots installed by state transfer, and restarted replicas that
-	// became members again.
+	// snapshots installed by state transfer, and the lives of replicas
+	// restarted with nothing that were members again when they ended, or
+	// when the run did: they caught up as learners and were marked, or
+	// found every other replica fresh and founded the cluster anew.
 	Restarts, Installs, Rejoins int
 	// LateStarted counts the replicas started after the cluster was
 	// founded without them.
@@ -151,6 +157,7 @@ func Run(o Options) (*Result, error) {
 	var crashed []int
 	for i, r := range c.replicas {
 		ballot = max(ballot, r.Ballot())
+		c.countRejoin(i)
 		if c.dead[i] {
 			crashed = append(crashed, i)
 		}
@@ -167,18 +174,19 @@ func Run(o Options) (*Result, error) {
 
 func newCluster(o Options) (*Cluster, error) {
 	c := &Cluster{
-		o:        o,
-		rng:      rand.New(rand.NewPCG(o.Seed, 0x5eed)),
-		byClient: make(map[wire.ClientID]int),
-		isolated: -1,
-		current:  make([]int, o.N),
-		segs:     make([]int, o.N),
-		lifetime: make([]int, o.N),
-		dead:     make([]bool, o.N),
-		started:  make([]bool, o.N),
-		late:     make([]bool, o.N),
-		claimNew: make([]bool, o.N),
-		wipe:     make([]bool, o.N),
+		o:         o,
+		rng:       rand.New(rand.NewPCG(o.Seed, 0x5eed)),
+		byClient:  make(map[wire.ClientID]int),
+		isolated:  -1,
+		current:   make([]int, o.N),
+		segs:      make([]int, o.N),
+		lifetime:  make([]int, o.N),
+		emptyLife: make([]bool, o.N),
+		dead:      make([]bool, o.N),
+		started:   make([]bool, o.N),
+		late:      make([]bool, o.N),
+		claimNew:  make([]bool, o.N),
+		wipe:      make([]bool, o.N),
 	}
 	for _, r := range c.rng.Perm(o.N)[:o.Faults.LateStarts] {
 		c.late[r], c.dead[r] = true, true

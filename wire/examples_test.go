@@ -141,7 +141,7 @@ func examples() []example {
 		{name: "sync", msg: &Sync{Cmd: cmdC}},
 
 		{name: "accept", msg: &Accept{Ballot: 3, Leader: 1, PrevSlot: 10, PrevBallot: 2,
-			Entries: sampleEntries(), LeaderCommit: 9}},
+			Entries: sampleEntries(), LeaderCommit: 9, Life: 1_700_000_000_123_456_789}},
 		{name: "accept-heartbeat", msg: &Accept{Ballot: 3, Leader: 1, PrevSlot: 12, PrevBallot: 3,
 			LeaderCommit: 12, Round: math.MaxUint64}},
 		{name: "accept-empty-entries",
