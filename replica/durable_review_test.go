@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"swiftpaxos/kvs"
 	"swiftpaxos/replica/storage"
 	"swiftpaxos/wire"
 )
@@ -124,5 +125,25 @@ func TestDurableWitnessVouchesOnlyWithALoggedEntry(t *testing.T) {
 		require.Equal(t, mutated, ok(2, 2), "mutated %v: with an entry not on disk", mutated)
 		c.Synced(rd.Persist.Seq)
 		require.True(t, ok(3, 3), "mutated %v: with an entry on disk", mutated)
+	}
+}
+
+// TestFollowerIgnoresAnEndedLifesAccept: once a follower has heard of a
+// later life of the leader (its Join), it takes no entry from an Accept
+// of the earlier one, and still takes those of the new life and of an
+// Accept that names no life; with the mutation it takes the earlier
+// life's (docs/DECISIONS.md 53).
+func TestFollowerIgnoresAnEndedLifesAccept(t *testing.T) {
+	for _, mutated := range []bool{false, true} {
+		c := newStepCore(t, 1, 3, func(o *Options) { o.Durable, o.Mutation.AcceptsFromEndedLives = true, mutated })
+		require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Life: 10, Entries: []wire.Entry{put(7, 1, 1, "a")}}))
+		require.Equal(t, kvs.Slot(1), c.LastSlot())
+		require.NoError(t, c.StepReplica(0, &wire.Join{Replica: 0, Incarnation: 20}))
+		require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Life: 10, PrevSlot: 1, Entries: []wire.Entry{put(7, 2, 2, "b")}}))
+		require.Equal(t, map[bool]kvs.Slot{false: 1, true: 2}[mutated], c.LastSlot(), "mutated %v: the ended life's entry", mutated)
+		last := c.LastSlot()
+		require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Life: 20, PrevSlot: last, Entries: []wire.Entry{put(7, 3, 3, "c")}}))
+		require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, PrevSlot: last + 1, Entries: []wire.Entry{put(7, 4, 4, "d")}}))
+		require.Equal(t, last+2, c.LastSlot(), "mutated %v: the new life's entry and one that names no life", mutated)
 	}
 }

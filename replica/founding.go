@@ -82,7 +82,8 @@ func (c *Core) foundingAck(p wire.ReplicaID) {
 func (c *Core) foundingGrace() int64 { return 4 * int64(c.o.HeartbeatInterval) }
 
 // fresh reports whether every replica, this one included, reported ballot
-// 0, an empty log and no membership: the cluster is brand new.
+// 0, an empty log and no membership (in durable mode, or membership:
+// freshReply): the cluster is brand new.
 func (c *Core) fresh() bool {
 	if c.ballot != 0 || c.entries.last() != 0 {
 		return false
