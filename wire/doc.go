@@ -94,7 +94,8 @@
 //	                     WeakCommittedSeq, Refused bool
 //	 6 Sync              Cmd
 //	 7 Accept            Ballot, Leader, PrevSlot, PrevBallot,
-//	                     Entries list(Entry), LeaderCommit, Round uvarint
+//	                     Entries list(Entry), LeaderCommit, Round uvarint,
+//	                     Life uvarint
 //	 8 AcceptAck         Ballot, Replica, Success bool, MatchSlot, Learner bool,
 //	                     Round uvarint
 //	 9 Commit            Ballot, CommitIndex
