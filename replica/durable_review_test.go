@@ -130,8 +130,9 @@ func TestDurableWitnessVouchesOnlyWithALoggedEntry(t *testing.T) {
 
 // TestFollowerIgnoresAnEndedLifesAccept: once a follower has heard of a
 // later life of the leader (its Join), it takes no entry from an Accept
-// of the earlier one, and still takes those of the new life and of an
-// Accept that names no life; with the mutation it takes the earlier
+// of ballot 0 of the earlier one, and still takes those of the new life,
+// of an Accept that names no life, and of a later ballot, where a higher
+// number need not be a later life; with the mutation it takes the earlier
 // life's (docs/DECISIONS.md 53).
 func TestFollowerIgnoresAnEndedLifesAccept(t *testing.T) {
 	for _, mutated := range []bool{false, true} {
@@ -145,5 +146,7 @@ func TestFollowerIgnoresAnEndedLifesAccept(t *testing.T) {
 		require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Life: 20, PrevSlot: last, Entries: []wire.Entry{put(7, 3, 3, "c")}}))
 		require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, PrevSlot: last + 1, Entries: []wire.Entry{put(7, 4, 4, "d")}}))
 		require.Equal(t, last+2, c.LastSlot(), "mutated %v: the new life's entry and one that names no life", mutated)
+		require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 1, Leader: 0, Life: 10, PrevSlot: last + 2, PrevBallot: 0, Entries: []wire.Entry{putIn(1, 7, 5, 5, "e")}}))
+		require.Equal(t, last+3, c.LastSlot(), "mutated %v: a later ballot's entry", mutated)
 	}
 }

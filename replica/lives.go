@@ -72,17 +72,21 @@ func (c *Core) heardOfLife(r wire.ReplicaID, life uint64) {
 	c.lives[r] = max(c.lives[r], life)
 }
 
-// endedLife reports whether an Accept comes from a life of replica r that
-// has ended: this replica heard of a later one. That life crashed, so
-// nothing is lost by ignoring it, and taking its entries would be unsafe:
-// a replica that lost its disk founds the cluster anew when every other
-// replica answers its Join with ballot 0 and an empty log, and a member
-// that answered so must not append, later, an entry the founding leader's
-// earlier life sent before it crashed, and so come to vouch for a request
-// that life answered (docs/DECISIONS.md 53). A life of 0 says nothing (an
-// Accept built by a test).
-func (c *Core) endedLife(r wire.ReplicaID, life uint64) bool {
-	return life != 0 && life < c.lives[r] && !c.o.Mutation.AcceptsFromEndedLives
+// endedLife reports whether an Accept of ballot b comes from a life of
+// replica r that has ended: b is 0 and this replica heard of a later life
+// of r. A replica that lost its disk founds the cluster anew when every
+// other replica answers its Join with ballot 0 and an empty log, and a
+// member that answered so must not append, later, an entry the founding
+// leader's earlier life sent before it crashed, and so come to vouch for a
+// request that life answered (docs/DECISIONS.md 53). That life crashed,
+// so nothing is lost by ignoring it; a later life of the initial leader
+// leads ballot 0 again only when no member answered it (bootstrap), and
+// with a number above the lives its answers named (heardOfOwnLife). In a
+// later ballot a higher number need not be a later life (a clock set
+// back), and a follower that ignored its live leader would never catch
+// up. A life of 0 says nothing (an Accept built by a test).
+func (c *Core) endedLife(r wire.ReplicaID, b wire.Ballot, life uint64) bool {
+	return b == 0 && life != 0 && life < c.lives[r] && !c.o.Mutation.AcceptsFromEndedLives
 }
 
 // learnLives merges a peer's lives into this replica's. A message built by

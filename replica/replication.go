@@ -196,7 +196,8 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 	if err := c.checkAccept(from, m); err != nil {
 		return err
 	}
-	if c.endedLife(from, m.Life) {
+	if c.endedLife(from, m.Ballot, m.Life) {
+		c.log.Info("ignored an Accept of an ended life", "from", int32(from), "life", m.Life, "latest", c.lives[from])
 		return nil
 	}
 	if m.Ballot < c.ballot {
