@@ -234,8 +234,11 @@ func (c *Core) selfMatch() kvs.Slot {
 	if c.dur == nil || c.o.Mutation.UnsyncedSelfCount {
 		return c.entries.last()
 	}
-	return min(c.dur.synced, c.entries.last())
+	return c.syncedLast()
 }
+
+// syncedLast is the last slot of the log that is on disk (durable mode).
+func (c *Core) syncedLast() kvs.Slot { return min(c.dur.synced, c.entries.last()) }
 
 // persistSnapshot notes a snapshot taken here, or installed from the
 // leader (which replaced the log up to its slot).

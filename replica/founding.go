@@ -82,8 +82,8 @@ func (c *Core) foundingAck(p wire.ReplicaID) {
 func (c *Core) foundingGrace() int64 { return 4 * int64(c.o.HeartbeatInterval) }
 
 // fresh reports whether every replica, this one included, reported ballot
-// 0, an empty log and no membership (in durable mode, or membership:
-// freshReply): the cluster is brand new.
+// 0, an empty log and no membership (a durable member with nothing
+// appended counts too: freshReply): the cluster is brand new.
 func (c *Core) fresh() bool {
 	if c.ballot != 0 || c.entries.last() != 0 {
 		return false
@@ -111,7 +111,7 @@ func (c *Core) fresh() bool {
 // before its batch is on disk (readAckUnsynced), so the rule asks for a
 // synced entry, not one in memory.
 func (c *Core) vouchesForNothing() bool {
-	return c.dur != nil && min(c.dur.synced, c.entries.last()) == 0 && !c.o.Mutation.WitnessOksOnEmptyLog
+	return c.dur != nil && c.syncedLast() == 0 && !c.o.Mutation.WitnessOksOnEmptyLog
 }
 
 // mayFound reports whether the replica may found the cluster without

@@ -17,9 +17,8 @@ import (
 //     an empty log and no membership (in durable mode a member with
 //     nothing appended counts too: it vouched for nothing, founding.go),
 //     nothing was ever appended: it is a member at once (the bootstrap),
-//     and the initial
-//     leader leads ballot 0 unless a member answered and it was not
-//     started -cluster new. The replica remembers the incarnation (a
+//     and the initial leader leads ballot 0 unless a member answered and
+//     it was not started -cluster new. The replica remembers the incarnation (a
 //     number every start of the process raises: lives.go) of every replica
 //     that answered fresh and was started -cluster new; one still
 //     finishing its own start-up, whose Join names the same incarnation,
@@ -248,9 +247,6 @@ func (c *Core) checkMember() {
 	c.member = true
 	c.resetElectionTimer()
 	c.log.Info("rejoined as a full member", "ballot", uint32(c.ballot), "applied", uint64(c.appliedIndex))
-	if c.o.Rejoined != nil {
-		c.o.Rejoined(c.appliedIndex)
-	}
 	c.releaseEarly()
 }
 

@@ -47,9 +47,6 @@ type Options struct {
 	// fresh, may found the cluster without the others (join.go,
 	// docs/DECISIONS.md 37).
 	ClusterNew bool
-	// Rejoined, when set, is told that a replica that started without
-	// its state became a full member again, having applied up to slot.
-	Rejoined func(slot kvs.Slot)
 
 	HeartbeatInterval  time.Duration
 	ElectionTimeoutMin time.Duration

@@ -22,8 +22,8 @@ import (
 // commit. As built replica 4 follows its leader and the write completes.
 func TestScenarioClockBackFollowerFollowsItsLeader(t *testing.T) {
 	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
-		// Seed 3 numbers replica 1's lives so: 4 heard 2^32+2, the
-		// third restart took 2^32+1 from 0, 2 and 3.
+		// Seed 3 numbers replica 1's lives so that replica 4 heard one
+		// above the life that leads (clockBackScenario checks it).
 		require.True(t, clockBackScenario(t, p, 3), "the seed no longer makes the case")
 	})
 }

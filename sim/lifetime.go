@@ -27,6 +27,7 @@ type segment struct {
 // snapshot's slot).
 func (c *Cluster) startReplica(i int) error {
 	o := c.o
+	restart := c.started[i]
 	c.newSegment(i)
 	var restore *storage.State
 	if o.Durable {
@@ -64,7 +65,7 @@ func (c *Cluster) startReplica(i int) error {
 	if restore != nil && !restore.Empty() {
 		c.FromDisk++
 	}
-	c.emptyLife[i] = c.lifetime[i] > 0 && (restore == nil || restore.Empty())
+	c.emptyLife[i] = restart && (restore == nil || restore.Empty())
 	return nil
 }
 

@@ -82,13 +82,20 @@ func TestScenarioRestartedMajorityWaitsForTheSilentMember(t *testing.T) {
 // caught losing it.
 func readsTheWrite(t *testing.T, s *sim.Script, correct bool) {
 	t.Helper()
+	readsTheWriteAs(t, s, correct, 1)
+}
+
+// readsTheWriteAs is readsTheWrite with session 1's read its seq-th
+// operation.
+func readsTheWriteAs(t *testing.T, s *sim.Script, correct bool, seq wire.Seq) {
+	t.Helper()
 	s.Get(1, wire.Strong, 1)
-	runUntil(t, s, "a strong read completes", func() bool { ok, _ := s.Done(1, 1); return ok }, 10*time.Second)
+	runUntil(t, s, "a strong read completes", func() bool { ok, _ := s.Done(1, seq); return ok }, 10*time.Second)
 	rep := s.Check()
 	if correct {
 		require.True(t, rep.OK(), "%v", rep)
 		_, wrote := s.Done(0, 1)
-		_, read := s.Done(1, 1)
+		_, read := s.Done(1, seq)
 		require.Equal(t, wrote, read)
 		return
 	}

@@ -103,9 +103,18 @@ func (s *Script) Restart(r int) { s.c.restart(r) }
 
 // HoldBack keeps replica r from starting until Restart: its first start,
 // -cluster new, comes after the others founded the cluster without it (a
-// slow start, no failure). Call it before the first Run.
-func (s *Script) HoldBack(r int) {
-	s.c.late[r], s.c.dead[r], s.c.started[r] = true, true, false
+// slow start, no failure). The sessions learn it is unreachable, as of a
+// late replica in a random run. Only before the first Run.
+func (s *Script) HoldBack(r int) error {
+	c := s.c
+	if c.now > 0 {
+		return fmt.Errorf("sim: holding back replica %d after the run began", r)
+	}
+	c.late[r], c.dead[r], c.started[r] = true, true, false
+	for i := range c.sessions {
+		c.schedule(&event{at: 1, kind: evReplicaDown, idx: i, peer: r})
+	}
+	return nil
 }
 
 // RestartWiped brings crashed replica r back, empty, in a new lifetime;

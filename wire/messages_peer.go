@@ -19,8 +19,9 @@ type Accept struct {
 	// after the round began (the leader's leader reads,
 	// docs/DECISIONS.md 46).
 	Round uint64
-	// Life is the leader's incarnation: a follower takes no entry from a
-	// life it knows has ended (docs/DECISIONS.md 53); 0 says nothing.
+	// Life is the leader's incarnation: in ballot 0 a follower takes no
+	// entry from a life it knows has ended (docs/DECISIONS.md 53); 0 says
+	// nothing.
 	Life uint64
 }
 
