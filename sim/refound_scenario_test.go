@@ -43,10 +43,7 @@ func TestScenarioWipedFoundersLoseNothing(t *testing.T) {
 			name := fmt.Sprintf("n=%d/%s", tc.n, map[bool]string{false: "rule", true: "oks on an empty log"}[broken])
 			t.Run(name, func(t *testing.T) {
 				forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
-					s, err := sim.NewScript(sim.Options{Seed: 1, N: tc.n, Sessions: 2, Protocol: p, Durable: true,
-						Mutation: replica.Mutation{WitnessOksOnEmptyLog: broken},
-						Faults:   sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
-					require.NoError(t, err)
+					s := newDurableScript(t, tc.n, p, replica.Mutation{WitnessOksOnEmptyLog: broken})
 					if tc.late >= 0 {
 						require.NoError(t, s.HoldBack(tc.late))
 					}
@@ -137,10 +134,7 @@ func TestScenarioEndedLifeAcceptAfterRefound(t *testing.T) {
 }
 
 func endedLifeAcceptAfterRefound(t *testing.T, p sim.Protocol, broken bool) {
-	s, err := sim.NewScript(sim.Options{Seed: 1, N: 3, Sessions: 2, Protocol: p, Durable: true,
-		Mutation: replica.Mutation{AcceptsFromEndedLives: broken},
-		Faults:   sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
-	require.NoError(t, err)
+	s := newDurableScript(t, 3, p, replica.Mutation{AcceptsFromEndedLives: broken})
 	runUntil(t, s, "replica 0 leads", func() bool { return s.Leader() == 0 }, time.Second)
 	require.NoError(t, s.Run(50*time.Millisecond))
 
@@ -211,4 +205,15 @@ func endedLifeAcceptAfterRefound(t *testing.T, p sim.Protocol, broken bool) {
 		require.Equal(t, "fast", s.Path(0, 1))
 	}
 	readsTheWriteAs(t, s, !broken, 2)
+}
+
+// newDurableScript is a new durable cluster of n replicas of protocol p
+// built with m, with two sessions and short message delays, not yet run:
+// a scenario may hold a replica back before the first Run.
+func newDurableScript(t *testing.T, n int, p sim.Protocol, m replica.Mutation) *sim.Script {
+	t.Helper()
+	s, err := sim.NewScript(sim.Options{Seed: 1, N: n, Sessions: 2, Protocol: p, Durable: true, Mutation: m,
+		Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
+	require.NoError(t, err)
+	return s
 }

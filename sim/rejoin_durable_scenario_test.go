@@ -40,14 +40,7 @@ func TestScenarioDurableReplicaRemembersANewLife(t *testing.T) {
 		require.NoError(t, s.Run(5*time.Millisecond))
 		s.Crash(1)
 		s.RestartWiped(1)
-		joins := func(from, to int, m wire.Message) bool {
-			switch m.(type) {
-			case *wire.Join, *wire.JoinReply:
-				return from == 1 && to == 3 || from == 3 && to == 1
-			}
-			return false
-		}
-		drops(t, s, watch, apart, onlyCandidate(3), between(0, 3, 4), joins)
+		drops(t, s, watch, apart, onlyCandidate(3), between(0, 3, 4), joinsBetween(1, 3))
 		runUntil(t, s, "replica 1 rejoins", func() bool { return s.Replica(1).Member() }, 5*time.Second)
 		require.Equal(t, wire.Ballot(0), s.Replica(1).Ballot())
 

@@ -328,12 +328,9 @@ func twoRestartsInsideAPreVoteMajority(t *testing.T, joinSkips3 bool) {
 		require.NoError(t, s.Run(2*time.Millisecond))
 		s.Crash(1)
 		s.Restart(1)
-		joins := func(from, to int, m wire.Message) bool {
-			switch m.(type) {
-			case *wire.Join, *wire.JoinReply:
-				return joinSkips3 && (from == 1 && to == 3 || from == 3 && to == 1)
-			}
-			return false
+		joins := func(int, int, wire.Message) bool { return false }
+		if joinSkips3 {
+			joins = joinsBetween(1, 3)
 		}
 		drops(t, s, watch, onlyCandidate(3), between(0, 3, 4), joins)
 		runUntil(t, s, "replica 1 rejoins", func() bool { return s.Replica(1).Member() }, 5*time.Second)
@@ -352,4 +349,15 @@ func twoRestartsInsideAPreVoteMajority(t *testing.T, joinSkips3 bool) {
 		s.Inject(3, 1, w.held)
 		caughtLosingTheWrite(t, s)
 	})
+}
+
+// joinsBetween drops the Joins and JoinReplies between replicas a and b.
+func joinsBetween(a, b int) func(from, to int, m wire.Message) bool {
+	return func(from, to int, m wire.Message) bool {
+		switch m.(type) {
+		case *wire.Join, *wire.JoinReply:
+			return from == a && to == b || from == b && to == a
+		}
+		return false
+	}
 }
