@@ -32,7 +32,11 @@
 # scan. A GET that finds no key is a failed read ("redis: nil"): at the
 # weak level, workload D's reads of the latest records, inserted by the
 # other connections, may miss them (a weak read may miss another
-# connection's recent writes) and count as READ_ERROR.
+# connection's recent writes) and count as READ_ERROR. Such a run phase,
+# whose only failures are those reads (scripts/peers/misses.awk) and
+# whose every operation was counted, gets the status "weak misses" and
+# does not fail the script; a miss in another workload, whose reads ask
+# for records loaded before, stays an error.
 #
 #   scripts/peers/ycsb-resp.sh [-p curpht|curpho|both] [-l strong|weak|both]
 #                              [-w WORKLOADS] [-n RECORDS] [-N OPERATIONS]
@@ -63,7 +67,8 @@
 # ($YCSB overrides it and skips the build; YCSB_WORKLOADS=DIR names the
 # directory of the workload files, else go-ycsb's module's workloads/).
 # Needs Go (and the module proxy for the first build) and ss. Every process it starts is stopped
-# by its PID on exit. Exit status: 0 every phase passed, 1 a phase failed
+# by its PID on exit. Exit status: 0 every phase passed (or had weak
+# misses only), 1 a phase failed
 # or reported an error, 2 usage or missing tools, 130 interrupted.
 set -euo pipefail
 
@@ -282,6 +287,10 @@ ycsb_phase() {
 		status="no summary"
 	elif [ "$errs" != 0 ]; then
 		status="errors"
+		if [ "$level" = weak ] && [ "$w" = d ] && [ "$phase" = run ] && [ $((n + errs)) = "$want" ] &&
+			[ "$(awk -f "$peers/misses.awk" "$f")" = "$errs" ]; then
+			status="weak misses"
+		fi
 	elif [ "$n" != "$want" ]; then
 		status="counted $n of $want"
 	fi
@@ -289,7 +298,9 @@ ycsb_phase() {
 	rate=$(awk -v n="$n" -v s="$secs" 'BEGIN { printf "%.0f", (s > 0) ? n / s : 0 }')
 	echo "$proto,$level,$w,$phase,$secs,$rate,$n,$errs,$status,\"$counts\"" >>"$csv"
 	printf '%-6s %-6s %s %-4s %6s ops/s  %5s ops in %ss, errors %s: %s\n' "$proto" "$level" "$w" "$phase" "$rate" "$n" "$secs" "$errs" "$status"
-	if [ "$status" != ok ]; then
+	if [ "$status" = "weak misses" ]; then
+		echo "    $errs reads found no key (\"redis: nil\"): a weak read may miss another connection's newest insert (docs/PEERS.md, Known limits)" >&2
+	elif [ "$status" != ok ]; then
 		failed=true
 		# What go-ycsb said about it: its fatal message, or the first
 		# errors of failed operations, each distinct one once.
@@ -331,7 +342,8 @@ done
 		NR == 1 { next }
 		{ k = $1 SUBSEP $2 SUBSEP $4; if (!(k in seen)) { seen[k] = 1; rows[++nr] = k }
 		  c = $6
-		  if ($9 != "ok") { c = "FAIL: " $9; if ($8 > 0) c = c ", " $8 " errors"; if ($7 > 0) c = c ", " $6 " ops/s" }
+		  if ($9 == "weak misses") c = $6 " (weak misses: " $8 " reads found no key)"
+		  else if ($9 != "ok") { c = "FAIL: " $9; if ($8 > 0) c = c ", " $8 " errors"; if ($7 > 0) c = c ", " $6 " ops/s" }
 		  cell[k, $3] = c }
 		END {
 			for (r = 1; r <= nr; r++) {
@@ -345,7 +357,8 @@ done
 			}
 		}' "$csv"
 	echo
-	awk -F, 'NR > 1 && $9 != "ok" { n++ } END { printf "Phases that did not pass: %d.\n", n + 0 }' "$csv"
+	awk -F, 'NR > 1 && $9 == "weak misses" { m++ } NR > 1 && $9 != "ok" && $9 != "weak misses" { n++ }
+		END { printf "Phases that did not pass: %d.", n + 0; if (m) printf " Phases with weak misses (weak D reads that found no key: docs/PEERS.md, Known limits): %d.", m; print "" }' "$csv"
 } >"$dir/ycsb-resp.md"
 echo
 cat "$dir/ycsb-resp.md"

@@ -50,3 +50,39 @@ func TestPeersParse(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "none\n", string(got))
 }
+
+// TestPeersWeakMisses feeds scripts/peers/misses.awk, which tells run.sh
+// whether a weak workload D run failed only by reads that found no key:
+// it counts them then, and says "no" for any other failure, for counts
+// that disagree, for a phase without a summary and for one without
+// failures.
+func TestPeersWeakMisses(t *testing.T) {
+	awk, err := exec.LookPath("awk")
+	require.NoError(t, err, "run.sh needs awk")
+	const (
+		progress = "READ_ERROR - Takes(s): 1.0, Count: 9, OPS: 9.0, Avg(us): 400\n"
+		finished = "Run finished, takes 2.5s\n"
+		read     = "READ   - Takes(s): 2.5, Count: 46894, OPS: 18365.5, Avg(us): 791\n"
+		insert   = "INSERT - Takes(s): 2.5, Count: 2500, OPS: 980.5, Avg(us): 938\n"
+		readErr  = "READ_ERROR - Takes(s): 2.5, Count: 2, OPS: 0.8, Avg(us): 491\n"
+		nilRead  = "operation err: redis: nil\n"
+	)
+	for _, c := range []struct {
+		name, out, want string
+	}{
+		{"misses only", nilRead + progress + nilRead + finished + insert + read + readErr, "2"},
+		{"another error", nilRead + "operation err: dial tcp: connection refused\n" + finished + read + readErr, "no"},
+		{"another kind", nilRead + nilRead + finished + read + readErr + "INSERT_ERROR - Takes(s): 2.5, Count: 1, OPS: 0.4\n", "no"},
+		{"counts disagree", nilRead + finished + read + readErr, "no"},
+		{"no summary", nilRead + nilRead + progress, "no"},
+		{"no failure", finished + insert + read, "no"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "d-run.out")
+			require.NoError(t, os.WriteFile(f, []byte(c.out), 0o644))
+			got, err := exec.Command(awk, "-f", "../peers/misses.awk", f).Output()
+			require.NoError(t, err)
+			assert.Equal(t, c.want+"\n", string(got))
+		})
+	}
+}
