@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +33,13 @@ import (
 // (docs/DECISIONS.md 21), and these tests run one short.
 func startCounted(t *testing.T, cfg *config.Config, n int) []*server.ConnCounters {
 	t.Helper()
+	return startWith(t, cfg, n, nil)
+}
+
+// startWith is startCounted with adjust, when set, changing each
+// replica's options before it starts.
+func startWith(t *testing.T, cfg *config.Config, n int, adjust func(*server.Options)) []*server.ConnCounters {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	ready := make(chan struct{}, n)
@@ -38,10 +47,14 @@ func startCounted(t *testing.T, cfg *config.Config, n int) []*server.ConnCounter
 	for i := range n {
 		alias := fmt.Sprintf("replica%d", i)
 		counters[i] = &server.ConnCounters{}
+		o := server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: htreplica.NewPolicy,
+			Log: zaptest.NewLogger(t).Named(alias), Counters: counters[i], Ready: func(net.Addr) { ready <- struct{}{} },
+			StartAsMember: n < cfg.N()}
+		if adjust != nil {
+			adjust(&o)
+		}
 		wg.Go(func() {
-			err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: htreplica.NewPolicy,
-				Log: zaptest.NewLogger(t).Named(alias), Counters: counters[i], Ready: func(net.Addr) { ready <- struct{}{} },
-				StartAsMember: n < cfg.N()})
+			err := server.Serve(ctx, o)
 			if ctx.Err() == nil {
 				t.Errorf("%s stopped: %v", alias, err)
 			}
@@ -311,4 +324,45 @@ func TestSessionsShareTransport(t *testing.T) {
 	for _, l := range links {
 		assert.Equal(t, 1, l.Conns, "connections to %s", l.To)
 	}
+}
+
+// A Transport reaches the replica its LocalLink names over that Unix
+// socket, which the replica serves beside its TCP port: with replica0's
+// TCP address in the Transport's configuration pointing where nobody
+// listens, its session still opens a connection to replica0, and writes
+// and reads through it.
+func TestTransportReachesTheLocalReplicaOverItsUnixSocket(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a localhost cluster")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the abstract Unix socket namespace is Linux's")
+	}
+	ports := localcluster.FreePorts(t, 4)
+	cfg := localcluster.Config(t, ports[:3], "")
+	local := fmt.Sprintf("@swiftpaxos-test/%d/%s", os.Getpid(), t.Name())
+	startWith(t, cfg, cfg.N(), func(o *server.Options) {
+		if o.Alias == "replica0" {
+			o.LocalAddr = local
+		}
+	})
+	far := localcluster.Config(t, []int{ports[3], ports[1], ports[2]}, "")
+	meter := cost.NewMeter()
+	tr, err := client.NewTransport(client.TransportOptions{Config: far, Alias: "client0", Meter: meter, Log: zaptest.NewLogger(t),
+		Local: client.LocalLink{Replica: 0, Addr: local}})
+	require.NoError(t, err)
+	s, err := client.Dial(t.Context(), client.SessionOptions{Config: far, Alias: "client0", Policy: curpht.NewClientPolicy(),
+		Log: zaptest.NewLogger(t), Transport: tr})
+	require.NoError(t, err)
+	putGet(t, s, 1, "over the socket")
+	require.NoError(t, s.Close())
+	require.NoError(t, tr.Close())
+	conns := map[string]int{}
+	for _, l := range meter.Links() {
+		conns[l.To] = l.Conns
+	}
+	assert.Equal(t, map[string]int{"replica0": 1, "replica1": 1, "replica2": 1}, conns)
+
+	_, err = client.NewTransport(client.TransportOptions{Config: far, Local: client.LocalLink{Replica: 3, Addr: local}})
+	require.ErrorContains(t, err, "TransportOptions.Local names replica3 of 3")
 }

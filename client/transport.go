@@ -35,6 +35,7 @@ type Transport struct {
 	meter    *cost.Meter
 	log      *zap.Logger
 	links    []*link        // by replica
+	local    LocalLink      // reached over a Unix socket when its Addr is set
 	wg       sync.WaitGroup // the readers
 	sessions uint32         // how many sessions may share each connection (replicas honour far fewer than 2^16)
 	queue    int            // each connection's outbound queue
@@ -60,6 +61,21 @@ type TransportOptions struct {
 	// breaks the connection, for all of them. The replicas are told, and
 	// size their queues for the replies likewise.
 	Sessions int
+	// Local, when its Addr is set, is a replica of this process, reached
+	// over a Unix socket instead of TCP.
+	Local LocalLink
+}
+
+// LocalLink names a replica that runs in the same process as the sessions
+// (a RESP front-end's own) and the Unix socket it also listens on
+// (server.Options.LocalAddr). The connection is the same as over TCP, the
+// same frames, handshake and failure handling (docs/DECISIONS.md 47), but
+// loopback TCP costs each message a pass through the TCP stack on both
+// sides, and a front-end's traffic with its own replica is most of that
+// replica's (docs/DECISIONS.md 54).
+type LocalLink struct {
+	Replica wire.ReplicaID
+	Addr    string // a Unix socket address; one starting with '@' is in Linux's abstract namespace
 }
 
 // link is the connection to one replica, if there is one.
@@ -101,7 +117,10 @@ func NewTransport(o TransportOptions) (*Transport, error) {
 		o.Log = zap.NewNop()
 	}
 	sessions := max(1, o.Sessions)
-	t := &Transport{cfg: o.Config, alias: o.Alias, meter: o.Meter, log: o.Log, links: make([]*link, o.Config.N()),
+	if o.Local.Addr != "" && int(o.Local.Replica) >= o.Config.N() {
+		return nil, fmt.Errorf("client: TransportOptions.Local names replica%d of %d", o.Local.Replica, o.Config.N())
+	}
+	t := &Transport{cfg: o.Config, alias: o.Alias, meter: o.Meter, log: o.Log, local: o.Local, links: make([]*link, o.Config.N()),
 		sessions: uint32(min(sessions, math.MaxUint16)), queue: batcher.DefaultQueueLen * sessions}
 	for i := range t.links {
 		t.links[i] = &link{r: wire.ReplicaID(i)}
@@ -176,7 +195,11 @@ func (t *Transport) open(ctx context.Context, l *link) (*muxConn, error) {
 	replica := t.cfg.Replica(int(l.r))
 	addr := replica.Addr()
 	d := net.Dialer{Timeout: time.Second}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	network := "tcp"
+	if t.local.Addr != "" && t.local.Replica == l.r {
+		network, addr = "unix", t.local.Addr
+	}
+	conn, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		l.refused.Store(false)
 		return nil, fmt.Errorf("replica%d at %s: %w", l.r, addr, err)

@@ -108,9 +108,13 @@ respPort: %d
 		if logDir != "" {
 			appliedLog = filepath.Join(logDir, "log-"+alias+".jsonl")
 		}
+		// As the swiftpaxos binary runs them (frontend.go): the front-end
+		// reaches its replica over a Unix socket.
+		local := resp.LocalAddr(alias)
 		fe, err := resp.New(resp.Options{Config: cfg, Alias: alias, NewPolicy: p.client, Log: log,
-			Ready:  func(net.Addr) { ready <- struct{}{} },
-			Status: func(ctx context.Context) (*wire.StatusReply, error) { return statuscli.Ask(ctx, cfg, i) }})
+			Ready:     func(net.Addr) { ready <- struct{}{} },
+			Status:    func(ctx context.Context) (*wire.StatusReply, error) { return statuscli.Ask(ctx, cfg, i) },
+			LocalAddr: local})
 		require.NoError(t, err)
 		c.servers = append(c.servers, fe)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -121,7 +125,7 @@ respPort: %d
 			var inner sync.WaitGroup
 			inner.Go(func() {
 				if err := server.Serve(ctx, server.Options{Config: cfg, Alias: alias, ClusterNew: true, Policy: p.replica,
-					Log: log, FrontEndConns: fe.Conns, AppliedLogPath: appliedLog}); ctx.Err() == nil {
+					Log: log, FrontEndConns: fe.Conns, AppliedLogPath: appliedLog, LocalAddr: local}); ctx.Err() == nil {
 					t.Errorf("%s stopped: %v", alias, err)
 				}
 			})

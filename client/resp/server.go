@@ -38,6 +38,10 @@ type Options struct {
 	// Status asks the replica beside the front-end for its status (INFO);
 	// nil: INFO says it is not known.
 	Status func(ctx context.Context) (*wire.StatusReply, error)
+	// LocalAddr, when set, is the Unix socket the replica beside the
+	// front-end also listens on (server.Options.LocalAddr): the sessions
+	// reach it there rather than over TCP (LocalAddr, the function).
+	LocalAddr string
 }
 
 // Server is a running RESP front-end.
@@ -88,7 +92,9 @@ func New(o Options) (*Server, error) {
 	// replica (docs/DECISIONS.md 28): a RESP connection costs the cluster
 	// a session, not connections. A TLS cluster sees them as the generic
 	// client (config/certs).
-	t, err := client.NewTransport(client.TransportOptions{Config: cfg, Log: s.log, Sessions: 64})
+	i, _ := cfg.ReplicaIndex(o.Alias)
+	t, err := client.NewTransport(client.TransportOptions{Config: cfg, Log: s.log, Sessions: 64,
+		Local: client.LocalLink{Replica: wire.ReplicaID(i), Addr: o.LocalAddr}})
 	if err != nil {
 		return nil, fmt.Errorf("resp: %w", err)
 	}

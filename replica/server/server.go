@@ -61,6 +61,11 @@ type Options struct {
 	// FrontEndConns, when set, counts the connections of the process's
 	// RESP front-end, for the replica's status.
 	FrontEndConns func() int64
+	// LocalAddr, when set, is a Unix socket address the replica also
+	// listens on, beside its TCP port, and serves alike: the process's
+	// RESP front-end reaches its own replica there (client.LocalLink,
+	// docs/DECISIONS.md 54).
+	LocalAddr string
 }
 
 // tickEvery is the period of the core's timers. It only drives failure
@@ -157,6 +162,14 @@ func Serve(ctx context.Context, o Options) error {
 		}
 		applied.start()
 	}
+	// fail undoes the above for a start that fails after them.
+	fail := func(err error) error {
+		ln.Close()
+		if applied != nil {
+			err = errors.Join(err, applied.Close())
+		}
+		return err
+	}
 	s := &server{
 		o: o, cfg: cfg, id: wire.ReplicaID(idx), log: o.Log.With(zap.Int("replica", idx)),
 		inbox:        make(chan []inbound, 1<<12),
@@ -184,11 +197,7 @@ func Serve(ctx context.Context, o Options) error {
 	var restore *storage.State
 	if cfg.DataPath != "" {
 		if s.disk, restore, err = openDurable(cfg.DataPath, cfg.Replica(idx).Alias, clusterOf(cfg), s.log); err != nil {
-			ln.Close()
-			if applied != nil {
-				err = errors.Join(err, applied.Close())
-			}
-			return err
+			return fail(err)
 		}
 		defer s.disk.store.Close()
 		s.metrics.durable(s.disk.store)
@@ -224,11 +233,13 @@ func Serve(ctx context.Context, o Options) error {
 		ClusterNew:         o.ClusterNew,
 	})
 	if err != nil {
-		ln.Close()
-		if applied != nil {
-			err = errors.Join(err, applied.Close())
+		return fail(err)
+	}
+	var local net.Listener
+	if o.LocalAddr != "" {
+		if local, err = net.Listen("unix", o.LocalAddr); err != nil {
+			return fail(fmt.Errorf("listen on %s: %w", o.LocalAddr, err))
 		}
-		return err
 	}
 	if sn := s.core.SnapshotSlot(); sn > 0 {
 		s.recordSnapshot(sn) // restarted from disk: the applied log goes on after it
@@ -244,6 +255,13 @@ func Serve(ctx context.Context, o Options) error {
 		return ln.Close()
 	})
 	g.Go(func() error { return s.accept(gctx, ln) })
+	if local != nil {
+		g.Go(func() error {
+			<-gctx.Done()
+			return local.Close()
+		})
+		g.Go(func() error { return s.accept(gctx, local) })
+	}
 	for p := range cfg.N() {
 		if p != idx {
 			g.Go(func() error { return s.dial(gctx, wire.ReplicaID(p)) })
