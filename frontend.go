@@ -22,7 +22,7 @@ func serveReplica(ctx context.Context, cfg *config.Config, p protocol, o server.
 		return server.Serve(ctx, o)
 	}
 	i, _ := cfg.ReplicaIndex(o.Alias)
-	o.LocalAddr = resp.LocalAddr(o.Alias)
+	o.LocalAddr = resp.LocalAddr()
 	fe, err := resp.New(resp.Options{Config: cfg, Alias: o.Alias, NewPolicy: p.client, Log: o.Log, Metrics: o.Metrics,
 		Status:    func(ctx context.Context) (*wire.StatusReply, error) { return statuscli.Ask(ctx, cfg, i) },
 		LocalAddr: o.LocalAddr})

@@ -50,8 +50,9 @@ func NewMeter() *Meter {
 }
 
 // Wrap returns c counting its Read and Write calls into m. Wrap the raw
-// TCP connection (under TLS, if any): then every call counted is a system
-// call. The result is not a *net.TCPConn: set TCP options before wrapping.
+// socket, TCP or Unix (under TLS, if any): then every call counted is a
+// system call. The result is not a *net.TCPConn: set TCP options before
+// wrapping.
 func (m *Meter) Wrap(c net.Conn) net.Conn {
 	if m == nil {
 		return c

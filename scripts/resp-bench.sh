@@ -15,9 +15,11 @@
 #       redis-benchmark -c C -n N -t set,get --csv
 # against replica0, while the TCP connections established on the replica
 # ports and on replica0's RESP port are counted (ss -tnH state established,
-# server side, every 0.25 s): those among the replicas (counted before any
-# RESP command, once the count holds still), the most on the replica ports
-# during the run (the difference is the front-end's sessions': all RESP
+# server side, every 0.25 s), and those on the Unix socket through which
+# replica0's front-end reaches its own replica (ss -xH, docs/DECISIONS.md
+# 54): those among the replicas (counted before any RESP command, once the
+# count holds still), the most on the replica ports and the socket during
+# the run (the difference is the front-end's sessions': all RESP
 # connections share one connection per replica), and the most on
 # replica0's RESP port.
 #
@@ -338,6 +340,8 @@ ports_filter() { # PORT...: an ss filter on the local (server) port
 }
 rfilter=$(ports_filter "${raddr[@]##*:}")
 established() { ss -tnH state established "$1" | wc -l; }
+# The connections on replica0's own Unix socket (@swiftpaxos/PID/...).
+established_local() { ss -xH state established | grep -c "@swiftpaxos/${cpid[0]}/" || true; }
 conn_report=()
 many() { # PROTOCOL
 	local d="$dir/many-$1" peers front s p t0 last n stable=0
@@ -355,7 +359,7 @@ many() { # PROTOCOL
 	cluster_ready "$d"
 	(
 		while :; do
-			echo "$(established "$rfilter") $(established "( sport = :$resp0_port )")"
+			echo "$(established "$rfilter") $(established "( sport = :$resp0_port )") $(established_local)"
 			sleep 0.25
 		done
 	) >"$d/connections.txt" &
@@ -366,10 +370,10 @@ many() { # PROTOCOL
 	stop "$s"
 	cluster_alive "$d"
 	cluster_stop
-	read -r maxr maxresp < <(awk '$1 > a { a = $1 } $2 > b { b = $2 } END { print a + 0, b + 0 }' "$d/connections.txt")
-	front=$((maxr - peers))
-	conn_report+=("| $1 | $conns | $peers | $maxr | $front | $maxresp |")
-	echo "    TCP connections established: among the replicas $peers; on the replica ports during the run at most $maxr (the front-end's sessions: $front more); on replica0's RESP port at most $maxresp"
+	read -r maxr maxresp maxlocal < <(awk '$1 > a { a = $1 } $2 > b { b = $2 } $3 > c { c = $3 } END { print a + 0, b + 0, c + 0 }' "$d/connections.txt")
+	front=$((maxr - peers + maxlocal))
+	conn_report+=("| $1 | $conns | $peers | $maxr | $maxlocal | $front | $maxresp |")
+	echo "    connections established: among the replicas $peers (TCP); during the run at most $maxr on the replica ports and $maxlocal on replica0's Unix socket (the front-end's sessions: $front); on replica0's RESP port at most $maxresp"
 }
 many_note=""
 if [ "$conns" -gt 0 ]; then
@@ -450,13 +454,13 @@ fi
 		}' "$csv"
 	if [ "$conns" -gt 0 ]; then
 		echo
-		echo "Many connections: \`redis-benchmark -c $conns -n $reqs -t set,get\` against replica0; TCP connections established (\`ss -tnH state established\`, counted on the listening side, every 0.25 s): on the replica ports among the replicas before any RESP command, and the most during the run, the difference being the front-end's sessions' (which share one connection per replica); the most on replica0's RESP port during the run."
+		echo "Many connections: \`redis-benchmark -c $conns -n $reqs -t set,get\` against replica0; connections established (\`ss -tnH state established\` and, for the Unix socket through which the front-end reaches its own replica, \`ss -xH\`; counted on the listening side, every 0.25 s): on the replica ports among the replicas before any RESP command, and the most on them and on the socket during the run, the front-end's sessions' being the difference plus the socket's (they share one connection per replica); the most on replica0's RESP port during the run."
 		echo
 		if [ -n "$many_note" ]; then
 			echo "$many_note"
 		else
-			echo "| protocol | -c | replica ports: among the replicas | replica ports, during the run | of which the front-end's | RESP port, during the run |"
-			echo "|---|---:|---:|---:|---:|---:|"
+			echo "| protocol | -c | replica ports: among the replicas | replica ports, during the run | replica0's Unix socket, during the run | the front-end's | RESP port, during the run |"
+			echo "|---|---:|---:|---:|---:|---:|---:|"
 			printf '%s\n' "${conn_report[@]}"
 			echo
 			awk -F, '$1 == "many" { printf "%s %s: %.0f req/s, p50 %s ms, errors %s\n", $2, $4, $5, $6, $7 }' "$csv" | sed 's/^swiftpaxos-resp-/    /'

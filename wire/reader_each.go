@@ -22,11 +22,11 @@ var ErrBusy = errors.New("wire: the reader's consumer is busy")
 // and Each calls flush, where waiting is safe.
 //
 // When the source is a socket on Linux (it implements syscall.Conn, as
-// *net.TCPConn and cost's counting connection do), Each reads on its
-// descriptor: after a read that leaves the socket empty it waits for more
-// to arrive instead of reading again only to be told that nothing has
-// (half of all reads on a busy deployment). Other sources (TLS, pipes)
-// are read with Next.
+// *net.TCPConn, *net.UnixConn and cost's counting connection do), Each
+// reads on its descriptor: after a read that leaves the socket empty it
+// waits for more to arrive instead of reading again only to be told that
+// nothing has (half of all reads on a busy deployment). Other sources
+// (TLS, pipes) are read with Next.
 func (r *Reader) Each(add func(m Message, last bool) error, flush func() error) error {
 	if sc, ok := r.src.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {

@@ -110,7 +110,7 @@ respPort: %d
 		}
 		// As the swiftpaxos binary runs them (frontend.go): the front-end
 		// reaches its replica over a Unix socket.
-		local := resp.LocalAddr(alias)
+		local := resp.LocalAddr()
 		fe, err := resp.New(resp.Options{Config: cfg, Alias: alias, NewPolicy: p.client, Log: log,
 			Ready:     func(net.Addr) { ready <- struct{}{} },
 			Status:    func(ctx context.Context) (*wire.StatusReply, error) { return statuscli.Ask(ctx, cfg, i) },

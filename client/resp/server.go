@@ -73,7 +73,8 @@ func New(o Options) (*Server, error) {
 		o.Log = zap.NewNop()
 	}
 	cfg := o.Config.For(o.Alias)
-	if _, ok := cfg.ReplicaIndex(o.Alias); !ok {
+	i, ok := cfg.ReplicaIndex(o.Alias)
+	if !ok {
 		return nil, fmt.Errorf("resp: %q is not a replica of the configuration", o.Alias)
 	}
 	s := &Server{o: o, cfg: cfg, log: o.Log.With(zap.String("frontend", "resp")), conns: map[*conn]struct{}{},
@@ -92,7 +93,6 @@ func New(o Options) (*Server, error) {
 	// replica (docs/DECISIONS.md 28): a RESP connection costs the cluster
 	// a session, not connections. A TLS cluster sees them as the generic
 	// client (config/certs).
-	i, _ := cfg.ReplicaIndex(o.Alias)
 	t, err := client.NewTransport(client.TransportOptions{Config: cfg, Log: s.log, Sessions: 64,
 		Local: client.LocalLink{Replica: wire.ReplicaID(i), Addr: o.LocalAddr}})
 	if err != nil {

@@ -93,14 +93,17 @@ func (s *server) accept(ctx context.Context, ln net.Listener) error {
 		}
 		backoff = 0
 		s.counters.Accepted.Add(1)
-		if limit := s.cfg.MaxConns; limit > 0 && s.open.Load() >= int64(limit) {
+		// Counted before the check: two listeners accept at once
+		// (Options.LocalAddr), and neither may take the last place twice.
+		open := s.open.Add(1)
+		if limit := s.cfg.MaxConns; limit > 0 && open > int64(limit) {
+			s.open.Add(-1)
 			s.counters.OverLimit.Add(1)
 			s.log.Debug("connection refused: maxConns connections are open",
 				zap.Stringer("remote", conn.RemoteAddr()), zap.Int("maxConns", limit))
 			conn.Close()
 			continue
 		}
-		s.open.Add(1)
 		s.live.serve(conn, func() { s.serveConn(ctx, conn) })
 	}
 }
@@ -108,9 +111,9 @@ func (s *server) accept(ctx context.Context, ln net.Listener) error {
 // serveConn authenticates an incoming connection (TLS handshake, Hello,
 // and with TLS the Hello against the certificate), then reads every frame,
 // handing each decoded message to the loop in arrival order.
-func (s *server) serveConn(ctx context.Context, tcp net.Conn) {
-	setKeepAlive(tcp)
-	raw := s.meter.Wrap(tcp)
+func (s *server) serveConn(ctx context.Context, nc net.Conn) {
+	setKeepAlive(nc)
+	raw := s.meter.Wrap(nc)
 	// Deferred calls run last first: the count drops before the
 	// connection closes, so a peer that sees the close can connect again.
 	defer raw.Close()

@@ -154,17 +154,33 @@ func Serve(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	// Both listeners from the start: a front-end that dials its replica
+	// while a durable one restores waits in the backlog, as over TCP.
+	lns := []net.Listener{ln}
+	if o.LocalAddr != "" {
+		local, err := net.Listen("unix", o.LocalAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("listen on %s: %w", o.LocalAddr, err)
+		}
+		lns = append(lns, local)
+	}
+	closeAll := func() {
+		for _, l := range lns {
+			l.Close()
+		}
+	}
 	var applied *appliedLogWriter
 	if o.AppliedLogPath != "" {
 		if applied, err = openAppliedLog(o.AppliedLogPath, o.Log); err != nil {
-			ln.Close()
+			closeAll()
 			return err
 		}
 		applied.start()
 	}
 	// fail undoes the above for a start that fails after them.
 	fail := func(err error) error {
-		ln.Close()
+		closeAll()
 		if applied != nil {
 			err = errors.Join(err, applied.Close())
 		}
@@ -235,32 +251,25 @@ func Serve(ctx context.Context, o Options) error {
 	if err != nil {
 		return fail(err)
 	}
-	var local net.Listener
-	if o.LocalAddr != "" {
-		if local, err = net.Listen("unix", o.LocalAddr); err != nil {
-			return fail(fmt.Errorf("listen on %s: %w", o.LocalAddr, err))
-		}
-	}
 	if sn := s.core.SnapshotSlot(); sn > 0 {
 		s.recordSnapshot(sn) // restarted from disk: the applied log goes on after it
 	}
 	if o.Ready != nil {
 		o.Ready(ln.Addr())
 	}
-	s.log.Info("replica listening", zap.String("addr", addr), zap.Int("n", cfg.N()), zap.Bool("tls", material != nil))
+	fields := []zap.Field{zap.String("addr", addr), zap.Int("n", cfg.N()), zap.Bool("tls", material != nil)}
+	if o.LocalAddr != "" {
+		fields = append(fields, zap.String("local", o.LocalAddr))
+	}
+	s.log.Info("replica listening", fields...)
 
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		<-gctx.Done()
-		return ln.Close()
-	})
-	g.Go(func() error { return s.accept(gctx, ln) })
-	if local != nil {
+	for _, l := range lns {
 		g.Go(func() error {
 			<-gctx.Done()
-			return local.Close()
+			return l.Close()
 		})
-		g.Go(func() error { return s.accept(gctx, local) })
+		g.Go(func() error { return s.accept(gctx, l) })
 	}
 	for p := range cfg.N() {
 		if p != idx {

@@ -3,10 +3,12 @@
 # binding counts a GET answered nil ("redis: nil") as a READ_ERROR; at
 # the weak level such a read may miss another connection's newest insert,
 # which that level allows (PROTOCOL.md 2.3, docs/PEERS.md Known limits).
-# Prints the number of such reads when every failed operation is one:
-# READ_ERROR is the only *_ERROR summary line, every "operation err"
-# line says "redis: nil" and there are as many of them as READ_ERROR
-# counts. Prints "no" otherwise, and when nothing failed.
+# Prints the number of such reads when every failed operation is one and
+# every operation was counted: READ_ERROR is the only *_ERROR summary
+# line, every "operation err" line says "redis: nil", there are as many
+# of them as READ_ERROR counts, and with the successful operations they
+# make the phase's (awk -v n=SUCCESSFUL -v want=OPERATIONS). Prints "no"
+# otherwise, and when nothing failed.
 
 # The summary follows "Run finished"; lines of the same shape before it
 # are go-ycsb's progress reports.
@@ -28,6 +30,6 @@ on && / - Takes\(s\): / && $1 ~ /_ERROR$/ {
 }
 
 END {
-	if (!on || other || !readerrs || nils != readerrs) print "no"
+	if (!on || other || !readerrs || nils != readerrs || n + readerrs != want) print "no"
 	else print readerrs
 }

@@ -287,8 +287,8 @@ ycsb_phase() {
 		status="no summary"
 	elif [ "$errs" != 0 ]; then
 		status="errors"
-		if [ "$level" = weak ] && [ "$w" = d ] && [ "$phase" = run ] && [ $((n + errs)) = "$want" ] &&
-			[ "$(awk -f "$peers/misses.awk" "$f")" = "$errs" ]; then
+		if [ "$level" = weak ] && [ "$w" = d ] && [ "$phase" = run ] &&
+			[ "$(awk -v n="$n" -v want="$want" -f "$peers/misses.awk" "$f")" = "$errs" ]; then
 			status="weak misses"
 		fi
 	elif [ "$n" != "$want" ]; then

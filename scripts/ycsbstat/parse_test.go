@@ -54,8 +54,8 @@ func TestPeersParse(t *testing.T) {
 // TestPeersWeakMisses feeds scripts/peers/misses.awk, which tells run.sh
 // whether a weak workload D run failed only by reads that found no key:
 // it counts them then, and says "no" for any other failure, for counts
-// that disagree, for a phase without a summary and for one without
-// failures.
+// that disagree, for operations missing from the count, for a phase
+// without a summary and for one without failures.
 func TestPeersWeakMisses(t *testing.T) {
 	awk, err := exec.LookPath("awk")
 	require.NoError(t, err, "run.sh needs awk")
@@ -67,20 +67,23 @@ func TestPeersWeakMisses(t *testing.T) {
 		readErr  = "READ_ERROR - Takes(s): 2.5, Count: 2, OPS: 0.8, Avg(us): 491\n"
 		nilRead  = "operation err: redis: nil\n"
 	)
+	// 49,394 successful operations and 2 misses of a 49,396-operation phase.
+	const n, ops = "49394", "49396"
 	for _, c := range []struct {
-		name, out, want string
+		name, out, ops, want string
 	}{
-		{"misses only", nilRead + progress + nilRead + finished + insert + read + readErr, "2"},
-		{"another error", nilRead + "operation err: dial tcp: connection refused\n" + finished + read + readErr, "no"},
-		{"another kind", nilRead + nilRead + finished + read + readErr + "INSERT_ERROR - Takes(s): 2.5, Count: 1, OPS: 0.4\n", "no"},
-		{"counts disagree", nilRead + finished + read + readErr, "no"},
-		{"no summary", nilRead + nilRead + progress, "no"},
-		{"no failure", finished + insert + read, "no"},
+		{"misses only", nilRead + progress + nilRead + finished + insert + read + readErr, ops, "2"},
+		{"another error", nilRead + "operation err: dial tcp: connection refused\n" + finished + read + readErr, ops, "no"},
+		{"another kind", nilRead + nilRead + finished + read + readErr + "INSERT_ERROR - Takes(s): 2.5, Count: 1, OPS: 0.4\n", ops, "no"},
+		{"counts disagree", nilRead + finished + read + readErr, ops, "no"},
+		{"operations missing", nilRead + nilRead + finished + insert + read + readErr, "50000", "no"},
+		{"no summary", nilRead + nilRead + progress, ops, "no"},
+		{"no failure", finished + insert + read, ops, "no"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "d-run.out")
 			require.NoError(t, os.WriteFile(f, []byte(c.out), 0o644))
-			got, err := exec.Command(awk, "-f", "../peers/misses.awk", f).Output()
+			got, err := exec.Command(awk, "-v", "n="+n, "-v", "want="+c.ops, "-f", "../peers/misses.awk", f).Output()
 			require.NoError(t, err)
 			assert.Equal(t, c.want+"\n", string(got))
 		})
