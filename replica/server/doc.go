@@ -8,8 +8,10 @@
 // steps every input already queued (up to 256), takes the core's outputs
 // once with Ready and hands them to the batchers without waiting
 // (server_inputs.go for what arrives, conn_set.go and conn_refuse.go for
-// which connections stay). One reader goroutine per incoming connection
-// (conn.go, conn_sessions.go for the client sessions that share one)
+// which connections stay). The replica accepts on its TCP port and, beside
+// a RESP front-end, a Unix socket (listen.go). One reader goroutine per
+// incoming connection (conn.go, conn_sessions.go for the client sessions
+// that share one)
 // decodes frames and posts them to the loop in arrival order; one dialer
 // per peer keeps the outgoing connection up (dial.go); idle.go closes
 // connections that stopped talking. In durable mode a persister writes

@@ -150,37 +150,21 @@ func Serve(ctx context.Context, o Options) error {
 		}
 		material = m
 	}
-	ln, err := net.Listen("tcp", addr)
+	lns, err := listen(addr, o.LocalAddr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
-	}
-	// Both listeners from the start: a front-end that dials its replica
-	// while a durable one restores waits in the backlog, as over TCP.
-	lns := []net.Listener{ln}
-	if o.LocalAddr != "" {
-		local, err := net.Listen("unix", o.LocalAddr)
-		if err != nil {
-			ln.Close()
-			return fmt.Errorf("listen on %s: %w", o.LocalAddr, err)
-		}
-		lns = append(lns, local)
-	}
-	closeAll := func() {
-		for _, l := range lns {
-			l.Close()
-		}
+		return err
 	}
 	var applied *appliedLogWriter
 	if o.AppliedLogPath != "" {
 		if applied, err = openAppliedLog(o.AppliedLogPath, o.Log); err != nil {
-			closeAll()
+			lns.close()
 			return err
 		}
 		applied.start()
 	}
 	// fail undoes the above for a start that fails after them.
 	fail := func(err error) error {
-		closeAll()
+		lns.close()
 		if applied != nil {
 			err = errors.Join(err, applied.Close())
 		}
@@ -255,7 +239,7 @@ func Serve(ctx context.Context, o Options) error {
 		s.recordSnapshot(sn) // restarted from disk: the applied log goes on after it
 	}
 	if o.Ready != nil {
-		o.Ready(ln.Addr())
+		o.Ready(lns.tcp().Addr())
 	}
 	fields := []zap.Field{zap.String("addr", addr), zap.Int("n", cfg.N()), zap.Bool("tls", material != nil)}
 	if o.LocalAddr != "" {
