@@ -70,6 +70,7 @@ func init() {
 		{name: "electionTimeoutMs", global: true, set: setElectionTimeout},
 		{name: "retryMs", set: positiveMs(func(p *Params) *time.Duration { return &p.Retry })},
 		{name: "strongReads", set: oneOf("log", "leader", func(p *Params) *string { return &p.StrongReads })},
+		{name: "leaseReads", global: true, set: boolean(func(p *Params) *bool { return &p.LeaseReads })},
 		{name: "strongWrites", set: oneOf("witnesses", "leader", func(p *Params) *string { return &p.StrongWrites })},
 		{name: "readWaitMs", set: positiveMs(func(p *Params) *time.Duration { return &p.ReadWait })},
 		{name: "witnessSyncMs", global: true, set: positiveMs(func(p *Params) *time.Duration { return &p.WitnessSync })},

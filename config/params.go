@@ -79,6 +79,7 @@ type Params struct {
 	Retry              time.Duration // retryMs: client retry interval
 	ReadWait           time.Duration // readWaitMs: bound on the read-frontier wait
 	StrongReads        string        // strongReads: "log" (to every replica, logged: CURP's fast path) or "leader" (the leader alone, docs/DECISIONS.md 46)
+	LeaseReads         bool          // leaseReads: the leader answers leader reads at once under a lease (docs/DECISIONS.md 55)
 	StrongWrites       string        // strongWrites: "witnesses" (to every replica: CURP's fast path) or "leader" (the leader alone, answered once committed, docs/DECISIONS.md 48)
 	WitnessSync        time.Duration // witnessSyncMs: stale witness-record flush age
 	SnapshotEvery      int           // snapshotEvery: applied entries between two snapshots

@@ -165,6 +165,7 @@ func New(o Options) (*Core, error) {
 	c.lives[o.ID] = c.incarnation
 	c.leader = wire.NoReplica
 	c.resetElectionTimer()
+	c.promise() // what an earlier life acknowledged is not known
 	if o.Restore != nil && !o.Restore.Empty() {
 		c.restore(o.Restore)
 	} else if o.StartAsMember {
@@ -319,6 +320,7 @@ func (c *Core) Tick() {
 	now := c.o.Now()
 	if c.role == Leader && now-c.lastHeartbeat >= int64(c.o.HeartbeatInterval) {
 		c.lastHeartbeat = now
+		c.leaseHeartbeat()
 		c.heartbeat()
 		if c.rec != nil {
 			c.sendCollect()

@@ -32,6 +32,9 @@ type election struct {
 	// before any leader of an earlier one may make it a member
 	// (docs/DECISIONS.md 50).
 	preMax wire.Ballot
+	// promised is when this replica's promise to the leader of lease
+	// reads ends (lease.go).
+	promised int64
 }
 
 // resetElectionTimer draws a new randomised timeout and restarts the wait.
@@ -48,7 +51,7 @@ func (c *Core) resetElectionTimer() {
 // checkElectionTimer starts a pre-vote when the leader has been silent for
 // the randomised timeout.
 func (c *Core) checkElectionTimer(now int64) {
-	if c.role == Leader || !c.member || now-c.lastHeard < c.el.timeout {
+	if c.role == Leader || !c.member || now-c.lastHeard < c.el.timeout || c.promising() {
 		return
 	}
 	c.startPreVote()
@@ -128,7 +131,8 @@ func (c *Core) onPreVote(from wire.ReplicaID, m *wire.PreVote) error {
 	if m.Candidate != from {
 		return invalid("PreVote from replica %d names candidate %d", from, m.Candidate)
 	}
-	granted := c.member && m.Ballot > c.ballot && !c.leaderAlive() && !c.justRestored() && c.upToDate(m.LastSlot, m.LastBallot)
+	granted := c.member && m.Ballot > c.ballot && !c.leaderAlive() && !c.justRestored() && !c.promising() &&
+		c.upToDate(m.LastSlot, m.LastBallot)
 	if granted && c.leaderLost && c.o.Now()-c.leaderHeard < int64(c.o.ElectionTimeoutMin) {
 		c.log.Info("granted a pre-vote: the connection from the leader broke", "candidate", int32(m.Candidate),
 			"leader", int32(c.leader), "ballot", uint32(m.Ballot))
@@ -160,7 +164,7 @@ func (c *Core) onPreVoteReply(from wire.ReplicaID, m *wire.PreVoteReply) error {
 		return nil
 	}
 	c.el.preVotes[from] = m.Lives[from]
-	if c.counted(c.el.preVotes) >= quorum.Majority(c.o.N) {
+	if c.counted(c.el.preVotes) >= quorum.Majority(c.o.N) && !c.promising() {
 		c.startElection()
 	}
 	return nil
@@ -184,7 +188,7 @@ func (c *Core) onRequestVote(from wire.ReplicaID, m *wire.RequestVote) error {
 	}
 	granted := false
 	if c.member && m.Ballot == c.ballot && c.role == Follower && (c.el.votedFor == wire.NoReplica || c.el.votedFor == m.Candidate) &&
-		c.upToDate(m.LastSlot, m.LastBallot) {
+		c.upToDate(m.LastSlot, m.LastBallot) && !c.promising() {
 		granted = true
 		c.el.votedFor = m.Candidate
 		c.resetElectionTimer()

@@ -47,6 +47,7 @@ type leaderReads struct {
 	// (this leader's: the latest round it began).
 	acked   []uint64
 	scratch []uint64
+	lease   lease
 }
 
 // serveLeaderRead answers leader read p from committed state, once its
@@ -70,6 +71,9 @@ func (c *Core) serveLeaderRead(from wire.ClientID, p *wire.Propose) bool {
 		c.out.toClient(from, reply)
 		return true
 	}
+	if c.leaseRead(from, reply) {
+		return true
+	}
 	c.lr.held = append(c.lr.held, leaderRead{to: from, reply: reply, round: c.lr.round + 1})
 	return true
 }
@@ -81,6 +85,7 @@ func (c *Core) beginRound() {
 		c.lr.round++
 		c.lr.acked[c.o.ID] = c.lr.round // this leader confirms its own rounds
 		c.lr.due = true
+		c.timeRound(c.lr.round)
 	}
 }
 
@@ -94,9 +99,10 @@ func (c *Core) noteRound(p wire.ReplicaID, round uint64) {
 }
 
 // releaseLeaderReads answers the held reads whose round a majority of
-// members (this leader counts for the latest round) has confirmed.
+// members (this leader counts for the latest round) has confirmed, and
+// extends the lease (lease.go).
 func (c *Core) releaseLeaderReads() {
-	if len(c.lr.held) == 0 {
+	if len(c.lr.held) == 0 && c.lr.lease.round == 0 {
 		return
 	}
 	confirmed, rs, ok := heldByMajority(c.lr.acked, c.learner, c.lr.scratch)
@@ -104,6 +110,7 @@ func (c *Core) releaseLeaderReads() {
 	if !ok {
 		return
 	}
+	c.confirmLease(confirmed)
 	n := 0
 	for ; n < len(c.lr.held) && c.lr.held[n].round <= confirmed; n++ {
 		c.out.toClient(c.lr.held[n].to, c.lr.held[n].reply)
@@ -120,4 +127,5 @@ func (c *Core) dropLeaderReads() {
 	c.lr.held = c.lr.held[:0]
 	clear(c.lr.acked)
 	c.lr.due = false
+	c.lr.lease = lease{}
 }

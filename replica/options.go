@@ -67,6 +67,11 @@ type Options struct {
 	SessionIdle time.Duration
 	// ReadWait bounds how long a weak read waits for the read frontier.
 	ReadWait time.Duration
+	// LeaseReads lets the leader answer leader reads at once while it
+	// holds a lease, and makes every replica keep the promise the lease
+	// rests on (lease.go, docs/DECISIONS.md 55). Every replica of a
+	// cluster must agree.
+	LeaseReads bool
 	// BarrierWait bounds how long the leader bars a request whose causal
 	// predecessor has no slot yet (PROTOCOL.md 5.4).
 	BarrierWait time.Duration
@@ -180,6 +185,10 @@ type Mutation struct {
 	// LeaderReadIgnoresDependency makes the leader answer a leader read
 	// whatever the state of the command its WeakDep names.
 	LeaderReadIgnoresDependency bool
+	// LeaseWithoutPromise makes replicas grant pre-votes and votes, and
+	// stand, while they promise a leader of lease reads not to
+	// (docs/DECISIONS.md 55).
+	LeaseWithoutPromise bool
 }
 
 // withDefaults fills zero durations with the values of PROTOCOL.md 7.2.

@@ -209,6 +209,7 @@ func (c *Core) onAccept(from wire.ReplicaID, m *wire.Accept) error {
 	}
 	c.leader = m.Leader
 	c.heardLeader()
+	c.promise()
 	prevSlot, prevBallot, ents := m.PrevSlot, m.PrevBallot, m.Entries
 	if base := c.entries.base; prevSlot < base {
 		// Slots up to base are committed and compacted here, and a

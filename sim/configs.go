@@ -27,6 +27,27 @@ func Configs(protocol string) []Config {
 			o.Workload.WeakWrites, o.Workload.Writes = 60, 30
 		}
 	}
+	// leaderReadsConfig is the leader-reads configuration: strong reads at
+	// the leader alone (docs/DECISIONS.md 46) from half the sessions, ordered
+	// ones among them, across crashes and partitions that cut the leader off
+	// with some of the sessions.
+	leaderReadsConfig := func(seed uint64, n int, p Protocol) Options {
+		o := base(seed, n, p)
+		mix(&o)
+		wide(&o, 6, 120, 3, 6)
+		o.Workload.Ordered = 30
+		o.LeaderReads, o.LeaderWrites = 50, true
+		// A replica that crashed for good would leave no majority
+		// beside a partitioned leader: it comes back.
+		o.Faults = FailoverMix(n)
+		o.Faults.CrashWithin, o.Faults.RestartAfter = time.Second, 300*time.Millisecond
+		// Often and long: a deposed leader's clients read stale state
+		// only once its successor was elected and wrote, which short
+		// or rare partitions seldom allow.
+		o.Faults.PartitionEvery, o.Faults.PartitionFor = 300*time.Millisecond, 3*time.Second
+		o.Faults.PartitionLeader, o.Faults.PartitionSplitsSessions = true, true
+		return o
+	}
 	// Replicas crash and come back empty (PROTOCOL.md 6.10), with
 	// frequent snapshots and a short log tail, so that restarted and
 	// lagging replicas catch up by state transfer in most runs.
@@ -87,21 +108,13 @@ func Configs(protocol string) []Config {
 		// deposed leader that has not heard of its successor must not
 		// answer them from its stale state while the others write through
 		// the new one.
-		{Name: "leader-reads", Sizes: []int{3, 5}, CISeeds: 100, Make: func(seed uint64, n int, p Protocol) Options {
-			o := base(seed, n, p)
-			mix(&o)
-			wide(&o, 6, 120, 3, 6)
-			o.Workload.Ordered = 30
-			o.LeaderReads, o.LeaderWrites = 50, true
-			// A replica that crashed for good would leave no majority
-			// beside a partitioned leader: it comes back.
-			o.Faults = FailoverMix(n)
-			o.Faults.CrashWithin, o.Faults.RestartAfter = time.Second, 300*time.Millisecond
-			// Often and long: a deposed leader's clients read stale state
-			// only once its successor was elected and wrote, which short
-			// or rare partitions seldom allow.
-			o.Faults.PartitionEvery, o.Faults.PartitionFor = 300*time.Millisecond, 3*time.Second
-			o.Faults.PartitionLeader, o.Faults.PartitionSplitsSessions = true, true
+		{Name: "leader-reads", Sizes: []int{3, 5}, CISeeds: 100, Make: leaderReadsConfig},
+		// Leader reads under leases (docs/DECISIONS.md 55), the
+		// leader-reads configuration's faults, with every replica's clock
+		// at its own rate, within 10 % of the others'.
+		{Name: "lease-reads", Sizes: []int{3, 5}, CISeeds: 100, Make: func(seed uint64, n int, p Protocol) Options {
+			o := leaderReadsConfig(seed, n, p)
+			o.LeaseReads, o.ClockSkew = true, 100
 			return o
 		}},
 		{Name: "harsh", Sizes: []int{5}, CISeeds: 150, Make: func(seed uint64, n int, p Protocol) Options {

@@ -182,6 +182,13 @@ type Options struct {
 	// the leader alone (client.Options.LeaderWrites): with LeaderReads
 	// some sessions then do both, some one and some neither.
 	LeaderWrites bool
+	// LeaseReads makes every replica hold and honour leases for the
+	// leader reads (replica.Options.LeaseReads).
+	LeaseReads bool
+	// ClockSkew runs each replica's clock at its own rate, drawn per seed
+	// within ClockSkew per mille of the simulation's (0: all at its rate):
+	// leases must hold while clocks drift apart.
+	ClockSkew int
 	// Mutation is passed to every replica, ClientMutation to every
 	// session (tests of the checker only).
 	Mutation       replica.Mutation
@@ -247,6 +254,9 @@ func (o Options) validate() error {
 	}
 	if o.Faults.MaxDelay < o.Faults.MinDelay {
 		errs = append(errs, errors.New("MaxDelay below MinDelay"))
+	}
+	if o.ClockSkew < 0 || o.ClockSkew > 500 {
+		errs = append(errs, fmt.Errorf("clock skew %d per mille: must be 0 to 500", o.ClockSkew))
 	}
 	return errors.Join(errs...)
 }

@@ -226,6 +226,7 @@ func Serve(ctx context.Context, o Options) error {
 		LogRetain:          cfg.LogRetain,
 		SessionIdle:        cfg.SessionIdle,
 		ReadWait:           cfg.ReadWait,
+		LeaseReads:         cfg.LeaseReads,
 		Executed:           s.recordExecuted,
 		ReadAnswered:       readAnswered,
 		Installed:          s.recordSnapshot,

@@ -173,7 +173,7 @@ while [ $# -gt 0 ]; do
 	-r) [ $# -ge 2 ] || die "-r needs a number"; rounds=$2; shift 2 ;;
 	-o) [ $# -ge 2 ] || die "-o needs a directory"; out=$2; shift 2 ;;
 	-d) [ $# -ge 2 ] || die "-d needs a directory"; diskdir=$2; shift 2 ;;
-	-R) [ $# -ge 2 ] || die "-R needs log or leader"; strong_reads=$2; shift 2 ;;
+	-R) [ $# -ge 2 ] || die "-R needs log, leader or lease"; strong_reads=$2; shift 2 ;;
 	-W) [ $# -ge 2 ] || die "-W needs witnesses or leader"; strong_writes=$2; shift 2 ;;
 	-c) [ $# -ge 2 ] || die "-c needs SERVER_CPUS/CLIENT_CPUS, e.g. 0/1"; cores=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
@@ -189,7 +189,7 @@ for s in "${systems[@]}"; do
 	[ -z "${seen_sys[$s]:-}" ] || die "-s names $s twice"
 	seen_sys[$s]=1
 done
-[[ "$strong_reads" =~ ^(log|leader)$ ]] || die "-R needs log or leader, not '$strong_reads'"
+[[ "$strong_reads" =~ ^(log|leader|lease)$ ]] || die "-R needs log, leader or lease, not '$strong_reads'"
 [[ "$strong_writes" =~ ^(witnesses|leader)$ ]] || die "-W needs witnesses or leader, not '$strong_writes'"
 pin_server=() pin_client=()
 if [ -n "$cores" ]; then
@@ -379,7 +379,7 @@ start_swiftpaxos() {
 	local proto=$1 level=$2 data=$3 rbase respbase conf="$slog/ycsb.conf" hosts i j t0 r a
 	free_ports 3 rbase
 	free_ports 3 respbase
-	derive_conf "$conf" scripts/peers/run.sh "$rbase" respPort="$respbase" respLevel="$level" strongReads="$strong_reads" strongWrites="$strong_writes" dataDir= ||
+	derive_conf "$conf" scripts/peers/run.sh "$rbase" respPort="$respbase" respLevel="$level" strongReads="${strong_reads/lease/leader}" leaseReads="$([ "$strong_reads" = lease ] && echo true)" strongWrites="$strong_writes" dataDir= ||
 		fatal "cannot derive ycsb.conf from multi-client.conf"
 	hosts=$("$bin" -run hosts -config "$conf" 2>"$slog/hosts.err") || { cat "$slog/hosts.err" >&2; fatal "$conf is rejected (see above)"; }
 	local raddr ralias resp0
