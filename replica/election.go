@@ -51,7 +51,11 @@ func (c *Core) resetElectionTimer() {
 // checkElectionTimer starts a pre-vote when the leader has been silent for
 // the randomised timeout.
 func (c *Core) checkElectionTimer(now int64) {
-	if c.role == Leader || !c.member || now-c.lastHeard < c.el.timeout || c.promising() {
+	if c.role == Leader || !c.member || now-c.lastHeard < c.el.timeout {
+		return
+	}
+	if c.promising() {
+		c.standAfterPromise()
 		return
 	}
 	c.startPreVote()
@@ -178,8 +182,10 @@ func (c *Core) onRequestVote(from wire.ReplicaID, m *wire.RequestVote) error {
 		// A higher ballot counts only from the candidate this replica
 		// told, in a pre-vote just now, that it would vote for: a stray
 		// or forged RequestVote cannot move the ballot.
+		// A replica that promised a lease since (lease.go) keeps its
+		// ballot: adopting this one would depose the leader it promised.
 		pre := c.el.preGranted == m.Candidate && c.el.preGrantedIn == m.Ballot &&
-			c.o.Now()-c.el.preGrantedAt < int64(c.o.ElectionTimeoutMax)
+			c.o.Now()-c.el.preGrantedAt < int64(c.o.ElectionTimeoutMax) && !c.promising()
 		if !pre {
 			c.out.toReplica(m.Candidate, &wire.RequestVoteReply{Ballot: c.ballot, Replica: c.o.ID, Lives: c.ourLives()})
 			return nil

@@ -109,6 +109,7 @@ func (c *Core) onJoin(from wire.ReplicaID, m *wire.Join) error {
 		// not count it toward commits until it is a member again.
 		r.Mark = c.entries.last()
 		c.match[from], c.sent[from], c.learner[from] = 0, 0, true
+		c.lr.acked[from] = 0 // what its earlier life confirmed
 		delete(c.xfer, from)
 	}
 	c.out.toReplica(from, r)

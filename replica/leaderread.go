@@ -28,7 +28,9 @@ import (
 // A read that fails the first two is proposed as any strong read is, by
 // the leader alone: it gets a slot and completes on the slow path, as the
 // witnesses never saw it. One that waits for its round is dropped when the
-// leader steps down; the session re-sends it.
+// leader steps down; the session re-sends it. With leases (lease.go) a
+// read that passes the first two is answered at once while the leader's
+// lease holds, which stands for the third.
 
 // leaderRead is a read answered on arrival and held until a leadership
 // round begun after its arrival is confirmed.
@@ -50,9 +52,9 @@ type leaderReads struct {
 	lease   lease
 }
 
-// serveLeaderRead answers leader read p from committed state, once its
-// round is confirmed, and reports whether it could; if not, the caller
-// proposes it.
+// serveLeaderRead answers leader read p from committed state, at once
+// under a lease or once its round is confirmed, and reports whether it
+// could; if not, the caller proposes it.
 func (c *Core) serveLeaderRead(from wire.ClientID, p *wire.Propose) bool {
 	if dep, wait := c.policy.StrongDep(p); wait && !c.o.Mutation.LeaderReadIgnoresDependency {
 		if _, committed, refused := c.Outcome(dep); refused || !committed {

@@ -63,6 +63,10 @@ func (c *Core) leaseHolds() bool {
 	return c.o.LeaseReads && c.o.Now() < c.lr.lease.until
 }
 
+// LeaseEnds is when this leader's lease ends, on its clock (0: it holds
+// none).
+func (c *Core) LeaseEnds() int64 { return c.lr.lease.until }
+
 // leaseHeartbeat begins a round with a heartbeat, which every follower
 // receives and answers.
 func (c *Core) leaseHeartbeat() {
@@ -79,6 +83,18 @@ func (c *Core) promise() {
 	if c.o.LeaseReads {
 		c.el.promised = c.o.Now() + int64(c.o.ElectionTimeoutMin)
 	}
+}
+
+// standAfterPromise puts off a candidacy that the promise holds back
+// until the promise ends, plus a random zero to four heartbeat periods:
+// the followers of a crashed leader promised until about the same moment,
+// and standing all at once would split their votes.
+func (c *Core) standAfterPromise() {
+	if c.lastHeard+c.el.timeout >= c.el.promised {
+		return
+	}
+	hb := int64(c.o.HeartbeatInterval)
+	c.lastHeard = c.el.promised - c.el.timeout + c.o.Rand.Int64N(4*hb)
 }
 
 // promising reports whether this replica's promise still binds it.

@@ -1,11 +1,13 @@
 package replica
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"swiftpaxos/kvs"
 	"swiftpaxos/wire"
 )
 
@@ -63,21 +65,94 @@ func TestNoPromiseWithoutLeases(t *testing.T) {
 
 // TestLeaseFromTheRoundsStart: the leader's lease runs from the start of
 // the round a majority confirmed, for three quarters of the promise; a
-// leader read is answered at once while it holds, and held after.
+// leader read is answered at once while it holds, and held for a round
+// after.
 func TestLeaseFromTheRoundsStart(t *testing.T) {
-	c := newStepCore(t, 0, 3, func(o *Options) { o.LeaseReads = true })
-	require.True(t, c.IsLeader())
-	c.now = int64(time.Second)
-	c.Tick() // a heartbeat begins round 1 at 1 s
+	c := leaderWith(t, 3, 1)
+	c.o.LeaseReads = true
+	c.ack(t, 1, 1)
+	c.out.discard()
+	start := c.now + int64(c.o.HeartbeatInterval)
+	c.now = start
+	c.Tick() // a heartbeat begins a round
 	beats := msgsOf[*wire.Accept](c.out.takePeer())
-	require.NotEmpty(t, beats)
+	require.Len(t, beats, 2, "a heartbeat to each follower")
 	round := beats[0].Round
 	c.now += int64(10 * time.Millisecond)
-	require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true, Round: round}))
+	require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true, MatchSlot: 1, Round: round}))
 	span := int64(c.o.ElectionTimeoutMin) * 3 / 4
-	require.Equal(t, int64(time.Second)+span, c.lr.lease.until)
-	c.now = int64(time.Second) + span - 1
-	require.True(t, c.leaseHolds())
+	require.Equal(t, start+span, c.lr.lease.until)
+
+	c.now = start + span - 1
+	c.StepClient(9, readAtLeader(1, 1))
+	replies := msgsOf[*wire.SyncReply](c.out.take())
+	require.Len(t, replies, 1, "answered at once under the lease")
+	require.Equal(t, kvs.Value("v1"), replies[0].Result.Value)
+
 	c.now++
-	require.False(t, c.leaseHolds())
+	c.StepClient(9, readAtLeader(2, 1))
+	require.Empty(t, msgsOf[*wire.SyncReply](c.out.take()), "held once the lease ended")
+	next := roundOf(t, c)
+	require.NoError(t, c.StepReplica(2, &wire.AcceptAck{Ballot: 0, Replica: 2, Success: true, MatchSlot: 1, Round: next}))
+	require.Len(t, msgsOf[*wire.SyncReply](c.out.take()), 1, "answered once its round is confirmed")
+}
+
+// TestPromiseHoldsBackAnElection: a pre-candidate that acknowledges its
+// leader while its pre-vote is out does not turn the pre-vote majority
+// into an election (it would vote for itself within its promise).
+func TestPromiseHoldsBackAnElection(t *testing.T) {
+	c := leaseFollower(t, Mutation{})
+	c.silence()
+	c.Tick()
+	pv := msgsOf[*wire.PreVote](c.out.takePeer())
+	require.Len(t, pv, 2, "stands once its promise and its timer ended")
+	require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Round: 1}))
+	c.out.discard()
+	require.NoError(t, c.StepReplica(2, &wire.PreVoteReply{Ballot: 0, PreBallot: pv[0].Ballot, Replica: 2, Granted: true, Lives: lifeOf(3, 2)}))
+	require.Empty(t, msgsOf[*wire.RequestVote](c.out.takePeer()))
+	require.Equal(t, wire.Ballot(0), c.Ballot())
+}
+
+// TestPromiseKeepsTheBallot: a follower that granted a pre-vote and then
+// acknowledged its leader refuses the candidate's RequestVote without
+// adopting its ballot, which would depose the leader it promised.
+func TestPromiseKeepsTheBallot(t *testing.T) {
+	c := leaseFollower(t, Mutation{})
+	c.silence()
+	require.True(t, c.preVote(t, 2, 1, 0, 0))
+	require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Round: 1}))
+	c.out.discard()
+	require.False(t, c.vote(t, 2, 1, 0, 0))
+	require.Equal(t, wire.Ballot(0), c.Ballot())
+}
+
+// TestStandingAfterThePromiseIsSpread: a follower whose timer ran out
+// within its promise stands zero to four heartbeat periods after the
+// promise ends, not at its end: the followers of a crashed leader promised
+// until about the same moment.
+func TestStandingAfterThePromiseIsSpread(t *testing.T) {
+	hb := int64(50 * time.Millisecond)
+	seen := map[int64]bool{}
+	for seed := range uint64(8) {
+		c := newStepCore(t, 1, 3, func(o *Options) {
+			o.LeaseReads = true
+			o.Rand = rand.New(rand.NewPCG(seed, 1))
+		})
+		require.NoError(t, c.StepReplica(0, &wire.Accept{Ballot: 0, Leader: 0, Round: 1}))
+		c.out.discard()
+		c.PeerDown(0)
+		promised := c.el.promised
+		at := int64(-1)
+		for c.now = 0; c.now <= promised+4*hb; c.now += int64(time.Millisecond) {
+			c.Tick()
+			if len(msgsOf[*wire.PreVote](c.out.takePeer())) > 0 {
+				at = c.now
+				break
+			}
+		}
+		require.GreaterOrEqual(t, at, promised, "stood within the promise")
+		require.LessOrEqual(t, at, promised+4*hb)
+		seen[(at-promised)/hb] = true
+	}
+	require.Greater(t, len(seen), 1, "every follower stands at the same moment")
 }

@@ -258,5 +258,9 @@ func (o Options) validate() error {
 	if o.ClockSkew < 0 || o.ClockSkew > 500 {
 		errs = append(errs, fmt.Errorf("clock skew %d per mille: must be 0 to 500", o.ClockSkew))
 	}
+	if o.LeaseReads && o.ClockSkew > 142 {
+		// (1000+s)/(1000-s) must stay under 4/3 (lease.go's margin).
+		errs = append(errs, fmt.Errorf("clock skew %d per mille: leases hold up to 142", o.ClockSkew))
+	}
 	return errors.Join(errs...)
 }

@@ -61,7 +61,7 @@ func TestWireBytes(t *testing.T) {
 	require.Equal(t, []byte{0x03, 0, 0, 0, 0x06, 0x05, 0xac, 0x02}, got)
 
 	got = AppendFrame([]byte("xy"), &Hello{Kind: PeerClient, Replica: NoReplica, Client: 1})
-	require.Equal(t, []byte{'x', 'y', 0x07, 0, 0, 0, 0x01, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00}, got, "appends after dst")
+	require.Equal(t, []byte{'x', 'y', 0x08, 0, 0, 0, 0x01, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00}, got, "appends after dst")
 }
 
 // TestMinimumSizes checks the list-element bounds used against forged

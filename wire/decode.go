@@ -34,6 +34,7 @@ func Decode(t MsgType, body []byte) (Message, error) {
 			h.Protocol = string(p)
 		}
 		h.Durable = d.bool()
+		h.Leases = d.bool()
 		m = h
 	case TypePropose:
 		m = &Propose{Cmd: d.cmdID(), Command: d.ownedCommand(), AckUpTo: d.seq(), WeakDep: d.seq(), LeaderRead: d.bool()}

@@ -82,7 +82,7 @@
 // Each body is its struct's fields in declaration order:
 //
 //	 1 Hello             Kind u8, Replica varint, Client uvarint, Alias bytes, Sessions uvarint,
-//	                     Protocol bytes, Durable bool
+//	                     Protocol bytes, Durable bool, Leases bool
 //	                     (at most MaxAliasLen and MaxProtocolLen bytes)
 //	                     (both ids and Sessions are sent whatever the Kind)
 //	 2 Propose           Cmd, Command, AckUpTo, WeakDep, LeaderRead bool

@@ -125,6 +125,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendUvarint(b, uint64(m.Sessions))
 		b = appendBytes(b, []byte(m.Protocol))
 		b = appendBool(b, m.Durable)
+		b = appendBool(b, m.Leases)
 	case *Propose:
 		b = appendCmdID(b, m.Cmd)
 		b = appendCommand(b, &m.Command)

@@ -92,7 +92,7 @@ func sampleItems() []kvs.Item {
 // negative values, nil and empty slices, and each ReadDep kind.
 func examples() []example {
 	return []example{
-		{name: "hello-replica", msg: &Hello{Kind: PeerReplica, Replica: 4, Protocol: "curpho", Durable: true}},
+		{name: "hello-replica", msg: &Hello{Kind: PeerReplica, Replica: 4, Protocol: "curpho", Durable: true, Leases: true}},
 		{name: "hello-client", msg: &Hello{Kind: PeerClient, Replica: NoReplica, Client: bigClient, Alias: "client0"}},
 		{name: "hello-sessions", msg: &Hello{Kind: PeerSessions, Replica: NoReplica, Alias: "client1", Sessions: 128, Protocol: "curpht"}},
 

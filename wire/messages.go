@@ -89,6 +89,11 @@ type Hello struct {
 	// learner, and a majority of in-memory replicas acknowledges what a
 	// whole-cluster crash takes back.
 	Durable bool
+	// Leases, when Kind == PeerReplica, says the sender holds and honours
+	// leases (leaseReads): a replica refuses a peer that does not agree,
+	// since a leader's lease counts acknowledgements whose senders
+	// promised not to vote (docs/DECISIONS.md 55).
+	Leases bool
 }
 
 // MaxAliasLen bounds Hello.Alias.

@@ -293,6 +293,11 @@ func (s *server) handshake(ctx context.Context, raw net.Conn, remote zap.Field) 
 			"connection refused: the peer replica is durable where this one is not, or the other way round (dataDir, or -data, must be set for every replica or for none)",
 			remote, zap.String("peer_alias", hello.Alias), zap.Bool("peer_durable", hello.Durable), zap.Bool("durable", s.disk != nil))
 		return nil, nil, nil, false
+	case hello.Kind == wire.PeerReplica && hello.Leases != s.cfg.LeaseReads:
+		s.refuse(fmt.Sprintf("%s leases %v", hello.Alias, hello.Leases),
+			"connection refused: the peer replica holds leases where this one does not, or the other way round (leaseReads must be the same for every replica)",
+			remote, zap.String("peer_alias", hello.Alias), zap.Bool("peer_leases", hello.Leases), zap.Bool("leases", s.cfg.LeaseReads))
+		return nil, nil, nil, false
 	}
 	if s.tls != nil {
 		if err := s.authorize(peer, hello); err != nil {

@@ -50,7 +50,7 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 		lastErr = ""
 		opts := s.optsTo(peer.Alias, peer.Alias)
 		b := batcher.New[wire.Message](conn, wire.AppendFrame, opts, s.log)
-		if b.Send(&wire.Hello{Kind: wire.PeerReplica, Replica: s.id, Alias: s.o.Alias, Protocol: string(s.cfg.Protocol), Durable: s.disk != nil}) != nil || !s.post(ctx, inbound{fromReplica: p, peer: b}) {
+		if b.Send(&wire.Hello{Kind: wire.PeerReplica, Replica: s.id, Alias: s.o.Alias, Protocol: string(s.cfg.Protocol), Durable: s.disk != nil, Leases: s.cfg.LeaseReads}) != nil || !s.post(ctx, inbound{fromReplica: p, peer: b}) {
 			b.Close()
 			t.Reset(redialEvery)
 			continue

@@ -240,7 +240,8 @@ func TestBadHellosAreCounted(t *testing.T) {
 
 // TestHelloOfAnotherProtocolIsRefused: a replica, a client or a client
 // process whose Hello names another protocol, or a replica durable where
-// this one is in memory, is refused and counted (the two protocols'
+// this one is in memory, or holding leases where this one does not, is
+// refused and counted (the two protocols'
 // messages mean different things: a CURP-HT client's weak write is an
 // unexpected message to a CURP-HO replica); one that names this
 // replica's protocol is served.
@@ -253,13 +254,16 @@ func TestHelloOfAnotherProtocolIsRefused(t *testing.T) {
 		// Durable where this replica is in memory (dataDir set for some
 		// replicas only).
 		{Kind: wire.PeerReplica, Replica: 1, Alias: "replica1", Protocol: "curpht", Durable: true},
+		// Leases where this replica has none (leaseReads set for some
+		// replicas only).
+		{Kind: wire.PeerReplica, Replica: 1, Alias: "replica1", Protocol: "curpht", Leases: true},
 	} {
 		c := r.dial(t)
 		_, err := c.Write(wire.AppendFrame(nil, h))
 		require.NoError(t, err)
 		waitClosed(t, c)
 	}
-	assert.Equal(t, uint64(4), r.counters.RefusedProtocol.Load())
+	assert.Equal(t, uint64(5), r.counters.RefusedProtocol.Load())
 
 	c := r.dial(t)
 	frames := wire.AppendFrame(nil, &wire.Hello{Kind: wire.PeerClient, Client: 77, Alias: "client0", Protocol: "curpht"})
@@ -269,7 +273,7 @@ func TestHelloOfAnotherProtocolIsRefused(t *testing.T) {
 	require.NoError(t, c.SetReadDeadline(time.Now().Add(closeWithin)))
 	_, ok := nextAfterViews(t, wire.NewReader(c, 1<<20)).(*wire.LeaderReply)
 	require.True(t, ok, "a client of this protocol is served")
-	assert.Equal(t, uint64(4), r.counters.RefusedProtocol.Load())
+	assert.Equal(t, uint64(5), r.counters.RefusedProtocol.Load())
 }
 
 // TestInvalidPeerMessageClosesConnection: issue 12, over TCP. A frame that

@@ -5,7 +5,7 @@
 #
 #   scripts/peers/run.sh [-s SYSTEMS] [-w WORKLOADS] [-n RECORDS] [-N OPERATIONS]
 #                        [-t "THREADS ..."] [-r ROUNDS] [-o DIR] [-d DISKDIR]
-#                        [-R log|leader] [-W witnesses|leader] [-c SERVER_CPUS/CLIENT_CPUS]
+#                        [-R log|leader|lease] [-W witnesses|leader] [-c SERVER_CPUS/CLIENT_CPUS]
 #
 # The systems (-s, a comma-separated list, default all of them):
 #   sp-curpht, sp-curpho            swiftpaxos, 3 replicas in memory, RESP
@@ -17,11 +17,15 @@
 #   redis                           redis-server --save '' --appendonly no
 #   redis-aof                       redis-server --appendonly yes
 #                                   --appendfsync always, its AOF in DISKDIR
-# swiftpaxos's replicas get strongReads: leader (-R, default leader): a
-# strong GET goes to the leader alone, which answers it from committed
-# state after a round of its followers, as etcd's linearizable read does
-# (docs/DECISIONS.md 46); -R log sends it to every replica and logs it,
-# CURP as published. The weak systems read at their replica either way.
+# swiftpaxos's replicas get strongReads: leader and leaseReads: true (-R,
+# default lease): a strong GET goes to the leader alone, which answers it
+# from committed state at once while it holds a lease, a majority's
+# promise not to vote for another leader, which rests on clocks running
+# at about the same rate (docs/DECISIONS.md 55); -R leader drops the
+# lease, and the leader then answers after a round of its followers, as
+# etcd's linearizable read (ReadIndex) does (docs/DECISIONS.md 46); -R log
+# sends it to every replica and logs it, CURP as published. The weak
+# systems read at their replica either way.
 # They also get strongWrites: leader (-W, default leader): a strong SET
 # goes to the leader alone and is answered once committed, as etcd's Put
 # is, rather than to every replica for CURP's fast path, which saves no
@@ -154,7 +158,7 @@ records=10000
 ops=50000
 threads_list=(16 64)
 rounds=3
-strong_reads=leader
+strong_reads=lease
 strong_writes=leader
 cores=""
 out=""
