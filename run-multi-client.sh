@@ -629,7 +629,9 @@ done <<<"$hosts"
 declare -A conf_of
 if [ "$proxy" = 1 ]; then
 	netem="$here/bin/netem"
-	if [ ! -x "$netem" ] || [ -n "$(find "$here/scripts/netem" -newer "$netem" -print -quit)" ]; then
+	# netem reads the configuration with the server's own package: a
+	# change there makes it stale too.
+	if stale "$netem" || [ -n "$(find "$here/scripts/netem" -newer "$netem" -print -quit)" ]; then
 		echo "building $netem and $here/bin/toxiproxy-server"
 		(cd "$here/scripts/netem" && go build -o "$netem" . && go build -o "$here/bin/toxiproxy-server" github.com/Shopify/toxiproxy/v2/cmd/server)
 	fi
