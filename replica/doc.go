@@ -87,7 +87,9 @@
 //     path's Sync, 3.6), weakchain.go and barrier.go (a session's weak
 //     writes in causal order, and a request barred until its dependency
 //     has a slot, 4.5, 5.4), reads.go (weak reads under the frontier,
-//     4.5, 6.5).
+//     4.5, 6.5), leaderread.go and lease.go (strong reads at the leader
+//     alone, after a round of its followers or under its lease, 3.6 item
+//     8).
 //   - sessions.go (sessionTable: de-duplication and results, 3.7),
 //     expiry.go (the end of an idle session, 6.10), admission.go (what is
 //     admitted from clients and leaders, 1.2).
