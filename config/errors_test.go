@@ -103,6 +103,7 @@ func TestEveryErrorClass(t *testing.T) {
 		{"pipeline without window in apply to", withHosts("pipeline: true", "-- Apply to client0 --", "pendings: 0"),
 			"f.conf:9: ", []string{"pendings", "0", "client0"}},
 		{"heartbeat slower than election", withHosts("heartbeatMs: 600"), "f.conf:7: ", []string{"heartbeatMs", "600", "500"}},
+		{"heartbeat slower than the lease", withHosts("heartbeatMs: 375", "leaseReads: true"), "f.conf:7: ", []string{"heartbeatMs", "375", "three quarters", "leaseReads"}},
 		{"scan without count", withHosts("scanRatio: 10"), "f.conf:7: ", []string{"scanRatio", "10", "scanCount"}},
 		{"scan limit over the largest", withHosts("scanCount: 10001"), "f.conf:7: ", []string{"scanCount", "10001", "0..10000"}},
 		{"key number negative", withHosts("key: -1"), "f.conf:7: ", []string{"key", "-1", "negative"}},

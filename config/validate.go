@@ -182,6 +182,11 @@ func (c *Config) crossCheck(p Params, lines map[string]int) []Issue {
 	if p.Heartbeat >= p.ElectionTimeoutMin {
 		add(at("heartbeatMs", "electionTimeoutMs"), "heartbeatMs: %d must be less than the electionTimeoutMs minimum %d",
 			p.Heartbeat.Milliseconds(), p.ElectionTimeoutMin.Milliseconds())
+	} else if p.LeaseReads && 4*p.Heartbeat >= 3*p.ElectionTimeoutMin {
+		// The heartbeats renew the lease, which lasts three quarters of
+		// the minimum (docs/DECISIONS.md 55).
+		add(at("heartbeatMs", "leaseReads"), "heartbeatMs: %d must be less than three quarters of the electionTimeoutMs minimum %d with leaseReads: true (the heartbeats renew the lease)",
+			p.Heartbeat.Milliseconds(), p.ElectionTimeoutMin.Milliseconds())
 	}
 	// How long a client thread runs: runTime when set, else reqs
 	// operations (runLengthWarnings). With neither it would run none.

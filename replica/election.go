@@ -183,7 +183,7 @@ func (c *Core) onRequestVote(from wire.ReplicaID, m *wire.RequestVote) error {
 		// told, in a pre-vote just now, that it would vote for: a stray
 		// or forged RequestVote cannot move the ballot.
 		// A replica that promised a lease since (lease.go) keeps its
-		// ballot: adopting this one would depose the leader it promised.
+		// ballot: it does not itself depose the leader it promised.
 		pre := c.el.preGranted == m.Candidate && c.el.preGrantedIn == m.Ballot &&
 			c.o.Now()-c.el.preGrantedAt < int64(c.o.ElectionTimeoutMax) && !c.promising()
 		if !pre {

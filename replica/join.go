@@ -109,7 +109,10 @@ func (c *Core) onJoin(from wire.ReplicaID, m *wire.Join) error {
 		// not count it toward commits until it is a member again.
 		r.Mark = c.entries.last()
 		c.match[from], c.sent[from], c.learner[from] = 0, 0, true
-		c.lr.acked[from] = 0 // what its earlier life confirmed
+		// What its earlier life confirmed counts no more; a learner's
+		// rounds count for nothing anyway, and a replica promises from
+		// its start (lease.go): this keeps the argument local.
+		c.lr.acked[from] = 0
 		delete(c.xfer, from)
 	}
 	c.out.toReplica(from, r)

@@ -88,11 +88,10 @@ func (c *Core) promise() {
 // standAfterPromise puts off a candidacy that the promise holds back
 // until the promise ends, plus a random zero to four heartbeat periods:
 // the followers of a crashed leader promised until about the same moment,
-// and standing all at once would split their votes.
+// and standing all at once would split their votes. It is called when
+// the election timer ran out within the promise; the timer then runs out
+// again after it, so it is called once per promise.
 func (c *Core) standAfterPromise() {
-	if c.lastHeard+c.el.timeout >= c.el.promised {
-		return
-	}
 	hb := int64(c.o.HeartbeatInterval)
 	c.lastHeard = c.el.promised - c.el.timeout + c.o.Rand.Int64N(4*hb)
 }

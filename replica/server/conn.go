@@ -46,7 +46,8 @@ type ConnCounters struct {
 	// replica that does not exist.
 	BadHello atomic.Uint64
 	// RefusedProtocol: the Hello named another protocol, or came from a
-	// replica durable where this one is not, or the other way round.
+	// replica durable where this one is not, or holding leases where this
+	// one does not, or the other way round.
 	RefusedProtocol atomic.Uint64
 	// IdleClosed: client connections silent both ways for
 	// clientIdleTimeoutMs.
