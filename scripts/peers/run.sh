@@ -119,8 +119,9 @@
 # a row per thread setting, a column per operation, a curve per system
 # (its ok rounds pooled). docs/PEERS.md shows them.
 #
-# Resuming: DIR may hold an earlier peers.csv of the same -n, -N and -c
-# (DIR/cores holds its -c; others are refused); a cell with an ok row there is not run again, so
+# Resuming: DIR may hold an earlier peers.csv of the same -n, -N, -c, -R
+# and -W (DIR/cores holds its -c, DIR/modes its -R and -W; others are
+# refused, and so is a DIR without modes); a cell with an ok row there is not run again, so
 # the same command resumes a stopped comparison, and a larger -r, more
 # threads, systems or workloads extend one. A cell without an ok row (it
 # failed, or was stopped) is run again and gets a new row; the table uses
@@ -242,6 +243,7 @@ if [ -e "$out" ] && [ ! -d "$out" ]; then die "output $out is not a directory"; 
 mkdir -p "$out"
 dir=$(cd "$out" && pwd)
 csv="$dir/peers.csv"
+modes="-R $strong_reads -W $strong_writes"
 header="round,threads,system,workload,records,operations,seconds,ops_per_s,read_p50_us,read_p99_us,update_p50_us,update_p99_us,insert_p50_us,insert_p99_us,scan_p50_us,scan_p99_us,rmw_p50_us,rmw_p99_us,errors,status,server_cpu_us_per_op,load_avg,counts,server_cmd,ycsb_cmd"
 if [ -f "$csv" ]; then
 	[ "$(head -n 1 "$csv")" = "$header" ] || die "$csv has another header: not a comparison of this script"
@@ -255,9 +257,15 @@ if [ -f "$csv" ]; then
 		[ "$was" = none ] && was="without -c" || was="with -c $was"
 		die "$csv holds cells run $was: run the same way, or with another -o"
 	fi
+	# And swiftpaxos's cells with reads or writes served otherwise:
+	# DIR/modes holds the -R and -W of its cells.
+	[ -f "$dir/modes" ] || die "$csv holds cells of a run.sh that did not record its -R and -W: use another -o"
+	was=$(cat "$dir/modes")
+	[ "$was" = "$modes" ] || die "$csv holds cells run with $was: run with the same -R and -W, or with another -o"
 else
 	echo "$header" >"$csv"
 	echo "${cores:-none}" >"$dir/cores"
+	echo "$modes" >"$dir/modes"
 fi
 [ -n "$diskdir" ] || diskdir="$dir/data"
 mkdir -p "$diskdir"
@@ -660,7 +668,7 @@ rmdir "$dir/logs" 2>/dev/null || true
 {
 	echo "### YCSB through go-ycsb $ycsb_version: swiftpaxos (RESP), etcd, Redis"
 	echo
-	echo "$(date +%Y-%m-%d), $(nproc) cores; recordcount=$records (10 fields x 100 B), operationcount=$ops; each cell the median of its ok rounds (of $rounds), throughput with its range; latencies in µs as go-ycsb reports them (D: the write column is INSERT; F: UPDATE, the update of a read-modify-write included); server CPU from /proc/PID/stat over the run phase. Systems and their exact command lines: peers.csv."
+	echo "$(date +%Y-%m-%d), $(nproc) cores; recordcount=$records (10 fields x 100 B), operationcount=$ops; each cell the median of its ok rounds (of $rounds), throughput with its range; latencies in µs as go-ycsb reports them (D: the write column is INSERT; F: UPDATE, the update of a read-modify-write included); server CPU from /proc/PID/stat over the run phase; swiftpaxos with $modes. Systems and their exact command lines: peers.csv."
 	for t in "${threads_list[@]}"; do
 		echo
 		echo "#### $t threads"
