@@ -84,14 +84,6 @@ func TestScenarioUnconfirmedLeaderReadIsCaught(t *testing.T) {
 	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
 		s, written, read := deposedLeaderRead(t, p, replica.Mutation{UnconfirmedLeaderRead: true})
 		require.NotEqual(t, written, read, "the deposed leader answers from its stale state")
-		s.Drop(nil)
-		require.NoError(t, s.Run(time.Second))
-		rep := s.Check()
-		require.False(t, rep.OK())
-		rules := map[check.Rule]bool{}
-		for _, v := range rep.Violations {
-			rules[v.Rule] = true
-		}
-		require.True(t, rules[check.RuleLinearizability], "violations: %v", rep.Violations)
+		requireViolation(t, s, check.RuleLinearizability)
 	})
 }

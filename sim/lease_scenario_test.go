@@ -143,14 +143,6 @@ func TestScenarioLeaseWithoutPromiseIsCaught(t *testing.T) {
 		s, elected, written, read := deposedLeaseRead(t, p, replica.Mutation{LeaseWithoutPromise: true})
 		require.Less(t, elected, 374*time.Millisecond, "elected while the lease held")
 		require.NotEqual(t, written, read, "the deposed leader answers from its stale state")
-		s.Drop(nil)
-		require.NoError(t, s.Run(time.Second))
-		rep := s.Check()
-		require.False(t, rep.OK())
-		rules := map[check.Rule]bool{}
-		for _, v := range rep.Violations {
-			rules[v.Rule] = true
-		}
-		require.True(t, rules[check.RuleLinearizability], "violations: %v", rep.Violations)
+		requireViolation(t, s, check.RuleLinearizability)
 	})
 }

@@ -81,6 +81,22 @@ func requireClean(t *testing.T, s *sim.Script) {
 	require.True(t, rep.OK(), "checker: %v", rep)
 }
 
+// requireViolation heals the network, lets the cluster apply what it
+// ordered, then requires the checker to report a violation of rule.
+func requireViolation(t *testing.T, s *sim.Script, rule check.Rule) {
+	t.Helper()
+	s.Drop(nil)
+	require.NoError(t, s.Run(time.Second))
+	rep := s.Check()
+	require.False(t, rep.OK())
+	for _, v := range rep.Violations {
+		if v.Rule == rule {
+			return
+		}
+	}
+	require.Fail(t, "no violation of "+string(rule), "violations: %v", rep.Violations)
+}
+
 // TestUndecidedIsAFailure: PROTOCOL.md 2.6 item 9. A run whose checker
 // could not decide something fails like a run with a violation.
 func TestUndecidedIsAFailure(t *testing.T) {
