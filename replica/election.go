@@ -280,7 +280,8 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 // the connection itself (a full queue, a write timeout) dials again within
 // redialEvery (100 ms) and is heard a heartbeat later, before three
 // periods have passed: that makes it alive again, and the follower no
-// longer stands.
+// longer stands. With leases the promise holds the candidacy back
+// further (lease.go).
 func (c *Core) PeerDown(r wire.ReplicaID) {
 	if r != c.leader || c.role == Leader {
 		return

@@ -122,8 +122,9 @@ func (c *Core) releaseLeaderReads() {
 	c.lr.held = c.lr.held[:k]
 }
 
-// dropLeaderReads forgets the held reads and the followers' rounds: on
-// stepping down (the sessions re-send the reads) and on becoming leader.
+// dropLeaderReads forgets the held reads, the followers' rounds and the
+// lease: on stepping down (the sessions re-send the reads), on becoming
+// leader and on starting a recovery.
 func (c *Core) dropLeaderReads() {
 	clear(c.lr.held)
 	c.lr.held = c.lr.held[:0]

@@ -9,7 +9,8 @@
 #
 # In memory (scripts/nemesis.conf) the faults are
 # kill,restart,pause,partition,client; -durable
-# (scripts/nemesis-durable.conf) adds wipe and crash-all. A failing seed replays
+# (scripts/nemesis-durable.conf) adds wipe and crash-all; -c
+# scripts/nemesis-lease.conf reads under the leader's lease. A failing seed replays
 # with the run-multi-client.sh command it prints (the same plan; the
 # processes' own timing differs from run to run). docs/FAULTS.md.
 set -euo pipefail

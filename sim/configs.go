@@ -111,7 +111,7 @@ func Configs(protocol string) []Config {
 		{Name: "leader-reads", Sizes: []int{3, 5}, CISeeds: 100, Make: leaderReadsConfig},
 		// Leader reads under leases (docs/DECISIONS.md 55), the
 		// leader-reads configuration's faults, with every replica's clock
-		// at its own rate, within 10 % of the others'.
+		// at its own rate, within 10 % of the simulation's.
 		{Name: "lease-reads", Sizes: []int{3, 5}, CISeeds: 100, Make: func(seed uint64, n int, p Protocol) Options {
 			o := leaderReadsConfig(seed, n, p)
 			o.LeaseReads, o.ClockSkew = true, 100

@@ -192,14 +192,7 @@ func newCluster(o Options) (*Cluster, error) {
 	for _, r := range c.rng.Perm(o.N)[:o.Faults.LateStarts] {
 		c.late[r], c.dead[r] = true, true
 	}
-	if o.ClockSkew > 0 {
-		// A stream of its own, so that the other draws of a seed stay
-		// those of a run without skew.
-		skew := rand.New(rand.NewPCG(o.Seed, 0xc10c))
-		for range o.N {
-			c.rates = append(c.rates, 1000+int64(skew.IntN(2*o.ClockSkew+1)-o.ClockSkew))
-		}
-	}
+	c.rates = clockRates(o)
 	total := o.N + o.Sessions
 	c.links = make([][]*link, total)
 	for i := range total {
@@ -252,16 +245,6 @@ func newCluster(o Options) (*Cluster, error) {
 }
 
 func (c *Cluster) clock() int64 { return c.now }
-
-// replicaClock is replica i's clock: the simulation's, at the replica's
-// rate when clocks are skewed.
-func (c *Cluster) replicaClock(i int) func() int64 {
-	if c.rates == nil {
-		return c.clock
-	}
-	rate := c.rates[i]
-	return func() int64 { return c.now / 1000 * rate }
-}
 
 func (c *Cluster) schedule(e *event) {
 	c.seq++
