@@ -50,6 +50,12 @@ func TestMutationUnconfirmedLeaderReadIsCaught(t *testing.T) {
 	sim.RequireUnconfirmedLeaderReadCaught(t, protocol(curpho.Mutation{}))
 }
 
+// TestMutationLeaseWithoutPromiseIsCaught:
+// sim.RequireLeaseWithoutPromiseCaught.
+func TestMutationLeaseWithoutPromiseIsCaught(t *testing.T) {
+	sim.RequireLeaseWithoutPromiseCaught(t, protocol(curpho.Mutation{}))
+}
+
 // TestMutationLeaderReadDependencyIsCaught:
 // sim.RequireLeaderReadDependencyCaught.
 func TestMutationLeaderReadDependencyIsCaught(t *testing.T) {

@@ -91,6 +91,12 @@ func TestMutationUnconfirmedLeaderReadIsCaught(t *testing.T) {
 	sim.RequireUnconfirmedLeaderReadCaught(t, protocol)
 }
 
+// TestMutationLeaseWithoutPromiseIsCaught:
+// sim.RequireLeaseWithoutPromiseCaught.
+func TestMutationLeaseWithoutPromiseIsCaught(t *testing.T) {
+	sim.RequireLeaseWithoutPromiseCaught(t, protocol)
+}
+
 // TestMutationLeaderReadDependencyIsCaught:
 // sim.RequireLeaderReadDependencyCaught.
 func TestMutationLeaderReadDependencyIsCaught(t *testing.T) {

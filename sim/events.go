@@ -14,6 +14,7 @@ const (
 	evReplicaDown
 	evReplicaUp
 	evSync
+	evPeerDown
 )
 
 // event is one scheduled happening. seq breaks ties between events at the
@@ -26,9 +27,11 @@ type event struct {
 	link  *link
 	epoch uint64
 	frame []byte
-	// ticks and invokes; evReplicaDown: the session
+	// ticks and invokes; evReplicaDown: the session; evPeerDown: the
+	// replica that learns of the break
 	idx int
-	// evReplicaDown: the crashed replica
+	// evReplicaDown: the crashed replica; evPeerDown: the replica at the
+	// other end
 	peer int
 	// evSync: the last batch the sync covers
 	batch uint64

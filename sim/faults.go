@@ -32,6 +32,12 @@ func (c *Cluster) fault(kind int) {
 				c.links[c.isolated][i].epoch++
 				c.links[i][c.isolated].epoch++
 			}
+			for r := range c.replicas {
+				if r != c.isolated {
+					c.reportCut(r, c.isolated)
+					c.reportCut(c.isolated, r)
+				}
+			}
 			c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(f.PartitionFor)), kind: evFault, idx: faultHeal})
 		}
 		c.schedule(&event{at: c.now + 1 + c.rng.Int64N(2*int64(f.PartitionEvery)), kind: evFault, idx: faultPartition})
@@ -135,6 +141,19 @@ func (c *Cluster) crash(r int) {
 		if !s.dead {
 			c.schedule(&event{at: c.now + int64(c.o.Faults.MaxDelay), kind: evReplicaDown, idx: i, peer: r})
 		}
+	}
+	for i := range c.replicas {
+		if i != r {
+			c.reportCut(i, r)
+		}
+	}
+}
+
+// reportCut tells replica r, a network delay from now, that its
+// connection to replica peer broke (Faults.ReportCuts).
+func (c *Cluster) reportCut(r, peer int) {
+	if c.o.Faults.ReportCuts && !c.dead[r] {
+		c.schedule(&event{at: c.now + int64(c.o.Faults.MaxDelay), kind: evPeerDown, idx: r, peer: peer})
 	}
 }
 

@@ -98,6 +98,22 @@ func RequireUnconfirmedLeaderReadCaught(t *testing.T, p Protocol) {
 		check.RuleLinearizability, check.RuleReadYourWrites, check.RuleMonotonicReads, check.RuleStrongReadOrder, check.RuleCausalVisibility)
 }
 
+// RequireLeaseWithoutPromiseCaught: replicas that grant votes, and
+// stand, while they promise a leader of lease reads not to
+// (replica.Mutation.LeaseWithoutPromise) elect a new leader while the
+// old one's lease holds; the lease-reads configuration cuts the leader
+// off with some of its sessions, and tells the replicas of the cut, so
+// that they stand within a few heartbeats, and a deposed leader answers a
+// read from stale state. The same options pass unmutated (TestSuite runs
+// them). Seed 13 catches it under CURP-HT and 21 under CURP-HO; without
+// the reported cuts none of seeds 1-2000 does (the pre-vote rule,
+// leaderAlive, then covers for the promise).
+func RequireLeaseWithoutPromiseCaught(t *testing.T, p Protocol) {
+	t.Helper()
+	requireCaughtIn(t, p, "lease-reads", 2000, func(o *Options) { o.Mutation = replica.Mutation{LeaseWithoutPromise: true} },
+		check.RuleLinearizability, check.RuleReadYourWrites, check.RuleMonotonicReads, check.RuleStrongReadOrder, check.RuleCausalVisibility)
+}
+
 // RequireLeaderReadDependencyCaught: a leader that answers a leader read
 // although the operation it is ordered behind (its WeakDep) has no
 // committed slot (replica.Mutation.LeaderReadIgnoresDependency) answers an

@@ -49,6 +49,10 @@ type Faults struct {
 	// never hear of its successor, while the others write through the
 	// new one.
 	PartitionSplitsSessions bool
+	// ReportCuts tells each replica that its connection to another broke,
+	// as a server does (replica.Core.PeerDown), a network delay after a
+	// partition cut it (both ends) or the other replica crashed.
+	ReportCuts bool
 	// Crashes is how many replicas crash (crash-stop, any of them, the
 	// leader included), at random instants within CrashWithin of the
 	// start. At most f: a run with more is rejected.

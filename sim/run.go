@@ -120,6 +120,10 @@ func (c *Cluster) handle(e *event, settling bool) error {
 			s.core.ReplicaDown(wire.ReplicaID(e.peer))
 			c.drainSession(e.idx)
 		}
+	case evPeerDown:
+		if !c.dead[e.idx] {
+			c.replicas[e.idx].PeerDown(wire.ReplicaID(e.peer))
+		}
 	case evReplicaUp:
 		if s := c.sessions[e.idx]; !s.dead && !c.dead[e.peer] {
 			s.core.ReplicaUp(wire.ReplicaID(e.peer))
