@@ -293,7 +293,7 @@
 // applied the key in is tried first (lin_witness.go): if it is legal the
 // key is linearizable at once; if not, it proves nothing and the search
 // runs. The search is exact; it is bounded by a count of model steps
-// (4,000,000 per key), not by time, so the verdict is the same on every
+// (16,000,000 per key), not by time, so the verdict is the same on every
 // machine, and a key that needs more is reported in Report.Unknown
 // ("cannot decide"), never as a pass. docs/DECISIONS.md 39 and 43.
 //
