@@ -84,11 +84,17 @@ func (c *Core) serveLeaderRead(from wire.ClientID, p *wire.Propose) bool {
 // arrived after the latest one began.
 func (c *Core) beginRound() {
 	if n := len(c.lr.held); n > 0 && c.lr.held[n-1].round > c.lr.round {
-		c.lr.round++
-		c.lr.acked[c.o.ID] = c.lr.round // this leader confirms its own rounds
+		c.startRound()
 		c.lr.due = true
-		c.timeRound(c.lr.round)
 	}
+}
+
+// startRound begins the next leadership round, which this leader
+// confirms at once, and times it for the lease (lease.go).
+func (c *Core) startRound() {
+	c.lr.round++
+	c.lr.acked[c.o.ID] = c.lr.round
+	c.timeRound()
 }
 
 // noteRound records the round a follower's AcceptAck of this ballot

@@ -41,11 +41,11 @@ type lease struct {
 // different rates.
 func (c *Core) leaseSpan() int64 { return int64(c.o.ElectionTimeoutMin) * 3 / 4 }
 
-// timeRound notes that round r begins now, unless an earlier round is
-// still waiting for its confirmation.
-func (c *Core) timeRound(r uint64) {
+// timeRound notes that the latest round begins now, unless an earlier
+// round is still waiting for its confirmation.
+func (c *Core) timeRound() {
 	if c.o.LeaseReads && c.lr.lease.round == 0 {
-		c.lr.lease.round, c.lr.lease.begun = r, c.o.Now()
+		c.lr.lease.round, c.lr.lease.begun = c.lr.round, c.o.Now()
 	}
 }
 
@@ -71,9 +71,7 @@ func (c *Core) LeaseEnds() int64 { return c.lr.lease.until }
 // receives and answers.
 func (c *Core) leaseHeartbeat() {
 	if c.o.LeaseReads {
-		c.lr.round++
-		c.lr.acked[c.o.ID] = c.lr.round
-		c.timeRound(c.lr.round)
+		c.startRound()
 	}
 }
 

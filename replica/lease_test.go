@@ -15,8 +15,7 @@ import (
 
 func leaseFollower(t *testing.T, m Mutation) *testCore {
 	t.Helper()
-	c := newStepCore(t, 1, 3, func(o *Options) { o.LeaseReads, o.Mutation = true, m })
-	return c
+	return newStepCore(t, 1, 3, func(o *Options) { o.LeaseReads, o.Mutation = true, m })
 }
 
 // TestPromiseRefusesVotesAfterAnAck: a follower that acknowledged its
