@@ -146,8 +146,9 @@
 # scripts/plot are built into a temporary directory, removed on exit,
 # before the first cell. Every process it starts it stops by PID on
 # exit. Exit status: 0 every cell passed (or had weak misses only) and
-# the charts were drawn, 1 a cell or the charts failed, 2 usage or
-# missing tools, 130 interrupted.
+# the charts were drawn (none when no cell is ok, as when every cell had
+# weak misses), 1 a cell or the charts failed, 2 usage or missing tools,
+# 130 interrupted.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -733,9 +734,15 @@ echo
 cat "$dir/peers.md"
 [ "$skipped" = 0 ] || echo "($skipped cells were already in peers.csv and skipped)"
 
-# The charts, from every ok cell of peers.csv.
+# The charts, from every ok cell of peers.csv. A comparison whose every
+# cell had weak misses has no ok cell, hence nothing to draw, and passed.
 echo
-"$tools/plot" -peers "$dir" -out "$dir/charts" || { echo "run.sh: scripts/plot failed (see above)" >&2; failed=true; }
+if ! awk -F, 'NR > 1 && $20 == "ok" { f = 1; exit } END { exit !f }' "$csv"; then
+	echo "run.sh: no ok cell in $csv, so no charts"
+elif ! "$tools/plot" -peers "$dir" -out "$dir/charts"; then
+	echo "run.sh: scripts/plot failed (see above)" >&2
+	failed=true
+fi
 if $failed; then
 	echo "FAIL: a cell failed or reported errors, or the charts failed (see $dir)"
 	exit 1
