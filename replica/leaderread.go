@@ -50,7 +50,22 @@ type leaderReads struct {
 	acked   []uint64
 	scratch []uint64
 	lease   lease
+	counts  LeaderReadCounts
 }
+
+// LeaderReadCounts counts how this replica, while leading, served the
+// leader reads it received (status and metrics show them): whether the
+// lease is in use, and how many reads fall back to a slot.
+type LeaderReadCounts struct {
+	Lease uint64 // answered at once under the lease
+	Round uint64 // answered once a leadership round confirmed them
+	// Proposed counts the reads given a slot: a write to their keys lay
+	// above the commit index, or their dependency was not yet committed.
+	Proposed uint64
+}
+
+// LeaderReads returns the counts of the leader reads served so far.
+func (c *Core) LeaderReads() LeaderReadCounts { return c.lr.counts }
 
 // serveLeaderRead answers leader read p from committed state, at once
 // under a lease or once its round is confirmed, and reports whether it
@@ -58,11 +73,13 @@ type leaderReads struct {
 func (c *Core) serveLeaderRead(from wire.ClientID, p *wire.Propose) bool {
 	if dep, wait := c.policy.StrongDep(p); wait && !c.o.Mutation.LeaderReadIgnoresDependency {
 		if _, committed, refused := c.Outcome(dep); refused || !committed {
+			c.lr.counts.Proposed++
 			return false
 		}
 	}
 	c.scratchSlots = c.keys.uncommittedWrites(p.Command, c.commitIndex, c.scratchSlots[:0], 1)
 	if len(c.scratchSlots) > 0 {
+		c.lr.counts.Proposed++
 		return false
 	}
 	reply := &wire.SyncReply{
@@ -123,6 +140,7 @@ func (c *Core) releaseLeaderReads() {
 	for ; n < len(c.lr.held) && c.lr.held[n].round <= confirmed; n++ {
 		c.out.toClient(c.lr.held[n].to, c.lr.held[n].reply)
 	}
+	c.lr.counts.Round += uint64(n)
 	k := copy(c.lr.held, c.lr.held[n:])
 	clear(c.lr.held[k:])
 	c.lr.held = c.lr.held[:k]

@@ -63,6 +63,7 @@ func TestLeaderReadOverUncommittedWriteIsLogged(t *testing.T) {
 	require.Len(t, replies, 2)
 	require.Equal(t, kvs.Slot(2), replies[1].Slot)
 	require.Equal(t, kvs.Value("v1"), replies[1].Result.Value)
+	require.Equal(t, LeaderReadCounts{Proposed: 1}, c.LeaderReads())
 }
 
 // A leader read whose barrier dependency is not committed is proposed and
@@ -76,6 +77,7 @@ func TestLeaderReadWithUncommittedDependencyIsLogged(t *testing.T) {
 	m.WeakDep = 2
 	c.StepClient(7, m)
 	require.Equal(t, kvs.Slot(3), c.LastSlot(), "logged after its dependency")
+	require.Equal(t, LeaderReadCounts{Proposed: 1}, c.LeaderReads())
 }
 
 // A leader that steps down answers none of its held reads, even when a

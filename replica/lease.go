@@ -1,6 +1,8 @@
 package replica
 
 import (
+	"time"
+
 	"swiftpaxos/wire"
 )
 
@@ -67,6 +69,15 @@ func (c *Core) leaseHolds() bool {
 // none).
 func (c *Core) LeaseEnds() int64 { return c.lr.lease.until }
 
+// LeaseLeft is how long this leader's lease still holds (0: it holds
+// none, or leases are off).
+func (c *Core) LeaseLeft() time.Duration {
+	if !c.leaseHolds() {
+		return 0
+	}
+	return time.Duration(c.lr.lease.until - c.o.Now())
+}
+
 // leaseHeartbeat begins a round with a heartbeat, which every follower
 // receives and answers.
 func (c *Core) leaseHeartbeat() {
@@ -105,5 +116,6 @@ func (c *Core) leaseRead(to wire.ClientID, reply *wire.SyncReply) bool {
 		return false
 	}
 	c.out.toClient(to, reply)
+	c.lr.counts.Lease++
 	return true
 }

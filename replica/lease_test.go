@@ -65,7 +65,7 @@ func TestNoPromiseWithoutLeases(t *testing.T) {
 // TestLeaseFromTheRoundsStart: the leader's lease runs from the start of
 // the round a majority confirmed, for three quarters of the promise; a
 // leader read is answered at once while it holds, and held for a round
-// after.
+// after. LeaseLeft and LeaderReads (status and metrics) say so.
 func TestLeaseFromTheRoundsStart(t *testing.T) {
 	c := leaderWith(t, 3, 1)
 	c.o.LeaseReads = true
@@ -81,19 +81,24 @@ func TestLeaseFromTheRoundsStart(t *testing.T) {
 	require.NoError(t, c.StepReplica(1, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true, MatchSlot: 1, Round: round}))
 	span := int64(c.o.ElectionTimeoutMin) * 3 / 4
 	require.Equal(t, start+span, c.lr.lease.until)
+	require.Equal(t, time.Duration(start+span-c.now), c.LeaseLeft())
 
 	c.now = start + span - 1
 	c.StepClient(9, readAtLeader(1, 1))
 	replies := msgsOf[*wire.SyncReply](c.out.take())
 	require.Len(t, replies, 1, "answered at once under the lease")
 	require.Equal(t, kvs.Value("v1"), replies[0].Result.Value)
+	require.Equal(t, LeaderReadCounts{Lease: 1}, c.LeaderReads())
+	require.Equal(t, time.Duration(1), c.LeaseLeft())
 
 	c.now++
+	require.Zero(t, c.LeaseLeft(), "the lease ended")
 	c.StepClient(9, readAtLeader(2, 1))
 	require.Empty(t, msgsOf[*wire.SyncReply](c.out.take()), "held once the lease ended")
 	next := roundOf(t, c)
 	require.NoError(t, c.StepReplica(2, &wire.AcceptAck{Ballot: 0, Replica: 2, Success: true, MatchSlot: 1, Round: next}))
 	require.Len(t, msgsOf[*wire.SyncReply](c.out.take()), 1, "answered once its round is confirmed")
+	require.Equal(t, LeaderReadCounts{Lease: 1, Round: 1}, c.LeaderReads())
 }
 
 // TestPromiseHoldsBackAnElection: a pre-candidate that acknowledges its

@@ -114,7 +114,8 @@ func Decode(t MsgType, body []byte) (Message, error) {
 			Leader: d.replica(), CommitIndex: d.slot(), AppliedIndex: d.slot(), LastSlot: d.slot(), SnapshotSlot: d.slot(),
 			Sessions: d.uvarint(), WitnessRecords: d.uvarint(), UptimeMs: d.uvarint(), Durable: d.bool(),
 			Fsyncs: d.uvarint(), FsyncMeanNs: d.uvarint(), Joining: d.joinState(), ClusterNew: d.bool(),
-			Fresh: d.uvarint(), FreshNew: d.uvarint(), RESPConns: d.uvarint()}
+			Fresh: d.uvarint(), FreshNew: d.uvarint(), RESPConns: d.uvarint(),
+			Leases: d.bool(), LeaseMs: d.uvarint()}
 	case TypeRouted:
 		r := &Routed{Session: ClientID(d.uvarint())}
 		inner := MsgType(d.u8())

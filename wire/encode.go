@@ -117,6 +117,8 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendUvarint(b, m.Fresh)
 		b = appendUvarint(b, m.FreshNew)
 		b = appendUvarint(b, m.RESPConns)
+		b = appendBool(b, m.Leases)
+		b = appendUvarint(b, m.LeaseMs)
 	case *Hello:
 		b = append(b, byte(m.Kind))
 		b = appendReplica(b, m.Replica)

@@ -195,6 +195,10 @@ type StatusReply struct {
 	// RESPConns counts the connections of the replica's RESP front-end
 	// (client/resp), 0 when it has none.
 	RESPConns uint64
+	// Leases says the replica runs with leaseReads; LeaseMs is, on a
+	// leader, how long its lease still holds (0: it holds none).
+	Leases  bool
+	LeaseMs uint64
 }
 
 // JoinState is how a replica that is not a member of the cluster waits to

@@ -245,6 +245,9 @@ func (s *Server) replication(level fmt.Stringer, repl, log bool) string {
 			fmt.Fprintf(&b, "role:unknown\r\nstatus_error:%s\r\n", strings.ReplaceAll(err.Error(), "\r\n", " "))
 		} else {
 			fmt.Fprintf(&b, "role:%s\r\nmember:%v\r\nballot:%d\r\n", statuscli.RoleName(st), st.Member, st.Ballot)
+			if st.Leases {
+				fmt.Fprintf(&b, "lease_ms:%d\r\n", st.LeaseMs)
+			}
 			if int(st.Leader) >= 0 && int(st.Leader) < s.cfg.N() {
 				addr, _ := s.cfg.RESPAddr(int(st.Leader))
 				fmt.Fprintf(&b, "leader:%s\r\nleader_resp:%s\r\n", s.cfg.Replica(int(st.Leader)).Alias, addr)

@@ -148,6 +148,15 @@ func TestConnectionCommands(t *testing.T) {
 	assert.Contains(t, info, "ballot:")
 	assert.Regexp(t, `role:(leader|follower)`, info)
 	assert.Contains(t, info, "leader:replica")
+	assert.NotContains(t, info, "lease_ms", "without leaseReads")
+}
+
+// With leaseReads, INFO replication shows how long the replica's lease
+// holds (0 off the leader).
+func TestInfoShowsTheLease(t *testing.T) {
+	c := startCluster(t, "curpht", quick+"leaseReads: true")
+	info := c.client(t, 1).Info(t.Context(), "replication").Val()
+	assert.Regexp(t, `lease_ms:\d+\r\n`, info)
 }
 
 // A password guards every command but AUTH, HELLO and QUIT.

@@ -197,11 +197,11 @@ func Run(ctx context.Context, o Options) int {
 // Print writes the answers as one table.
 func Print(w io.Writer, answers []Answer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "REPLICA\tADDRESS\tROLE\tMODE\tBALLOT\tLEADER\tCOMMIT\tAPPLIED\tLOG\tSNAPSHOT\tSESSIONS\tRESP\tRECORDS\tFSYNCS\tFSYNC\tUPTIME\t")
+	fmt.Fprintln(tw, "REPLICA\tADDRESS\tROLE\tMODE\tBALLOT\tLEADER\tCOMMIT\tAPPLIED\tLOG\tSNAPSHOT\tSESSIONS\tRESP\tRECORDS\tFSYNCS\tFSYNC\tLEASE\tUPTIME\t")
 	for _, a := range answers {
 		st := a.Status
 		if st == nil {
-			fmt.Fprintf(tw, "%s\t%s\tdown\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", a.Alias, a.Addr)
+			fmt.Fprintf(tw, "%s\t%s\tdown\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", a.Alias, a.Addr)
 			continue
 		}
 		mode, fsyncs, fsync := "memory", "-", "-"
@@ -215,9 +215,9 @@ func Print(w io.Writer, answers []Answer) {
 		if st.Leader != wire.NoReplica && int(st.Leader) < len(answers) {
 			leader = answers[st.Leader].Alias
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", a.Alias, a.Addr, RoleName(st), mode, st.Ballot, leader,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", a.Alias, a.Addr, RoleName(st), mode, st.Ballot, leader,
 			st.CommitIndex, st.AppliedIndex, st.LastSlot-st.SnapshotSlot, st.SnapshotSlot, st.Sessions, st.RESPConns, st.WitnessRecords,
-			fsyncs, fsync, (time.Duration(st.UptimeMs) * time.Millisecond).Round(100*time.Millisecond))
+			fsyncs, fsync, leaseText(st), (time.Duration(st.UptimeMs) * time.Millisecond).Round(100*time.Millisecond))
 	}
 	tw.Flush()
 	for _, a := range answers {
@@ -225,6 +225,19 @@ func Print(w io.Writer, answers []Answer) {
 			fmt.Fprintf(w, "%s (%s): %v\n", a.Alias, a.Addr, a.Err)
 		}
 	}
+}
+
+// leaseText is the LEASE column: "-" when leases are off or the replica
+// does not lead, "none" for a leader without a lease (it answers leader
+// reads after a round of its followers), else how long the lease holds.
+func leaseText(st *wire.StatusReply) string {
+	switch {
+	case !st.Leases || RoleName(st) != "leader":
+		return "-"
+	case st.LeaseMs == 0:
+		return "none"
+	}
+	return (time.Duration(st.LeaseMs) * time.Millisecond).String()
 }
 
 // noLeader explains, when replicas answered and none of them leads, why

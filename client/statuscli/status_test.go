@@ -137,3 +137,16 @@ func ans(states ...*wire.StatusReply) []Answer {
 	}
 	return out
 }
+
+// The LEASE column: "-" without leases or off the leader, "none" for a
+// leader without a lease, else how long it holds.
+func TestLeaseText(t *testing.T) {
+	const follower, leader = 0, 2
+	st := func(role uint8, leases bool, ms uint64) *wire.StatusReply {
+		return &wire.StatusReply{Role: role, Member: true, Leases: leases, LeaseMs: ms}
+	}
+	assert.Equal(t, "-", leaseText(st(leader, false, 0)), "leases off")
+	assert.Equal(t, "-", leaseText(st(follower, true, 0)), "a follower")
+	assert.Equal(t, "none", leaseText(st(leader, true, 0)))
+	assert.Equal(t, "372ms", leaseText(st(leader, true, 372)))
+}

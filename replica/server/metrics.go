@@ -62,7 +62,10 @@ func (m *replicaMetrics) publish(s *server) {
 		role: c.Role(), member: c.Member(), ballot: c.Ballot(),
 		commit: c.CommitIndex(), applied: c.AppliedIndex(), last: c.LastSlot(), snapshot: c.SnapshotSlot(),
 		logEntries: size.LogEntries, sessions: size.LiveSessions, records: size.WitnessRecords,
+		leaseLeft: c.LeaseLeft(),
 	}
+	reads := c.LeaderReads()
+	st.readsLease, st.readsRound, st.readsProposed = reads.Lease, reads.Round, reads.Proposed
 	// The sessions of a client process share its connection: count each
 	// connection, and its queue, once.
 	clear(m.conns)
@@ -146,13 +149,15 @@ var (
 	descBatches    = desc("sent_batches_total", "Batches written to a peer's current connection (one write each).", "peer")
 	descMessages   = desc("sent_messages_total", "Messages written to a peer's current connection; divided by batches, the mean batch size.", "peer")
 	descFsync      = desc("log_fsync_seconds", "The fsyncs of a durable replica's log (dataDir), each covering every batch written since the previous one.")
+	descLease      = desc("lease_seconds", "How long this leader's lease (leaseReads) still holds; 0 without one.")
+	descReads      = desc("leader_reads_total", "Leader reads (strongReads: leader) served while leading, by how: at once under the lease, after a round of the followers, or given a slot (a write to their keys was not yet committed, or their dependency).", "answered")
 )
 
 // Describe implements prometheus.Collector.
 func (m *replicaMetrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRole, descBallot, descBallots, descLeaderOf, descCommit, descApplied,
 		descLastSlot, descSnapshot, descLogEntries, descSessions, descRecords, descClients, descExecuted, descQueue,
-		descBatches, descMessages, descFsync} {
+		descBatches, descMessages, descFsync, descLease, descReads} {
 		ch <- d
 	}
 }
@@ -188,6 +193,10 @@ func (m *replicaMetrics) Collect(ch chan<- prometheus.Metric) {
 	g(descSessions, float64(st.sessions))
 	g(descRecords, float64(st.records))
 	g(descClients, float64(st.clients))
+	g(descLease, st.leaseLeft.Seconds())
+	c(descReads, st.readsLease, "lease")
+	c(descReads, st.readsRound, "round")
+	c(descReads, st.readsProposed, "slot")
 	for l, level := range metrics.Levels {
 		for k, kind := range metrics.Kinds {
 			c(descExecuted, m.executed[l][k].Load(), level, kind)
