@@ -1,12 +1,18 @@
 package sim
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"slices"
+)
 
 // clockRates draws each replica's clock rate, in per mille of the
-// simulation's, within Options.ClockSkew; nil when clocks are not skewed.
-// The draws come from a stream of their own, so that a seed's other draws
-// stay those of a run without skew.
+// simulation's, within Options.ClockSkew, or takes Options.ClockRates; nil
+// when clocks are not skewed. The draws come from a stream of their own,
+// so that a seed's other draws stay those of a run without skew.
 func clockRates(o Options) []int64 {
+	if o.ClockRates != nil {
+		return slices.Clone(o.ClockRates)
+	}
 	if o.ClockSkew == 0 {
 		return nil
 	}

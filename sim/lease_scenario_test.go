@@ -15,12 +15,18 @@ import (
 // Lease reads (docs/DECISIONS.md 55). Three replicas with leases; session
 // 0 reads at the leader alone, session 1 writes.
 
-func leaseScript(t *testing.T, p sim.Protocol, m replica.Mutation) *sim.Script {
+// leaseScript starts the three replicas, seed 1 with every clock at the
+// simulation's rate unless the options say otherwise.
+func leaseScript(t *testing.T, p sim.Protocol, m replica.Mutation, opts ...func(*sim.Options)) *sim.Script {
 	t.Helper()
-	s, err := sim.NewScript(sim.Options{
+	o := sim.Options{
 		Seed: 1, N: 3, Sessions: 2, Protocol: p, LeaderReads: 50, LeaseReads: true, Mutation: m,
 		Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond},
-	})
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	s, err := sim.NewScript(o)
 	require.NoError(t, err)
 	// Past every replica's start-up promise, with the leader's lease
 	// renewed by its heartbeats since.
@@ -81,9 +87,9 @@ func TestScenarioLeaseAnswersWithoutARound(t *testing.T) {
 // completes through replica 1, which replica 0 never hears of; the reader
 // then reads the key at replica 0. It returns the time from the cut to
 // the election, on replica 0's clock, with the values written and read.
-func deposedLeaseRead(t *testing.T, p sim.Protocol, m replica.Mutation) (s *sim.Script, elected time.Duration, written, read string) {
+func deposedLeaseRead(t *testing.T, p sim.Protocol, m replica.Mutation, opts ...func(*sim.Options)) (s *sim.Script, elected time.Duration, written, read string) {
 	t.Helper()
-	s = leaseScript(t, p, m)
+	s = leaseScript(t, p, m, opts...)
 	s.Put(readWriter, wire.Strong, 5)
 	runUntil(t, s, "the first write completes", done(s, readWriter, 1), time.Second)
 	s.Get(leaderReader, wire.Strong, 5)
@@ -143,6 +149,36 @@ func TestScenarioLeaseWithoutPromiseIsCaught(t *testing.T) {
 		s, elected, written, read := deposedLeaseRead(t, p, replica.Mutation{LeaseWithoutPromise: true})
 		require.Less(t, elected, 374*time.Millisecond, "elected while the lease held")
 		require.NotEqual(t, written, read, "the deposed leader answers from its stale state")
+		requireViolation(t, s, check.RuleLinearizability)
+	})
+}
+
+// clocks runs the replicas' clocks at the given rates (per mille of the
+// simulation's), under the given seed.
+func clocks(seed uint64, rates ...int64) func(*sim.Options) {
+	return func(o *sim.Options) { o.Seed, o.ClockRates = seed, rates }
+}
+
+// TestScenarioLeaseAtTheClockMargin: the lease lasts three quarters of
+// the promise, so it holds while no clock runs a third faster than
+// another's, and no further. The deposed leader's clock is slow and its
+// followers' fast, so its lease outlasts their promise by the most. Just
+// inside the margin (858 and 1143 per mille, 1.332 apart) the lease ends
+// before replica 1 can be elected, and the read returns the new write;
+// no seed of 1 to 1000 does otherwise. Just beyond it (860 and 1160,
+// 1.349 apart), seed 53 draws the candidacy held back by the promise
+// early enough (standAfterPromise's zero to four heartbeat periods) that
+// replica 1 leads, and the new write completes, while replica 0's lease
+// still holds: it answers from its stale state, and the checker says so.
+func TestScenarioLeaseAtTheClockMargin(t *testing.T) {
+	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
+		s, _, written, read := deposedLeaseRead(t, p, replica.Mutation{}, clocks(53, 858, 1143, 1143))
+		require.Equal(t, written, read, "inside the margin")
+		s.Drop(nil)
+		requireClean(t, s)
+
+		s, _, written, read = deposedLeaseRead(t, p, replica.Mutation{}, clocks(53, 860, 1160, 1160))
+		require.NotEqual(t, written, read, "beyond the margin the deposed leader answers from its stale state")
 		requireViolation(t, s, check.RuleLinearizability)
 	})
 }

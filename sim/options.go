@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"swiftpaxos/client"
@@ -193,6 +194,11 @@ type Options struct {
 	// within ClockSkew per mille of the simulation's (0: all at its rate):
 	// leases must hold while clocks drift apart.
 	ClockSkew int
+	// ClockRates, when set, is each replica's clock rate in per mille of
+	// the simulation's, instead of ClockSkew's draws. It is taken as
+	// given, beyond the lease's margin too, so that a scenario can put
+	// clocks on either side of it.
+	ClockRates []int64
 	// Mutation is passed to every replica, ClientMutation to every
 	// session (tests of the checker only).
 	Mutation       replica.Mutation
@@ -261,6 +267,12 @@ func (o Options) validate() error {
 	}
 	if o.ClockSkew < 0 || o.ClockSkew > 500 {
 		errs = append(errs, fmt.Errorf("clock skew %d per mille: must be 0 to 500", o.ClockSkew))
+	}
+	if o.ClockRates != nil && (len(o.ClockRates) != o.N || slices.ContainsFunc(o.ClockRates, func(r int64) bool { return r < 1 || r > 2000 })) {
+		errs = append(errs, fmt.Errorf("clock rates %v: one per replica, each 1 to 2000 per mille", o.ClockRates))
+	}
+	if o.ClockRates != nil && o.ClockSkew != 0 {
+		errs = append(errs, errors.New("clock rates and clock skew: one or the other"))
 	}
 	if o.LeaseReads && o.ClockSkew > 142 {
 		// (1000+s)/(1000-s) must stay under 4/3 (lease.go's margin).
