@@ -182,3 +182,25 @@ func TestScenarioLeaseAtTheClockMargin(t *testing.T) {
 		requireViolation(t, s, check.RuleLinearizability)
 	})
 }
+
+// Clock settings that the simulation refuses: leases with a skew beyond
+// their margin (ClockRates alone may go beyond it), rates not one per
+// replica or out of range, and rates with a skew.
+func TestClockOptionsRefused(t *testing.T) {
+	for _, c := range []struct {
+		f    func(*sim.Options)
+		want string
+	}{
+		{func(o *sim.Options) { o.ClockSkew = 143 }, "clock skew 143 per mille: leases hold up to 142"},
+		{func(o *sim.Options) { o.ClockRates = []int64{1000, 1000} }, "clock rates [1000 1000]: one per replica"},
+		{func(o *sim.Options) { o.ClockRates = []int64{1000, 0, 1000} }, "clock rates [1000 0 1000]: one per replica, each 1 to 2000"},
+		{func(o *sim.Options) { o.ClockRates, o.ClockSkew = []int64{1000, 1000, 1000}, 10 }, "clock rates and clock skew: one or the other"},
+	} {
+		o := sim.Options{Seed: 1, N: 3, Sessions: 2, Protocol: protocols[0], LeaseReads: true}
+		c.f(&o)
+		_, err := sim.NewScript(o)
+		require.ErrorContains(t, err, c.want)
+	}
+	_, err := sim.NewScript(sim.Options{Seed: 1, N: 3, Sessions: 2, Protocol: protocols[0], LeaseReads: true, ClockRates: []int64{700, 1300, 1300}})
+	require.NoError(t, err, "given rates may go beyond the margin")
+}
