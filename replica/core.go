@@ -95,9 +95,10 @@ type Core struct {
 
 	lastHeartbeat int64
 	lastHeard     int64
-	leaderSince   int64 // when this replica last became leader
-	leaderHeard   int64 // when this replica last heard its leader
-	leaderLost    bool  // its connection from the leader broke since (PeerDown)
+	leaderSince   int64   // when this replica last became leader
+	heardFrom     []int64 // at a leader, when each replica last sent it anything (checkquorum.go)
+	leaderHeard   int64   // when this replica last heard its leader
+	leaderLost    bool    // its connection from the leader broke since (PeerDown)
 	el            election
 	rec           *recovery   // non-nil while a new leader recovers
 	viewCommitted bool        // the leader announced its view committed
@@ -154,6 +155,7 @@ func New(o Options) (*Core, error) {
 		ending:    make(map[wire.ClientID]kvs.Slot),
 		xfer:      make(map[wire.ReplicaID]*transfer),
 		learner:   make([]bool, o.N),
+		heardFrom: make([]int64, o.N),
 	}
 	c.wit.ignoreScanRange = o.Mutation.WitnessIgnoresScanRange
 	c.snap = &snapshot{store: c.store.Snapshot()}
@@ -276,6 +278,7 @@ func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) error {
 	if from < 0 || int(from) >= c.o.N || from == c.o.ID {
 		return invalid("message from replica %d of %d", from, c.o.N)
 	}
+	c.heard(from)
 	var err error
 	switch m := m.(type) {
 	case *wire.Accept:
@@ -318,6 +321,7 @@ func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) error {
 // reads, and the flush of stale witness records.
 func (c *Core) Tick() {
 	now := c.o.Now()
+	c.checkQuorum(now)
 	if c.role == Leader && now-c.lastHeartbeat >= int64(c.o.HeartbeatInterval) {
 		c.lastHeartbeat = now
 		c.leaseHeartbeat()

@@ -268,6 +268,7 @@ func (c *Core) becomeFollower(b wire.Ballot, leader wire.ReplicaID) {
 	}
 	c.role = Follower
 	c.leader = leader
+	c.out.quiet = false
 }
 
 // PeerDown tells the core that its connection to peer r broke. Losing the

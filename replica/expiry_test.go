@@ -94,15 +94,20 @@ func TestIdleSessionsExpire(t *testing.T) {
 	commitAll(c)
 	c.now = idle / 2
 	c.StepClient(8, strongPut(8, 2, 6))
+	// A follower answers in the meantime, as its heartbeats' AcceptAcks
+	// would: a leader that hears nobody steps down (checkquorum.go).
 	c.now = idle
+	commitAll(c)
 	c.Tick()
 	require.Equal(t, kvs.Slot(4), c.LastSlot(), "session 7 idle for SessionIdle: one end entry")
 	require.True(t, c.entries.at(4).IsSessionEnd())
 	require.Equal(t, wire.ClientID(7), c.entries.at(4).Cmd.Client)
 	c.now = idle + idle/16
+	commitAll(c)
 	c.Tick()
 	require.Equal(t, kvs.Slot(4), c.LastSlot(), "no second scan before SessionIdle/8")
 	c.now = idle + idle/2
+	commitAll(c)
 	c.Tick()
 	require.Equal(t, kvs.Slot(5), c.LastSlot(), "session 8 expires in turn")
 	commitAll(c)

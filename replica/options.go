@@ -189,6 +189,10 @@ type Mutation struct {
 	// stand, while they promise a leader of lease reads not to
 	// (docs/DECISIONS.md 55).
 	LeaseWithoutPromise bool
+	// NoCheckQuorum keeps a leader that hears from no majority leading
+	// (checkquorum.go): the cluster then stalls while a leader's links
+	// from the others are broken one way.
+	NoCheckQuorum bool
 }
 
 // withDefaults fills zero durations with the values of PROTOCOL.md 7.2.

@@ -49,10 +49,15 @@ type Ready struct {
 // allocate.
 type outbox struct {
 	cur, spare []Envelope
+	// quiet drops every message to a replica: a leader that hears no
+	// majority (checkquorum.go).
+	quiet bool
 }
 
 func (o *outbox) toReplica(to wire.ReplicaID, m wire.Message) {
-	o.cur = append(o.cur, Envelope{To: to, Msg: m})
+	if !o.quiet {
+		o.cur = append(o.cur, Envelope{To: to, Msg: m})
+	}
 }
 
 func (o *outbox) toClient(to wire.ClientID, m wire.Message) {

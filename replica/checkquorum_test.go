@@ -1,0 +1,80 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/wire"
+)
+
+// beat advances the core to now, ticks, and returns what it sent the
+// replicas.
+func beat(c *testCore, now int64) []wire.Message {
+	c.now = now
+	c.Tick()
+	return c.out.takePeer()
+}
+
+// TestCheckQuorumFallsQuiet: a leader that hears from no majority, itself
+// included, for longer than ElectionTimeoutMax sends the replicas
+// nothing, and not a moment before; one message from a follower,
+// whatever it is, makes it speak again at once. It keeps its ballot and
+// its role throughout.
+func TestCheckQuorumFallsQuiet(t *testing.T) {
+	c := newStepCore(t, 0, 3, nil)
+	window, hb := int64(c.o.ElectionTimeoutMax), int64(c.o.HeartbeatInterval)
+	require.NotEmpty(t, beat(c, window), "a whole ElectionTimeoutMax since it became leader")
+	require.Empty(t, beat(c, window+hb), "nobody heard for longer than ElectionTimeoutMax")
+	c.StepClient(7, &wire.Propose{Cmd: cmdID(7, 1), Command: putCmd(1, "v")})
+	require.Empty(t, c.out.takePeer(), "no Accept either")
+	require.True(t, c.IsLeader())
+	require.Equal(t, wire.Ballot(0), c.Ballot())
+
+	heard := c.now
+	require.NoError(t, c.StepReplica(2, &wire.AcceptAck{Ballot: 0, Replica: 2, Success: true}))
+	require.NotEmpty(t, beat(c, heard+window), "replica 2 and itself: a majority")
+	require.Empty(t, beat(c, heard+window+hb), "quiet again")
+}
+
+// TestCheckQuorumCountsALearner: a learner that reaches the leader counts,
+// since only the leader can make it a member.
+func TestCheckQuorumCountsALearner(t *testing.T) {
+	c := newStepCore(t, 0, 3, nil)
+	window, hb := int64(c.o.ElectionTimeoutMax), int64(c.o.HeartbeatInterval)
+	c.learner[1] = true
+	c.now = window / 2
+	require.NoError(t, c.StepReplica(1, &wire.Join{Replica: 1, Incarnation: 2}))
+	c.out.discard()
+	require.NotEmpty(t, beat(c, window/2+window))
+	require.Empty(t, beat(c, window/2+window+hb))
+}
+
+// TestQuietLeaderStepsDownOnAHigherBallot: a quiet leader that hears of a
+// higher ballot steps down as any leader does, and a follower speaks,
+// although it heard from no majority (two of five).
+func TestQuietLeaderStepsDownOnAHigherBallot(t *testing.T) {
+	c := newStepCore(t, 0, 5, nil)
+	require.Empty(t, beat(c, 2*int64(c.o.ElectionTimeoutMax)))
+	require.NoError(t, c.StepReplica(1, &wire.Accept{Ballot: 1, Leader: 1, Round: 1}))
+	require.False(t, c.IsLeader())
+	require.Len(t, msgsOf[*wire.AcceptAck](c.out.takePeer()), 1)
+}
+
+// TestCheckQuorumSparesFounding: a new durable cluster's leader waiting
+// for a majority of members on disk has nobody to give way to; once the
+// cluster is founded, the rule applies. So does the mutation.
+func TestCheckQuorumSparesFounding(t *testing.T) {
+	c := newStepCore(t, 0, 3, func(o *Options) { o.Durable = true })
+	require.NotNil(t, c.founded)
+	later := 10 * int64(c.o.ElectionTimeoutMax)
+	c.now = later
+	c.Tick()
+	require.False(t, c.Core.out.quiet, "founding")
+	c.founded = nil
+	c.Tick()
+	require.True(t, c.Core.out.quiet, "founded")
+
+	m := newStepCore(t, 0, 3, func(o *Options) { o.Mutation.NoCheckQuorum = true })
+	require.NotEmpty(t, beat(m, later), "Mutation.NoCheckQuorum")
+}

@@ -1,0 +1,64 @@
+package sim_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/replica"
+	"swiftpaxos/sim"
+	"swiftpaxos/wire"
+)
+
+// cannotHear cuts replica 0 off one way: it sends to the other replicas,
+// which hear its heartbeats, but nothing of theirs reaches it.
+func cannotHear(from, to int, _ wire.Message) bool {
+	return to == 0 && (from == 1 || from == 2)
+}
+
+// leaderThatCannotHear starts three replicas, lets a strong write
+// complete, cuts the leader off one way and issues a second strong write;
+// it reports whether that write completed within 10 s of the cut, and
+// when.
+func leaderThatCannotHear(t *testing.T, p sim.Protocol, m replica.Mutation) (s *sim.Script, ok bool, after time.Duration) {
+	var err error
+	t.Helper()
+	s, err = sim.NewScript(sim.Options{
+		Seed: 1, N: 3, Sessions: 1, Protocol: p, Mutation: m,
+		Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond},
+	})
+	require.NoError(t, err)
+	s.Put(0, wire.Strong, 5)
+	runUntil(t, s, "the first write completes", done(s, 0, 1), time.Second)
+	s.Drop(cannotHear)
+	cut := s.Replica(1).Now()
+	s.Put(0, wire.Strong, 5)
+	ok, err = s.RunUntil(done(s, 0, 2), 10*time.Second)
+	require.NoError(t, err)
+	return s, ok, time.Duration(s.Replica(1).Now() - cut)
+}
+
+// TestScenarioLeaderThatCannotHear: a leader whose links from the others
+// are broken one way falls quiet after ElectionTimeoutMax (check-quorum,
+// docs/DECISIONS.md 56); its heartbeats stop, the others elect a leader
+// among themselves, and the write completes through it, while replica 0,
+// hearing nothing, still believes it leads the older ballot. Without the
+// rule (Mutation.NoCheckQuorum) the followers, hearing their leader,
+// never elect another, and nothing completes in 10 s.
+func TestScenarioLeaderThatCannotHear(t *testing.T) {
+	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
+		s, ok, after := leaderThatCannotHear(t, p, replica.Mutation{})
+		require.True(t, ok, "the write completes:%s", s.Describe())
+		t.Logf("the write completed %v after the cut", after)
+		require.Greater(t, after, 1500*time.Millisecond, "not before replica 0 fell quiet (ElectionTimeoutMax)")
+		require.NotEqual(t, 0, s.Leader())
+		require.True(t, s.Replica(0).IsLeader(), "replica 0 heard of no other leader")
+		s.Drop(nil)
+		requireClean(t, s)
+
+		s, ok, _ = leaderThatCannotHear(t, p, replica.Mutation{NoCheckQuorum: true})
+		require.False(t, ok, "without check-quorum the cluster stalls")
+		require.True(t, s.Replica(0).IsLeader())
+	})
+}
