@@ -120,6 +120,18 @@ func Configs(protocol string) []Config {
 			o.Faults.ReportCuts = true
 			return o
 		}},
+		// Check-quorum (docs/DECISIONS.md 56): the leader-reads
+		// configuration's workload and crashes, under leases, with the
+		// partitions cutting one way only what the other replicas send
+		// the leader, often longer than electionTimeoutMax: the leader
+		// falls quiet, the others elect a successor, and the old one,
+		// still answering its sessions, hears of it only at the heal.
+		{Name: "deaf-leader", Sizes: []int{3, 5}, CISeeds: 50, Make: func(seed uint64, n int, p Protocol) Options {
+			o := leaderReadsConfig(seed, n, p)
+			o.LeaseReads, o.ClockSkew = true, 100
+			o.Faults.PartitionSplitsSessions, o.Faults.PartitionOneWay = false, true
+			return o
+		}},
 		{Name: "harsh", Sizes: []int{5}, CISeeds: 150, Make: func(seed uint64, n int, p Protocol) Options {
 			o := base(seed, n, p)
 			o.Sessions = 6

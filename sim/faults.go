@@ -33,7 +33,7 @@ func (c *Cluster) fault(kind int) {
 				c.links[i][c.isolated].epoch++
 			}
 			for r := range c.replicas {
-				if r != c.isolated {
+				if r != c.isolated && !f.PartitionOneWay {
 					c.reportCut(r, c.isolated)
 					c.reportCut(c.isolated, r)
 				}

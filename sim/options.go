@@ -50,6 +50,12 @@ type Faults struct {
 	// never hear of its successor, while the others write through the
 	// new one.
 	PartitionSplitsSessions bool
+	// PartitionOneWay makes a partition cut one way only: what the other
+	// replicas send the isolated one is lost, while what it sends them,
+	// and its sessions' traffic both ways, flows (a firewall rule, a
+	// receive path that stopped; docs/DECISIONS.md 56). No connection
+	// breaks, so no cut is reported.
+	PartitionOneWay bool
 	// ReportCuts tells each replica that its connection to another broke,
 	// as a server does (replica.Core.PeerDown), a network delay after a
 	// partition cut it (both ends) or the other replica crashed.

@@ -354,6 +354,9 @@ func (c *Cluster) cut(a, b int) bool {
 		return false
 	}
 	n := c.o.N
+	if c.o.Faults.PartitionOneWay {
+		return b == c.isolated && a < n
+	}
 	if c.o.Faults.PartitionSplitsSessions && (a >= n) != (b >= n) {
 		r, s := min(a, b), max(a, b)
 		return (r == c.isolated) != ((s-n)%2 == 0)
