@@ -23,7 +23,12 @@
 //	netem cut -api HOST:PORT -config CONF -isolate ALIAS -to OTHER
 //	    holds only what ALIAS sends OTHER (hold mode: one direction of one
 //	    pair; what OTHER sends ALIAS flows).
-//	netem heal -api HOST:PORT -config CONF -isolate ALIAS -from WHAT|-to OTHER
+//	netem cut -api HOST:PORT -config CONF -isolate ALIAS -deaf
+//	    holds what every other replica sends ALIAS (hold mode): ALIAS
+//	    still sends to them, and its clients reach it both ways; a
+//	    leader cut off so goes on sending heartbeats it never hears
+//	    answered (check-quorum, docs/DECISIONS.md 56).
+//	netem heal -api HOST:PORT -config CONF -isolate ALIAS -from WHAT|-to OTHER|-deaf
 //	    undoes cut: held bytes are delivered in order, proxies re-enabled.
 //	netem pairs -config CONF
 //	    prints "FROM_IP TO_IP ONE_WAY_MS" for every pair of hosts with a

@@ -35,6 +35,7 @@ func run(args []string, w io.Writer) error {
 	alias := fs.String("isolate", "", "cut/heal: the process to cut off")
 	what := fs.String("from", "replicas", "cut/heal: replicas, clients or all")
 	to := fs.String("to", "", "cut/heal: hold only what -isolate sends this process (instead of -from)")
+	deaf := fs.Bool("deaf", false, "cut/heal: hold only what every other replica sends -isolate (instead of -from)")
 	mode := fs.String("mode", "hold", "cut: hold or close")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -83,8 +84,15 @@ func run(args []string, w io.Writer) error {
 			return fmt.Errorf("-from %q: want replicas, clients or all", *what)
 		}
 		hs := bothWays(isolated(links, cfg, *alias, *what))
-		if *to != "" {
+		switch {
+		case *to != "" && *deaf:
+			return errors.New("-to and -deaf cannot be combined: -to holds what -isolate sends one process, -deaf what the replicas send it")
+		case *to != "":
 			if hs, err = oneWayCut(fs, links, cfg, *alias, *to, *mode); err != nil {
+				return err
+			}
+		case *deaf:
+			if hs, err = deafCut(fs, links, cfg, *alias, *mode); err != nil {
 				return err
 			}
 		}
@@ -183,6 +191,23 @@ func oneWayCut(fs *flag.FlagSet, links []link, cfg *config.Config, alias, to, mo
 		return nil, fmt.Errorf("-isolate %s -to %s: no link between them (clients connect to replicas only)", alias, to)
 	}
 	return hs, nil
+}
+
+// deafCut checks -deaf's company and returns the streams that carry what
+// every other replica sends alias.
+func deafCut(fs *flag.FlagSet, links []link, cfg *config.Config, alias, mode string) ([]held, error) {
+	fromGiven := false
+	fs.Visit(func(f *flag.Flag) { fromGiven = fromGiven || f.Name == "from" })
+	switch {
+	case fromGiven:
+		return nil, errors.New("-deaf and -from cannot be combined: -deaf holds what the replicas send -isolate, -from every link of a group")
+	case mode != "hold":
+		return nil, fmt.Errorf("-deaf holds one direction: -mode %s cannot close half a connection (want hold)", mode)
+	}
+	if _, ok := cfg.ReplicaIndex(alias); !ok {
+		return nil, fmt.Errorf("-isolate %s -deaf: not a replica", alias)
+	}
+	return deafTo(links, cfg, alias), nil
 }
 
 func cut(c *toxiproxy.Client, hs []held, mode string, w io.Writer) error {

@@ -180,3 +180,15 @@ func oneWay(links []link, from, to string) []held {
 	}
 	return out
 }
+
+// deafTo returns the streams that carry what every replica but alias
+// sends alias: alias still sends, and its clients reach it both ways.
+func deafTo(links []link, cfg *config.Config, alias string) []held {
+	var out []held
+	for _, r := range cfg.Replicas {
+		if r.Alias != alias {
+			out = append(out, oneWay(links, r.Alias, alias)...)
+		}
+	}
+	return out
+}

@@ -137,6 +137,22 @@ func TestOneWayHoldsOneDirection(t *testing.T) {
 	}
 }
 
+// TestDeafHoldsWhatTheReplicasSend: -deaf holds what every other replica
+// sends replica0, on both connections of each pair, and nothing that
+// replica0 sends or that its client exchanges with it.
+func TestDeafHoldsWhatTheReplicasSend(t *testing.T) {
+	cfg, _ := load(t, geo)
+	links, _ := plan(cfg, 20000, "")
+	var got []string
+	for _, h := range deafTo(links, cfg, "replica0") {
+		got = append(got, h.l.Name()+" "+h.stream)
+	}
+	want := "replica1--replica0 upstream, replica0--replica1 downstream, replica2--replica0 upstream, replica0--replica2 downstream"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("got %q, want %q", strings.Join(got, ", "), want)
+	}
+}
+
 func TestCutRefusesHalfAClose(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.conf")
 	if err := os.WriteFile(path, []byte(geo), 0o644); err != nil {
@@ -146,6 +162,10 @@ func TestCutRefusesHalfAClose(t *testing.T) {
 		"-isolate replica0 -to replica1 -mode close":    "cannot close half a connection",
 		"-isolate replica0 -to replica1 -from replicas": "-to and -from cannot be combined",
 		"-isolate replica0 -to replica9":                `-to "replica9": no such process`,
+		"-isolate replica0 -deaf -mode close":           "-deaf holds one direction",
+		"-isolate replica0 -deaf -from all":             "-deaf and -from cannot be combined",
+		"-isolate replica0 -deaf -to replica1":          "-to and -deaf cannot be combined",
+		"-isolate client0 -deaf":                        "-isolate client0 -deaf: not a replica",
 	} {
 		err := run(append([]string{"cut", "-api", "127.0.0.1:1", "-config", path}, strings.Fields(args)...), &strings.Builder{})
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -29,6 +29,8 @@ func (f Fault) String() string {
 			fmt.Fprintf(&b, " one-way %s>%s", f.Target, f.Peer)
 		case LeaderCut:
 			b.WriteString(" leader from the replicas")
+		case Deaf:
+			b.WriteString(" deaf leader (what the replicas send it)")
 		default:
 			fmt.Fprintf(&b, " isolate %s", f.Target)
 		}

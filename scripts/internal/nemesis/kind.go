@@ -112,6 +112,11 @@ const (
 	// OneWay holds the bytes one replica sends another; the other
 	// direction flows.
 	OneWay Shape = "one-way"
+	// Deaf holds what every other replica sends the leader; what it
+	// sends, and its clients' traffic both ways, flow: it goes on
+	// sending heartbeats nobody's answer reaches (check-quorum,
+	// docs/DECISIONS.md 56).
+	Deaf Shape = "deaf"
 )
 
 // Mode is how a cut link behaves (scripts/netem cut -mode).

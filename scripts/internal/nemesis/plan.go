@@ -218,11 +218,13 @@ func (d *drawer) next(t, horizon time.Duration) (Fault, bool) {
 	case Wipe:
 		f.Restart = true
 	case Partition:
-		f.Shape = []Shape{Isolate, LeaderCut, OneWay}[d.rng.IntN(3)]
+		f.Shape = []Shape{Isolate, LeaderCut, OneWay, Deaf}[d.rng.IntN(4)]
 		f.Mode = []Mode{Hold, Close}[d.rng.IntN(2)]
 		switch f.Shape {
 		case LeaderCut:
 			f.Target = Leader
+		case Deaf:
+			f.Target, f.Mode = Leader, Hold
 		case OneWay:
 			// Both ends followers needs two of them healthy: n >= 3.
 			pair := [][2]Role{{Leader, Follower}, {Follower, Leader}, {Follower, Follower}}[d.rng.IntN(3)]

@@ -128,7 +128,7 @@ func TestDrawMixes(t *testing.T) {
 			overlap = true
 		}
 	}
-	assert.True(t, shapes[Isolate] && shapes[LeaderCut] && shapes[OneWay], "shapes: %v", shapes)
+	assert.True(t, shapes[Isolate] && shapes[LeaderCut] && shapes[OneWay] && shapes[Deaf], "shapes: %v", shapes)
 	assert.True(t, overlap, "f = 2 and no two replica faults overlap in half an hour")
 	n := len(p.Faults)
 	assert.InDelta(t, float64(o.Horizon()-lead)/float64(o.Every), float64(n), float64(n)/3, "faults about every %v", o.Every)

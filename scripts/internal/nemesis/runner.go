@@ -232,12 +232,14 @@ func (r *runner) act(f Fault, targets []string, length time.Duration) error {
 	switch f.Shape {
 	case OneWay:
 		l.cut = append(l.cut, "-to", targets[1])
+	case Deaf:
+		l.cut = append(l.cut, "-deaf")
 	case LeaderCut:
 		l.cut = append(l.cut, "-from", "replicas")
 	default:
 		l.cut = append(l.cut, "-from", "all")
 	}
-	if f.Shape == OneWay {
+	if f.Shape == OneWay || f.Shape == Deaf {
 		return r.o.Hands.Do(Command{VerbCut, l.cut})
 	}
 	return r.o.Hands.Do(Command{VerbCut, append(slices.Clone(l.cut), "-mode", string(f.Mode))})

@@ -280,6 +280,20 @@ func TestRunnerTakesTheLeaderThatLeads(t *testing.T) {
 	assert.Contains(t, d.log[4], "heal -isolate replica1 -from replicas")
 }
 
+// TestRunnerCutsADeafLeader: a deaf partition holds what the replicas
+// send the leader, and its heal lets it through.
+func TestRunnerCutsADeafLeader(t *testing.T) {
+	d := newFakeDeployment(t, &fakeClock{now: time.Unix(1000, 0)}, 3)
+	p := plan1(Fault{Kind: Partition, At: 2 * time.Second, For: time.Second, Target: Leader, Shape: Deaf, Mode: Hold})
+	_, err := runPlan(t, d, p)
+	require.NoError(t, err)
+	require.Len(t, d.log, 4, "%q", d.log)
+	assert.Contains(t, d.log[1], "begin 1 partition replica0 leader:deaf:hold")
+	assert.Contains(t, d.log[0], "cut -isolate replica0 -deaf")
+	assert.NotContains(t, d.log[0], "-mode")
+	assert.Contains(t, d.log[2], "heal -isolate replica0 -deaf")
+}
+
 // TestRunnerSkipsWhatCannotStart: with no leader ever elected, a fault
 // on the leader is skipped MaxDelay after its instant, and the launcher
 // is told why; the next fault still runs.
