@@ -62,3 +62,37 @@ func TestScenarioLeaderThatCannotHear(t *testing.T) {
 		require.True(t, s.Replica(0).IsLeader())
 	})
 }
+
+// TestScenarioQuietLeaderAfterTheHeal: the cut heals after replica 0 fell
+// quiet but before the others' timers ran out. A quiet leader sends
+// nothing, so the followers speak first, with a pre-vote once their
+// timers run out, and an election follows, as after any partition of
+// the leader; the write proposed while it was quiet (which may complete
+// on CURP's fast path, from the witnesses' records, but reaches no
+// follower's log) is applied everywhere once a leader leads, and the
+// checker passes.
+func TestScenarioQuietLeaderAfterTheHeal(t *testing.T) {
+	forEachProtocol(t, func(t *testing.T, p sim.Protocol) {
+		s, err := sim.NewScript(sim.Options{
+			Seed: 1, N: 3, Sessions: 1, Protocol: p,
+			Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond},
+		})
+		require.NoError(t, err)
+		s.Put(0, wire.Strong, 5)
+		runUntil(t, s, "the first write completes", done(s, 0, 1), time.Second)
+		s.Drop(cannotHear)
+		require.NoError(t, s.Run(1600*time.Millisecond))
+		commit := s.Replica(1).CommitIndex()
+		s.Put(0, wire.Strong, 5)
+		require.NoError(t, s.Run(100*time.Millisecond))
+		_, ok := s.AppliedSlot(1, 0, 2)
+		require.False(t, ok, "quiet: the followers get no Accept")
+		require.Equal(t, commit, s.Replica(1).CommitIndex())
+		s.Drop(nil)
+		runUntil(t, s, "the second write completes", done(s, 0, 2), time.Second)
+		for r := range 3 {
+			runUntil(t, s, "every replica applies it", func() bool { _, ok := s.AppliedSlot(r, 0, 2); return ok }, 3*time.Second)
+		}
+		requireClean(t, s)
+	})
+}
