@@ -37,17 +37,41 @@ func TestCheckQuorumFallsQuiet(t *testing.T) {
 	require.Empty(t, beat(c, heard+window+hb), "quiet again")
 }
 
-// TestCheckQuorumCountsALearner: a learner that reaches the leader counts,
-// since only the leader can make it a member.
-func TestCheckQuorumCountsALearner(t *testing.T) {
+// TestCheckQuorumAndLearners: a learner's messages do not keep the
+// leader speaking, since its acknowledgements commit nothing, but a quiet
+// leader goes on sending to it: only a leader can make it a member.
+func TestCheckQuorumAndLearners(t *testing.T) {
 	c := newStepCore(t, 0, 3, nil)
 	window, hb := int64(c.o.ElectionTimeoutMax), int64(c.o.HeartbeatInterval)
 	c.learner[1] = true
 	c.now = window / 2
 	require.NoError(t, c.StepReplica(1, &wire.Join{Replica: 1, Incarnation: 2}))
 	c.out.discard()
-	require.NotEmpty(t, beat(c, window/2+window))
-	require.Empty(t, beat(c, window/2+window+hb))
+	destinations := func() map[wire.ReplicaID]bool {
+		c.Tick()
+		to := map[wire.ReplicaID]bool{}
+		for _, e := range c.Core.Ready().Messages {
+			if !e.ToClient {
+				to[e.To] = true
+			}
+		}
+		return to
+	}
+	c.now = window/2 + window
+	require.Equal(t, map[wire.ReplicaID]bool{1: true}, destinations(), "quiet, but for the learner")
+	require.NoError(t, c.StepReplica(2, &wire.AcceptAck{Ballot: 0, Replica: 2, Success: true}))
+	c.now += hb
+	require.Equal(t, map[wire.ReplicaID]bool{1: true, 2: true}, destinations(), "a member speaks")
+}
+
+// TestInvalidMessagesAreNotHeard: a message that breaks an invariant is
+// dropped whole, and does not count for check-quorum either.
+func TestInvalidMessagesAreNotHeard(t *testing.T) {
+	c := newStepCore(t, 0, 3, nil)
+	window := int64(c.o.ElectionTimeoutMax)
+	c.now = window / 2
+	require.ErrorIs(t, c.StepReplica(2, &wire.AcceptAck{Ballot: 0, Replica: 1, Success: true}), ErrInvalid)
+	require.Empty(t, beat(c, window/2+window))
 }
 
 // TestQuietLeaderStepsDownOnAHigherBallot: a quiet leader that hears of a

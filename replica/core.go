@@ -97,8 +97,9 @@ type Core struct {
 	lastHeard     int64
 	leaderSince   int64   // when this replica last became leader
 	heardFrom     []int64 // at a leader, when each replica last sent it anything (checkquorum.go)
-	leaderHeard   int64   // when this replica last heard its leader
-	leaderLost    bool    // its connection from the leader broke since (PeerDown)
+	quietFalls    int
+	leaderHeard   int64 // when this replica last heard its leader
+	leaderLost    bool  // its connection from the leader broke since (PeerDown)
 	el            election
 	rec           *recovery   // non-nil while a new leader recovers
 	viewCommitted bool        // the leader announced its view committed
@@ -158,6 +159,7 @@ func New(o Options) (*Core, error) {
 		heardFrom: make([]int64, o.N),
 	}
 	c.wit.ignoreScanRange = o.Mutation.WitnessIgnoresScanRange
+	c.out.learner = c.learner
 	c.snap = &snapshot{store: c.store.Snapshot()}
 	c.el.votedFor = wire.NoReplica
 	c.jn.replies = make([]*wire.JoinReply, o.N)
@@ -278,7 +280,6 @@ func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) error {
 	if from < 0 || int(from) >= c.o.N || from == c.o.ID {
 		return invalid("message from replica %d of %d", from, c.o.N)
 	}
-	c.heard(from)
 	var err error
 	switch m := m.(type) {
 	case *wire.Accept:
@@ -313,6 +314,9 @@ func (c *Core) StepReplica(from wire.ReplicaID, m wire.Message) error {
 		err = c.onInstallSnapshotAck(from, m)
 	default:
 		err = invalid("%s is not a replica message", typeName{m})
+	}
+	if !errors.Is(err, ErrInvalid) {
+		c.heard(from)
 	}
 	return err
 }

@@ -95,7 +95,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 	c.now = idle / 2
 	c.StepClient(8, strongPut(8, 2, 6))
 	// A follower answers in the meantime, as its heartbeats' AcceptAcks
-	// would: a leader that hears nobody steps down (checkquorum.go).
+	// would: a leader that hears nobody falls quiet (checkquorum.go).
 	c.now = idle
 	commitAll(c)
 	c.Tick()

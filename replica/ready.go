@@ -49,13 +49,14 @@ type Ready struct {
 // allocate.
 type outbox struct {
 	cur, spare []Envelope
-	// quiet drops every message to a replica: a leader that hears no
-	// majority (checkquorum.go).
-	quiet bool
+	// quiet drops every message to a member: a leader that hears no
+	// majority (checkquorum.go); learner is the core's, by replica.
+	quiet   bool
+	learner []bool
 }
 
 func (o *outbox) toReplica(to wire.ReplicaID, m wire.Message) {
-	if !o.quiet {
+	if !o.quiet || o.learner[to] {
 		o.cur = append(o.cur, Envelope{To: to, Msg: m})
 	}
 }

@@ -29,7 +29,9 @@ func (c *Cluster) fault(kind int) {
 				}
 			}
 			for i := range c.links {
-				c.links[c.isolated][i].epoch++
+				if !f.PartitionOneWay {
+					c.links[c.isolated][i].epoch++
+				}
 				c.links[i][c.isolated].epoch++
 			}
 			for r := range c.replicas {
@@ -133,6 +135,7 @@ func (c *Cluster) crash(r int) {
 		return
 	}
 	c.countRejoin(r)
+	c.QuietFalls += c.replicas[r].QuietFalls()
 	c.dead[r] = true
 	if c.o.Durable {
 		c.crashDisk(r)

@@ -94,6 +94,9 @@ type Cluster struct {
 	// LateStarted counts the replicas started after the cluster was
 	// founded without them.
 	LateStarted int
+	// QuietFalls counts the times a leader fell quiet (check-quorum,
+	// replica.Core.QuietFalls), over every replica's lives.
+	QuietFalls int
 	// FromDisk counts replicas restarted from their disk (durable mode),
 	// Wipes those restarted with their disk lost; CrashAlls the
 	// whole-cluster crashes.
@@ -124,6 +127,7 @@ type Result struct {
 	// the Cluster.
 	Restarts, Installs, Rejoins, Ended, IdleExpired int
 	FromDisk, Wipes, CrashAlls, LateStarted         int
+	QuietFalls                                      int
 	// Expired is how many live sessions were told that acknowledged
 	// writes of theirs were refused (docs/DECISIONS.md 15).
 	Expired int
@@ -161,12 +165,14 @@ func Run(o Options) (*Result, error) {
 		c.countRejoin(i)
 		if c.dead[i] {
 			crashed = append(crashed, i)
+		} else {
+			c.QuietFalls += r.QuietFalls()
 		}
 	}
 	return &Result{
 		Ballot: ballot, Crashed: crashed, Expired: lost,
 		Restarts: c.Restarts, Installs: c.Installs, Rejoins: c.Rejoins, Ended: c.Ended, IdleExpired: c.IdleExpired,
-		FromDisk: c.FromDisk, Wipes: c.Wipes, CrashAlls: c.CrashAlls, LateStarted: c.LateStarted,
+		FromDisk: c.FromDisk, Wipes: c.Wipes, CrashAlls: c.CrashAlls, LateStarted: c.LateStarted, QuietFalls: c.QuietFalls,
 		History: c.history, Logs: logs, Report: rep,
 		Fast: c.Fast, Slow: c.Slow, LeaderReads: c.LeaderReads, LeaderWrites: c.LeaderWrites, Messages: c.Messages,
 		Virtual: time.Duration(c.now),

@@ -82,12 +82,14 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 			fast, slow, restarts, installs, rejoins, ended, expired, fromDisk, crashAlls, late := 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 			leaderReads, wantLeaderReads, leaderWrites, wantLeaderWrites := 0, false, 0, false
 			wipes, wantWipes := 0, false
+			quiet, wantQuiet := 0, false
 			seeds := Seeds(count)
 			for _, seed := range seeds {
 				o := mk(seed, n)
 				wantLeaderReads = wantLeaderReads || o.LeaderReads > 0
 				wantLeaderWrites = wantLeaderWrites || o.LeaderWrites
 				wantWipes = wantWipes || o.Faults.WipeProb > 0
+				wantQuiet = wantQuiet || o.Faults.PartitionOneWay
 				res, err := Run(o)
 				if f := Failure(res, err); f != "" {
 					t.Fatalf("seed %d: %s (replay: go test -run '%s' -sim.seed %d)", seed, f, t.Name(), seed)
@@ -98,6 +100,7 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 				rejoins += res.Rejoins
 				fromDisk += res.FromDisk
 				wipes += res.Wipes
+				quiet += res.QuietFalls
 				crashAlls += res.CrashAlls
 				late += res.LateStarted
 				ended += res.Ended
@@ -106,8 +109,8 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 				leaderReads += res.LeaderReads
 				leaderWrites += res.LeaderWrites
 			}
-			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d (%d leader reads), %d writes sent to the leader alone; %d restarts (%d from disk, %d with the disk lost, %d whole-cluster crashes), %d late starts, %d snapshots installed, %d rejoined; sessions: %d ended, %d expired idle",
-				n, len(seeds), fast, slow, leaderReads, leaderWrites, restarts, fromDisk, wipes, crashAlls, late, installs, rejoins, ended, expired)
+			t.Logf("n=%d: %d seeds, strong fast path %d, slow path %d (%d leader reads), %d writes sent to the leader alone; %d restarts (%d from disk, %d with the disk lost, %d whole-cluster crashes), %d late starts, %d snapshots installed, %d rejoined; %d times a leader fell quiet; sessions: %d ended, %d expired idle",
+				n, len(seeds), fast, slow, leaderReads, leaderWrites, restarts, fromDisk, wipes, crashAlls, late, installs, rejoins, quiet, ended, expired)
 			if fast == 0 || slow == 0 {
 				t.Fatalf("fast path %d, slow path %d: the workload must exercise both", fast, slow)
 			}
@@ -118,6 +121,10 @@ func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) O
 			// its disk.
 			if wantWipes && wipes == 0 && len(seeds) >= 10 {
 				t.Fatalf("no durable replica lost its disk: the faults must exercise it")
+			}
+			// Over ten seeds at least, as for the wipes.
+			if wantQuiet && quiet == 0 && len(seeds) >= 10 {
+				t.Fatalf("no leader fell quiet: one-way partitions of the leader must exercise check-quorum")
 			}
 			if wantLeaderReads && leaderReads == 0 {
 				t.Fatalf("no leader read was answered without a slot: the workload must exercise them")
