@@ -386,4 +386,5 @@ func TestStatusAndMetricsShowTheLease(t *testing.T) {
 	require.Equal(t, float64(reads), sum(t, text, name), text)
 	require.Zero(t, sum(t, text, name, `answered="slot"`), text)
 	require.LessOrEqual(t, sum(t, text, "swiftpaxos_replica_lease_seconds"), (cfg.ElectionTimeoutMin * 3 / 4).Seconds())
+	require.Contains(t, text, "\nswiftpaxos_replica_quiet 0\n", "a leader that hears its followers")
 }

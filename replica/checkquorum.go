@@ -74,3 +74,6 @@ func (c *Core) heardMajority(now int64) bool {
 
 // QuietFalls counts the times this leader fell quiet.
 func (c *Core) QuietFalls() int { return c.quietFalls }
+
+// Quiet reports whether this leader is quiet.
+func (c *Core) Quiet() bool { return c.out.quiet }

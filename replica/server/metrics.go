@@ -62,7 +62,7 @@ func (m *replicaMetrics) publish(s *server) {
 		role: c.Role(), member: c.Member(), ballot: c.Ballot(),
 		commit: c.CommitIndex(), applied: c.AppliedIndex(), last: c.LastSlot(), snapshot: c.SnapshotSlot(),
 		logEntries: size.LogEntries, sessions: size.LiveSessions, records: size.WitnessRecords,
-		leaseLeft: c.LeaseLeft(),
+		leaseLeft: c.LeaseLeft(), quiet: c.Quiet(),
 	}
 	reads := c.LeaderReads()
 	st.readsLease, st.readsRound, st.readsProposed = reads.Lease, reads.Round, reads.Proposed
@@ -150,6 +150,7 @@ var (
 	descMessages   = desc("sent_messages_total", "Messages written to a peer's current connection; divided by batches, the mean batch size.", "peer")
 	descFsync      = desc("log_fsync_seconds", "The fsyncs of a durable replica's log (dataDir), each covering every batch written since the previous one.")
 	descLease      = desc("lease_seconds", "How long this leader's lease (leaseReads) still holds; 0 without one.")
+	descQuiet      = desc("quiet", "1 while this leader heard from no majority of members for longer than electionTimeoutMax and sends them nothing (check-quorum, docs/DECISIONS.md 56).")
 	descReads      = desc("leader_reads_total", "Leader reads (strongReads: leader) served while leading, by how: at once under the lease, after a round of the followers, or given a slot (a write to their keys was not yet committed, or their dependency).", "answered")
 )
 
@@ -157,7 +158,7 @@ var (
 func (m *replicaMetrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRole, descBallot, descBallots, descLeaderOf, descCommit, descApplied,
 		descLastSlot, descSnapshot, descLogEntries, descSessions, descRecords, descClients, descExecuted, descQueue,
-		descBatches, descMessages, descFsync, descLease, descReads} {
+		descBatches, descMessages, descFsync, descLease, descReads, descQuiet} {
 		ch <- d
 	}
 }
@@ -194,6 +195,7 @@ func (m *replicaMetrics) Collect(ch chan<- prometheus.Metric) {
 	g(descRecords, float64(st.records))
 	g(descClients, float64(st.clients))
 	g(descLease, st.leaseLeft.Seconds())
+	g(descQuiet, float64(b2u(st.quiet)))
 	c(descReads, st.readsLease, "lease")
 	c(descReads, st.readsRound, "round")
 	c(descReads, st.readsProposed, "slot")

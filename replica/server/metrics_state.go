@@ -24,26 +24,31 @@ type loopState struct {
 	// readsRound and readsProposed are replica.LeaderReadCounts.
 	leaseLeft                             time.Duration
 	readsLease, readsRound, readsProposed uint64
+	// quiet: a leader that heard from no majority (replica.Core.Quiet).
+	quiet bool
 }
 
-const stateWords = 16
+const stateWords = 17
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 func (st *loopState) words() [stateWords]uint64 {
-	member := uint64(0)
-	if st.member {
-		member = 1
-	}
-	return [stateWords]uint64{uint64(st.role), member, uint64(st.ballot),
+	return [stateWords]uint64{uint64(st.role), b2u(st.member), uint64(st.ballot),
 		uint64(st.commit), uint64(st.applied), uint64(st.last), uint64(st.snapshot),
 		uint64(st.logEntries), uint64(st.sessions), uint64(st.records), uint64(st.clients), uint64(st.clientQueued),
-		uint64(st.leaseLeft), st.readsLease, st.readsRound, st.readsProposed}
+		uint64(st.leaseLeft), st.readsLease, st.readsRound, st.readsProposed, b2u(st.quiet)}
 }
 
 func loopStateOf(w [stateWords]uint64) loopState {
 	return loopState{role: replica.Role(w[0]), member: w[1] == 1, ballot: wire.Ballot(w[2]),
 		commit: kvs.Slot(w[3]), applied: kvs.Slot(w[4]), last: kvs.Slot(w[5]), snapshot: kvs.Slot(w[6]),
 		logEntries: int(w[7]), sessions: int(w[8]), records: int(w[9]), clients: int(w[10]), clientQueued: int(w[11]),
-		leaseLeft: time.Duration(w[12]), readsLease: w[13], readsRound: w[14], readsProposed: w[15]}
+		leaseLeft: time.Duration(w[12]), readsLease: w[13], readsRound: w[14], readsProposed: w[15], quiet: w[16] == 1}
 }
 
 // stateCell holds the last loopState the loop published. The loop

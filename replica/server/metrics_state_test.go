@@ -16,7 +16,7 @@ func stateN(n int) loopState {
 	return loopState{role: replica.Role(n % 3), member: n%2 == 1, ballot: wire.Ballot(n),
 		commit: kvs.Slot(n), applied: kvs.Slot(n), last: kvs.Slot(n), snapshot: kvs.Slot(n),
 		logEntries: n, sessions: n, records: n, clients: n, clientQueued: n,
-		leaseLeft: time.Duration(n), readsLease: uint64(n), readsRound: uint64(n), readsProposed: uint64(n)}
+		leaseLeft: time.Duration(n), readsLease: uint64(n), readsRound: uint64(n), readsProposed: uint64(n), quiet: n%2 == 1}
 }
 
 func consistent(st loopState) bool {
