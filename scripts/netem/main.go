@@ -175,13 +175,8 @@ const holdMs = 3600 * 1000
 // oneWayCut checks -to's company and returns the streams that carry
 // what alias sends to.
 func oneWayCut(fs *flag.FlagSet, links []link, cfg *config.Config, alias, to, mode string) ([]held, error) {
-	fromGiven := false
-	fs.Visit(func(f *flag.Flag) { fromGiven = fromGiven || f.Name == "from" })
-	switch {
-	case fromGiven:
-		return nil, errors.New("-to and -from cannot be combined: -to holds one direction of one pair, -from every link of a group")
-	case mode != "hold":
-		return nil, fmt.Errorf("-to holds one direction: -mode %s cannot close half a connection (want hold)", mode)
+	if err := holdsOneDirection(fs, "-to", "one direction of one pair", mode); err != nil {
+		return nil, err
 	}
 	if _, ok := cfg.Lookup(to); !ok {
 		return nil, fmt.Errorf("-to %q: no such process", to)
@@ -196,18 +191,27 @@ func oneWayCut(fs *flag.FlagSet, links []link, cfg *config.Config, alias, to, mo
 // deafCut checks -deaf's company and returns the streams that carry what
 // every other replica sends alias.
 func deafCut(fs *flag.FlagSet, links []link, cfg *config.Config, alias, mode string) ([]held, error) {
-	fromGiven := false
-	fs.Visit(func(f *flag.Flag) { fromGiven = fromGiven || f.Name == "from" })
-	switch {
-	case fromGiven:
-		return nil, errors.New("-deaf and -from cannot be combined: -deaf holds what the replicas send -isolate, -from every link of a group")
-	case mode != "hold":
-		return nil, fmt.Errorf("-deaf holds one direction: -mode %s cannot close half a connection (want hold)", mode)
+	if err := holdsOneDirection(fs, "-deaf", "what the replicas send -isolate", mode); err != nil {
+		return nil, err
 	}
 	if _, ok := cfg.ReplicaIndex(alias); !ok {
 		return nil, fmt.Errorf("-isolate %s -deaf: not a replica", alias)
 	}
 	return deafTo(links, cfg, alias), nil
+}
+
+// holdsOneDirection refuses, beside the flag name (-to or -deaf), which
+// holds what, a -from and a -mode other than hold.
+func holdsOneDirection(fs *flag.FlagSet, name, what, mode string) error {
+	fromGiven := false
+	fs.Visit(func(f *flag.Flag) { fromGiven = fromGiven || f.Name == "from" })
+	switch {
+	case fromGiven:
+		return fmt.Errorf("%s and -from cannot be combined: %s holds %s, -from every link of a group", name, name, what)
+	case mode != "hold":
+		return fmt.Errorf("%s holds one direction: -mode %s cannot close half a connection (want hold)", name, mode)
+	}
+	return nil
 }
 
 func cut(c *toxiproxy.Client, hs []held, mode string, w io.Writer) error {
