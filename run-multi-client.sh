@@ -23,7 +23,8 @@ usage: ./run-multi-client.sh [-c CONF] [-o DIR] [-p PROTOCOL] [-t THREADS]
            [--nemesis KINDS [--nemesis-every D] [--nemesis-seed S]] [-h]
 
   -c CONF                  configuration file (default: multi-client.conf)
-  -o DIR                   output directory (default: results/<timestamp>)
+  -o DIR                   output directory (default: results/<timestamp>,
+                           -r2, -r3... for a run started in the same second)
   -p PROTOCOL              protocol, overriding the configuration (curpht, curpho)
   -t THREADS               sessions per client process, overriding clientThreads
   --check                  unique values, record histories and applied logs,
@@ -309,7 +310,13 @@ fi
 if [ "$multi" = 1 ] && [ "$proxy" = 1 ] && [ -z "${PROXY_IP:-}" ]; then
 	usage_error "--proxy with --hosts needs PROXY_IP, an address of this machine that every host reaches (the proxies run here)"
 fi
-[ -n "$out" ] || out="results/$(date +%Y%m%d-%H%M%S)"
+if [ -z "$out" ]; then
+	# The default is the start's second; a run started within the same
+	# second as another gets the next free suffix instead of a refusal.
+	out="results/$(date +%Y%m%d-%H%M%S)"
+	n=2
+	while [ -e "$out" ]; do out="${out%-r*}-r$n"; n=$((n + 1)); done
+fi
 if [ -e "$out" ] && [ ! -d "$out" ]; then
 	usage_error "output directory $out is not a directory"
 fi
