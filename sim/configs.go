@@ -138,6 +138,9 @@ func Configs(protocol string) []Config {
 			o.Workload = Workload{Ops: 60, Pendings: 3, Keys: 4, WeakRatio: 50, WeakWrites: 80, Writes: 50, ScanRatio: 20, ScanCount: 2,
 				Deletes: 20, RMW: 20}
 			o.Faults = HarshMix()
+			// Replicas hear of crashed peers, as servers do (DECISIONS
+			// 35's shortcut to an election).
+			o.Faults.ReportCuts = true
 			return o
 		}},
 		// The harsh mix with client crashes and execution lag: sessions die
@@ -271,6 +274,7 @@ func Configs(protocol string) []Config {
 			o.Faults.DropWeakProb = 0.3
 			o.Faults.PartitionEvery, o.Faults.PartitionFor = 2*time.Second, 2500*time.Millisecond
 			o.Faults.PartitionLeader = true
+			o.Faults.ReportCuts = true
 			return o
 		}},
 	}
