@@ -349,7 +349,7 @@ func TestStatusAndMetricsShowTheLease(t *testing.T) {
 	for range 100 {
 		code, out, _ := runStatus(t, conf)
 		require.Equal(t, 0, code)
-		leases = statusColumn(t, out, "LEASE")
+		leases, leader = statusColumn(t, out, "LEASE"), ""
 		for alias, r := range statusRoles(t, out) {
 			if r == "leader" {
 				leader = alias

@@ -311,11 +311,13 @@ if [ "$multi" = 1 ] && [ "$proxy" = 1 ] && [ -z "${PROXY_IP:-}" ]; then
 	usage_error "--proxy with --hosts needs PROXY_IP, an address of this machine that every host reaches (the proxies run here)"
 fi
 if [ -z "$out" ]; then
-	# The default is the start's second; a run started within the same
-	# second as another gets the next free suffix instead of a refusal.
+	# The default is the start's second, with the next free suffix for
+	# runs started within the same second, so that no two runs share a
+	# directory: mkdir claims it or fails.
+	mkdir -p results
 	out="results/$(date +%Y%m%d-%H%M%S)"
 	n=2
-	while [ -e "$out" ]; do out="${out%-r*}-r$n"; n=$((n + 1)); done
+	until mkdir "$out" 2>/dev/null; do out="${out%-r*}-r$n"; n=$((n + 1)); done
 fi
 if [ -e "$out" ] && [ ! -d "$out" ]; then
 	usage_error "output directory $out is not a directory"

@@ -36,6 +36,7 @@ func TestCheckQuorumFallsQuiet(t *testing.T) {
 
 	heard := c.now
 	require.NoError(t, c.StepReplica(2, &wire.AcceptAck{Ballot: 0, Replica: 2, Success: true}))
+	require.False(t, c.Quiet(), "speaks again at once")
 	require.NotEmpty(t, beat(c, heard+window), "replica 2 and itself: a majority")
 	require.Empty(t, beat(c, heard+window+hb), "quiet again")
 }
@@ -65,6 +66,17 @@ func TestCheckQuorumAndLearners(t *testing.T) {
 	require.NoError(t, c.StepReplica(2, &wire.AcceptAck{Ballot: 0, Replica: 2, Success: true}))
 	c.now += hb
 	require.Equal(t, map[wire.ReplicaID]bool{1: true, 2: true}, destinations(), "a member speaks")
+}
+
+// TestQuietLeaderIgnoresStaleLearnerFlags: a replica flagged a learner
+// in an earlier leadership of this replica, which became a member under
+// another leader since, hears nothing from it once it is quiet: only
+// this leadership's learners are talked to.
+func TestQuietLeaderIgnoresStaleLearnerFlags(t *testing.T) {
+	c := newStepCore(t, 0, 3, nil)
+	c.learner[1] = true // as an earlier leadership left it
+	require.Empty(t, beat(c, 2*int64(c.o.ElectionTimeoutMax)))
+	require.True(t, c.Quiet())
 }
 
 // TestInvalidMessagesAreNotHeard: a message that breaks an invariant is

@@ -159,7 +159,7 @@ func New(o Options) (*Core, error) {
 		heardFrom: make([]int64, o.N),
 	}
 	c.wit.ignoreScanRange = o.Mutation.WitnessIgnoresScanRange
-	c.out.learner = c.learner
+	c.out.learner = make([]bool, o.N)
 	c.snap = &snapshot{store: c.store.Snapshot()}
 	c.el.votedFor = wire.NoReplica
 	c.jn.replies = make([]*wire.JoinReply, o.N)

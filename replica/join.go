@@ -108,7 +108,7 @@ func (c *Core) onJoin(from wire.ReplicaID, m *wire.Join) error {
 		// The peer lost its log: replicate to it from scratch, and do
 		// not count it toward commits until it is a member again.
 		r.Mark = c.entries.last()
-		c.match[from], c.sent[from], c.learner[from] = 0, 0, true
+		c.match[from], c.sent[from], c.learner[from], c.out.learner[from] = 0, 0, true, true
 		// What its earlier life confirmed counts no more; a learner's
 		// rounds count for nothing anyway, and a replica promises from
 		// its start (lease.go): this keeps the argument local.

@@ -50,11 +50,17 @@ type Ready struct {
 type outbox struct {
 	cur, spare []Envelope
 	// quiet drops every message to a member: a leader that hears no
-	// majority (checkquorum.go); learner is the core's, by replica.
+	// majority (checkquorum.go). learner says, by replica, which ones
+	// this leadership saw as learners (a Join it marked, or their
+	// latest AcceptAck): a quiet leader still talks to those. It is kept
+	// apart from the core's learner flags, which outlive a leadership:
+	// with those, a replica that became a member under another leader
+	// would keep hearing a quiet one, and keep the others from electing.
 	quiet   bool
 	learner []bool
 }
 
+// toReplica queues m for replica to, a valid replica id.
 func (o *outbox) toReplica(to wire.ReplicaID, m wire.Message) {
 	if !o.quiet || o.learner[to] {
 		o.cur = append(o.cur, Envelope{To: to, Msg: m})

@@ -29,6 +29,7 @@ func (c *Core) becomeLeader() {
 	c.leaderSince = c.o.Now()
 	c.dropLeaderReads()
 	clear(c.xfer)
+	clear(c.out.learner)
 	c.log.Info("elected leader", "ballot", uint32(c.ballot), "last", uint64(c.entries.last()))
 	last := c.entries.last()
 	for p := range c.o.N {

@@ -112,7 +112,7 @@ func (c *Core) onAcceptAck(from wire.ReplicaID, m *wire.AcceptAck) error {
 	}
 	p := m.Replica
 	joined := c.learner[p] && !m.Learner
-	c.learner[p] = m.Learner
+	c.learner[p], c.out.learner[p] = m.Learner, m.Learner
 	if !m.Learner {
 		c.foundingAck(p)
 		c.noteRound(p, m.Round)

@@ -48,6 +48,14 @@ func Configs(protocol string) []Config {
 		o.Faults.PartitionLeader, o.Faults.PartitionSplitsSessions = true, true
 		return o
 	}
+	// leaseReadsConfig is the leader-reads configuration under leases
+	// (docs/DECISIONS.md 55), every replica's clock at its own rate within
+	// 10 % of the simulation's.
+	leaseReadsConfig := func(seed uint64, n int, p Protocol) Options {
+		o := leaderReadsConfig(seed, n, p)
+		o.LeaseReads, o.ClockSkew = true, 100
+		return o
+	}
 	// Replicas crash and come back empty (PROTOCOL.md 6.10), with
 	// frequent snapshots and a short log tail, so that restarted and
 	// lagging replicas catch up by state transfer in most runs.
@@ -113,8 +121,7 @@ func Configs(protocol string) []Config {
 		// leader-reads configuration's faults, with every replica's clock
 		// at its own rate, within 10 % of the simulation's.
 		{Name: "lease-reads", Sizes: []int{3, 5}, CISeeds: 100, Make: func(seed uint64, n int, p Protocol) Options {
-			o := leaderReadsConfig(seed, n, p)
-			o.LeaseReads, o.ClockSkew = true, 100
+			o := leaseReadsConfig(seed, n, p)
 			// Replicas hear of broken connections, as servers do:
 			// the shortcut to an election that the promise holds back.
 			o.Faults.ReportCuts = true
@@ -127,8 +134,7 @@ func Configs(protocol string) []Config {
 		// falls quiet, the others elect a successor, and the old one,
 		// still answering its sessions, hears of it only at the heal.
 		{Name: "deaf-leader", Sizes: []int{3, 5}, CISeeds: 50, Make: func(seed uint64, n int, p Protocol) Options {
-			o := leaderReadsConfig(seed, n, p)
-			o.LeaseReads, o.ClockSkew = true, 100
+			o := leaseReadsConfig(seed, n, p)
 			o.Faults.PartitionSplitsSessions, o.Faults.PartitionOneWay = false, true
 			return o
 		}},

@@ -29,10 +29,15 @@ func (c *Cluster) fault(kind int) {
 				}
 			}
 			for i := range c.links {
+				// One way, only what the other replicas send the
+				// isolated one is lost: its own sends and its sessions'
+				// traffic flow.
 				if !f.PartitionOneWay {
 					c.links[c.isolated][i].epoch++
 				}
-				c.links[i][c.isolated].epoch++
+				if !f.PartitionOneWay || i < c.o.N {
+					c.links[i][c.isolated].epoch++
+				}
 			}
 			for r := range c.replicas {
 				if r != c.isolated && !f.PartitionOneWay {

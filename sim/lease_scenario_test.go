@@ -194,6 +194,7 @@ func TestClockOptionsRefused(t *testing.T) {
 		{func(o *sim.Options) { o.ClockSkew = 143 }, "clock skew 143 per mille: leases hold up to 142"},
 		{func(o *sim.Options) { o.ClockRates = []int64{1000, 1000} }, "clock rates [1000 1000]: one per replica"},
 		{func(o *sim.Options) { o.ClockRates = []int64{1000, 0, 1000} }, "clock rates [1000 0 1000]: one per replica, each 1 to 2000"},
+		{func(o *sim.Options) { o.ClockRates = []int64{1000, 2001, 1000} }, "clock rates [1000 2001 1000]: one per replica, each 1 to 2000"},
 		{func(o *sim.Options) { o.ClockRates, o.ClockSkew = []int64{1000, 1000, 1000}, 10 }, "clock rates and clock skew: one or the other"},
 	} {
 		o := sim.Options{Seed: 1, N: 3, Sessions: 2, Protocol: protocols[0], LeaseReads: true}

@@ -95,7 +95,8 @@ type Cluster struct {
 	// founded without them.
 	LateStarted int
 	// QuietFalls counts the times a leader fell quiet (check-quorum,
-	// replica.Core.QuietFalls), over every replica's lives.
+	// replica.Core.QuietFalls) in the lives that crashed; the run's
+	// Result adds the live ones.
 	QuietFalls int
 	// FromDisk counts replicas restarted from their disk (durable mode),
 	// Wipes those restarted with their disk lost; CrashAlls the
@@ -160,19 +161,20 @@ func Run(o Options) (*Result, error) {
 	rep := check.Check(c.history, logs, check.Options{Crashed: crashedSessions})
 	var ballot wire.Ballot
 	var crashed []int
+	quiet := c.QuietFalls // the crashed lives'; the live ones' below
 	for i, r := range c.replicas {
 		ballot = max(ballot, r.Ballot())
 		c.countRejoin(i)
 		if c.dead[i] {
 			crashed = append(crashed, i)
 		} else {
-			c.QuietFalls += r.QuietFalls()
+			quiet += r.QuietFalls()
 		}
 	}
 	return &Result{
 		Ballot: ballot, Crashed: crashed, Expired: lost,
 		Restarts: c.Restarts, Installs: c.Installs, Rejoins: c.Rejoins, Ended: c.Ended, IdleExpired: c.IdleExpired,
-		FromDisk: c.FromDisk, Wipes: c.Wipes, CrashAlls: c.CrashAlls, LateStarted: c.LateStarted, QuietFalls: c.QuietFalls,
+		FromDisk: c.FromDisk, Wipes: c.Wipes, CrashAlls: c.CrashAlls, LateStarted: c.LateStarted, QuietFalls: quiet,
 		History: c.history, Logs: logs, Report: rep,
 		Fast: c.Fast, Slow: c.Slow, LeaderReads: c.LeaderReads, LeaderWrites: c.LeaderWrites, Messages: c.Messages,
 		Virtual: time.Duration(c.now),

@@ -74,7 +74,8 @@ func RunSuite(t *testing.T, p Protocol) {
 // CheckSeeds runs count seeds for each cluster size in parallel subtests
 // and requires each run to finish and pass the checker. A failure names the
 // seed and how to replay it. It also requires both strong paths to occur,
-// and a replica restarted empty to rejoin.
+// a replica restarted empty to rejoin, and, under one-way partitions, a
+// leader to fall quiet (check-quorum).
 func CheckSeeds(t *testing.T, ns []int, count int, mk func(seed uint64, n int) Options) {
 	for _, n := range ns {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
