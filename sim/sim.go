@@ -350,28 +350,6 @@ func (c *Cluster) send(from, to int, m wire.Message) {
 	c.schedule(&event{at: at, kind: evDeliver, link: l, epoch: l.epoch, frame: wire.AppendFrame(nil, m)})
 }
 
-// cut reports whether a partition or a crash separates two endpoints.
-func (c *Cluster) cut(a, b int) bool {
-	if a < c.o.N && c.dead[a] || b < c.o.N && c.dead[b] {
-		return true
-	}
-	if a >= c.o.N && c.sessions[a-c.o.N].dead || b >= c.o.N && c.sessions[b-c.o.N].dead {
-		return true
-	}
-	if c.isolated < 0 {
-		return false
-	}
-	n := c.o.N
-	if c.o.Faults.PartitionOneWay {
-		return b == c.isolated && a < n
-	}
-	if c.o.Faults.PartitionSplitsSessions && (a >= n) != (b >= n) {
-		r, s := min(a, b), max(a, b)
-		return (r == c.isolated) != ((s-n)%2 == 0)
-	}
-	return (a == c.isolated) != (b == c.isolated)
-}
-
 func (c *Cluster) deliver(e *event) error {
 	l := e.link
 	if e.epoch != l.epoch || c.cut(l.from, l.to) {
