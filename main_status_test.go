@@ -34,6 +34,7 @@ type cluster struct {
 	done    []chan struct{} // closed when the replica's Serve returned
 	wg      sync.WaitGroup
 	elected chan string // the alias of each replica that logs "elected leader"
+	quiet   chan string // the alias of each leader that falls quiet
 }
 
 // startCluster runs the replicas; regs, when given, are their metrics
@@ -42,7 +43,7 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 	t.Helper()
 	cfg, err := config.Load(path)
 	require.NoError(t, err)
-	c := &cluster{elected: make(chan string, 16)}
+	c := &cluster{elected: make(chan string, 16), quiet: make(chan string, 16)}
 	ready := make(chan struct{}, cfg.N())
 	for i := range cfg.N() {
 		alias := fmt.Sprintf("replica%d", i)
@@ -53,6 +54,11 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 			case "view started":
 				select {
 				case c.elected <- alias:
+				default:
+				}
+			case "leader falls quiet: no majority heard from":
+				select {
+				case c.quiet <- alias:
 				default:
 				}
 			}
@@ -387,4 +393,25 @@ func TestStatusAndMetricsShowTheLease(t *testing.T) {
 	require.Zero(t, sum(t, text, name, `answered="slot"`), text)
 	require.LessOrEqual(t, sum(t, text, "swiftpaxos_replica_lease_seconds"), (cfg.ElectionTimeoutMin * 3 / 4).Seconds())
 	require.Contains(t, text, "\nswiftpaxos_replica_quiet 0\n", "a leader that hears its followers")
+}
+
+// A leader whose followers are all down falls quiet (docs/DECISIONS.md
+// 56): -run status shows it as leader(quiet) and says what that means.
+func TestStatusShowsAQuietLeader(t *testing.T) {
+	conf := kvConf(t, "curpht")
+	c := startCluster(t, conf)
+	code, out, _ := runStatus(t, conf)
+	require.Equal(t, 0, code)
+	require.Equal(t, "leader", statusRoles(t, out)["replica0"], out)
+	require.NotContains(t, out, "quiet")
+	for i := 1; i <= 2; i++ {
+		c.stop[i]()
+		<-c.done[i]
+	}
+	require.Equal(t, "replica0", <-c.quiet)
+	code, out, errs := runStatus(t, conf)
+	require.Equal(t, 1, code, "a majority did not answer")
+	require.Contains(t, errs, "1 of 3 replicas answered")
+	require.Equal(t, "leader(quiet)", statusRoles(t, out)["replica0"], out)
+	require.Contains(t, out, "\nreplica0 leads but is quiet: it has heard no majority of members for longer than electionTimeoutMax")
 }

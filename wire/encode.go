@@ -119,6 +119,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendUvarint(b, m.RESPConns)
 		b = appendBool(b, m.Leases)
 		b = appendUvarint(b, m.LeaseMs)
+		b = appendBool(b, m.Quiet)
 	case *Hello:
 		b = append(b, byte(m.Kind))
 		b = appendReplica(b, m.Replica)

@@ -199,6 +199,9 @@ type StatusReply struct {
 	// leader, how long its lease still holds (0: it holds none).
 	Leases  bool
 	LeaseMs uint64
+	// Quiet says the replica leads but has heard no majority of members
+	// lately, so it sends them nothing (docs/DECISIONS.md 56).
+	Quiet bool
 }
 
 // JoinState is how a replica that is not a member of the cluster waits to

@@ -248,6 +248,9 @@ func (s *Server) replication(level fmt.Stringer, repl, log bool) string {
 			if st.Leases {
 				fmt.Fprintf(&b, "lease_ms:%d\r\n", st.LeaseMs)
 			}
+			if statuscli.RoleName(st) == "leader" {
+				fmt.Fprintf(&b, "quiet:%d\r\n", b2i(st.Quiet))
+			}
 			if int(st.Leader) >= 0 && int(st.Leader) < s.cfg.N() {
 				addr, _ := s.cfg.RESPAddr(int(st.Leader))
 				fmt.Fprintf(&b, "leader:%s\r\nleader_resp:%s\r\n", s.cfg.Replica(int(st.Leader)).Alias, addr)

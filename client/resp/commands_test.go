@@ -159,6 +159,10 @@ func TestInfoShowsTheLease(t *testing.T) {
 	info := c.client(t, 1).Info(t.Context(), "replication").Val()
 	assert.Contains(t, info, "role:follower\r\n")
 	assert.Contains(t, info, "lease_ms:0\r\n")
+	assert.NotContains(t, info, "quiet:", "a follower is never quiet")
+	info = c.client(t, 0).Info(t.Context(), "replication").Val()
+	assert.Contains(t, info, "role:leader\r\n")
+	assert.Contains(t, info, "quiet:0\r\n", "a leader that hears its followers")
 }
 
 // A password guards every command but AUTH, HELLO and QUIT.

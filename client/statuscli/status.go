@@ -215,7 +215,7 @@ func Print(w io.Writer, answers []Answer) {
 		if st.Leader != wire.NoReplica && int(st.Leader) < len(answers) {
 			leader = answers[st.Leader].Alias
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", a.Alias, a.Addr, RoleName(st), mode, st.Ballot, leader,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", a.Alias, a.Addr, roleText(st), mode, st.Ballot, leader,
 			st.CommitIndex, st.AppliedIndex, st.LastSlot-st.SnapshotSlot, st.SnapshotSlot, st.Sessions, st.RESPConns, st.WitnessRecords,
 			fsyncs, fsync, leaseText(st), (time.Duration(st.UptimeMs) * time.Millisecond).Round(100*time.Millisecond))
 	}
@@ -225,6 +225,23 @@ func Print(w io.Writer, answers []Answer) {
 			fmt.Fprintf(w, "%s (%s): %v\n", a.Alias, a.Addr, a.Err)
 		}
 	}
+	for _, a := range answers {
+		if a.Status != nil && roleText(a.Status) == quietLeader {
+			fmt.Fprintf(w, "%s leads but is quiet: it has heard no majority of members for longer than electionTimeoutMax, so it sends them nothing until it does, and they may elect another leader meanwhile (docs/DECISIONS.md 56)\n", a.Alias)
+		}
+	}
+}
+
+// quietLeader is the ROLE of a leader that fell quiet.
+const quietLeader = "leader(quiet)"
+
+// roleText is the ROLE column: RoleName, and whether a leader is quiet.
+func roleText(st *wire.StatusReply) string {
+	role := RoleName(st)
+	if role == "leader" && st.Quiet {
+		return quietLeader
+	}
+	return role
 }
 
 // leaseText is the LEASE column: "-" when leases are off or the replica
