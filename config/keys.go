@@ -19,8 +19,9 @@ type keySpec struct {
 	// disagreeing on the protocol or the election timing cannot work), so
 	// "-- Apply to <alias> --" may not override them.
 	global bool
-	// path keys keep the value's case; every other value is lower-cased.
-	path bool
+	// keepCase keys keep the value's case (paths, the RESP password);
+	// every other value is lower-cased.
+	keepCase bool
 	// set parses the value into p. Its error text follows "key: " and must
 	// quote the offending value.
 	set func(p *Params, v string) error
@@ -79,18 +80,18 @@ func init() {
 		// Any replica may become the leader that expires sessions.
 		{name: "sessionIdleMs", global: true, set: positiveMs(func(p *Params) *time.Duration { return &p.SessionIdle })},
 		{name: "checkerMode", global: true, set: boolean(func(p *Params) *bool { return &p.CheckerMode })},
-		{name: "latencyFile", global: true, path: true, set: func(p *Params, v string) error { p.LatencyFile = v; return nil }},
+		{name: "latencyFile", global: true, keepCase: true, set: func(p *Params, v string) error { p.LatencyFile = v; return nil }},
 		// Durable or not is the cluster's choice: a replica in memory
 		// next to durable ones would make a whole-cluster crash lose
 		// what the others kept.
-		{name: "dataDir", global: true, path: true, set: func(p *Params, v string) error { p.DataDir = v; return nil }},
+		{name: "dataDir", global: true, keepCase: true, set: func(p *Params, v string) error { p.DataDir = v; return nil }},
 		// A client and a replica that disagreed on a bound would see
 		// commands the client let through refused at the replica.
 		{name: "maxKeyBytes", global: true, set: intIn(1, kvs.MaxKeyLimit, func(p *Params) *int { return &p.MaxKeyBytes })},
 		{name: "maxValueBytes", global: true, set: intIn(0, kvs.MaxValueLimit, func(p *Params) *int { return &p.MaxValueBytes })},
 		// Every process must agree on TLS: a plain and a TLS end cannot talk.
 		{name: "metrics", set: setMetrics},
-		{name: "tls", global: true, path: true, set: func(p *Params, v string) error { p.TLS = v; return nil }},
+		{name: "tls", global: true, keepCase: true, set: func(p *Params, v string) error { p.TLS = v; return nil }},
 		{name: "maxConns", set: intIn(0, math.MaxInt32, func(p *Params) *int { return &p.MaxConns })},
 		{name: "handshakeTimeoutMs", set: positiveMs(func(p *Params) *time.Duration { return &p.HandshakeTimeout })},
 		// The client closes its idle connections before the replica does
@@ -100,7 +101,7 @@ func init() {
 		// (swiftpaxos -run hosts lists them), so it is the cluster's.
 		{name: "respPort", global: true, set: intIn(1, 65535, func(p *Params) *int { return &p.RESPPort })},
 		{name: "respLevel", set: oneOf("strong", "weak", func(p *Params) *string { return &p.RESPLevel })},
-		{name: "respPassword", set: func(p *Params, v string) error { p.RESPPassword = v; return nil }},
+		{name: "respPassword", keepCase: true, set: func(p *Params, v string) error { p.RESPPassword = v; return nil }},
 	}
 	for _, s := range specs {
 		keyTable[strings.ToLower(s.name)] = s

@@ -63,7 +63,7 @@ func TestEveryKeyReachesItsField(t *testing.T) {
 		"clientIdleTimeoutMs: 60000",
 		"respPort: 6380",
 		"respLevel: Weak",
-		"respPassword: s3cret",
+		"respPassword: S3cret",
 	))
 	require.Len(t, c.Warnings, 1, "runTime overrides reqs")
 	assert.Contains(t, c.Warnings[0].Msg, "reqs: 12345 is ignored")
@@ -117,7 +117,7 @@ func TestEveryKeyReachesItsField(t *testing.T) {
 		ClientIdleTimeout:  time.Minute,
 		RESPPort:           6380,
 		RESPLevel:          "weak",
-		RESPPassword:       "s3cret",
+		RESPPassword:       "S3cret",
 	}, c.Params)
 	assert.Equal(t, "/etc/swiftpaxos/Certs", c.TLSDir)
 	assert.Equal(t, "/var/lib/swiftpaxos", c.DataPath)

@@ -246,7 +246,7 @@ func (p *parser) keyLine(n int, toks []string) {
 		return
 	}
 	v := values[0]
-	if !spec.path {
+	if !spec.keepCase {
 		v = lower(v)
 	}
 	scratch := Default()

@@ -167,13 +167,15 @@ func TestInfoShowsTheLease(t *testing.T) {
 
 // A password guards every command but AUTH, HELLO and QUIT.
 func TestPassword(t *testing.T) {
-	c := startCluster(t, "curpho", quick+"respPassword: s3cret")
+	c := startCluster(t, "curpho", quick+"respPassword: S3cret")
 	ctx := t.Context()
 	bad := c.client(t, 2, func(o *redis.Options) { o.PoolSize = 1 })
 	assert.ErrorContains(t, bad.Get(ctx, "k").Err(), "NOAUTH")
 	wrong := c.client(t, 2, func(o *redis.Options) { o.Password = "nope" })
 	assert.ErrorContains(t, wrong.Ping(ctx).Err(), "WRONGPASS")
-	good := c.client(t, 2, func(o *redis.Options) { o.Password = "s3cret" })
+	lower := c.client(t, 2, func(o *redis.Options) { o.Password = "s3cret" })
+	assert.ErrorContains(t, lower.Ping(ctx).Err(), "WRONGPASS", "the password keeps its case")
+	good := c.client(t, 2, func(o *redis.Options) { o.Password = "S3cret" })
 	require.NoError(t, good.Set(ctx, "k", "v", 0).Err())
 	assert.Equal(t, "v", good.Get(ctx, "k").Val())
 }
