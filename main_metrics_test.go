@@ -144,3 +144,29 @@ func TestMetricsFlagClientExits(t *testing.T) {
 		"-results", dir + "/r.json", "-loglevel", "error"}, strings.NewReader(""), &out, &errb)
 	require.Equal(t, 0, code, errb.String())
 }
+
+// executed_total counts every write the log holds under kind="put" (a
+// DELETE, a CAS and an INCR too), as the client's metrics do, at every
+// replica once it has executed them.
+func TestExecutedCountsEveryWrite(t *testing.T) {
+	conf := kvConf(t, "curpht")
+	regs := []*prometheus.Registry{metrics.NewRegistry(), metrics.NewRegistry(), metrics.NewRegistry()}
+	startCluster(t, conf, regs...)
+	writes := [][]string{{"put", "k", "v"}, {"incr", "n", "2"}, {"cas", "k", "value", "v", "set", "w"}, {"del", "k"}}
+	for _, w := range writes {
+		code, out, errs := runKV("", append([]string{"-config", conf}, w...)...)
+		require.Equal(t, 0, code, "%v: %s%s", w, out, errs)
+	}
+	for i, reg := range regs {
+		url := serveMetrics(t, reg)
+		var text string
+		// The loop publishes what a scrape shows on its next tick, and
+		// a follower executes once it learns of the commit.
+		for range 100 {
+			if text = scrape(t, url); sum(t, text, "swiftpaxos_replica_executed_total", `kind="put"`) >= float64(len(writes)) {
+				break
+			}
+		}
+		require.Equal(t, float64(len(writes)), sum(t, text, "swiftpaxos_replica_executed_total", `level="strong"`, `kind="put"`), "replica%d:\n%s", i, text)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"swiftpaxos/kvs"
 )
 
 // Operation labels: the level (class), the kind and, for a strong
@@ -76,6 +78,21 @@ type ThreadOps struct {
 	latency [2][3]histogram
 	// Keeps the next thread's counters off this one's last cache line.
 	_ [64]byte
+}
+
+// KindOf is the index into Kinds of a command: a DELETE, a CAS and an
+// INCR count as writes ("put"); false for a command that is neither a
+// read nor a write (a no-op).
+func KindOf(c kvs.Command) (int, bool) {
+	switch {
+	case c.Op == kvs.OpGet:
+		return KindGet, true
+	case c.Op == kvs.OpScan:
+		return KindScan, true
+	case c.IsWrite():
+		return KindPut, true
+	}
+	return 0, false
 }
 
 // Observe records one completed operation; level, kind and path index

@@ -7,6 +7,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/stretchr/testify/require"
+
+	"swiftpaxos/kvs"
 )
 
 // Every observation lands under its labels, the threads' counts add up,
@@ -134,4 +137,16 @@ func BenchmarkObserveThreads(b *testing.B) {
 			th.Observe(i&1, i%3, PathWeak*(i&1), time.Duration(i&1023)*time.Microsecond)
 		}
 	})
+}
+
+// Every write is a "put"; a no-op is no kind.
+func TestKindOf(t *testing.T) {
+	for op, want := range map[kvs.Op]int{kvs.OpGet: KindGet, kvs.OpScan: KindScan, kvs.OpPut: KindPut,
+		kvs.OpDelete: KindPut, kvs.OpCAS: KindPut, kvs.OpIncr: KindPut} {
+		k, ok := KindOf(kvs.Command{Op: op})
+		require.True(t, ok, "%v", op)
+		require.Equal(t, want, k, "%v", op)
+	}
+	_, ok := KindOf(kvs.Command{Op: kvs.OpNoop})
+	require.False(t, ok)
 }

@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/client"
-	"swiftpaxos/kvs"
 	"swiftpaxos/metrics"
 	"swiftpaxos/wire"
 )
@@ -314,15 +313,7 @@ func (l *loop) observe(op client.Op, path int, lat time.Duration) {
 	if op.Level == wire.Weak {
 		level = metrics.LevelWeak
 	}
-	// The metrics know three kinds: a DELETE, a CAS and an INCR count as
-	// writes ("put").
-	kind := metrics.KindGet
-	switch {
-	case op.Command.IsWrite():
-		kind = metrics.KindPut
-	case op.Command.Op == kvs.OpScan:
-		kind = metrics.KindScan
-	}
+	kind, _ := metrics.KindOf(op.Command)
 	l.o.Metrics.Observe(level, kind, path, lat)
 }
 

@@ -23,7 +23,8 @@ type replicaMetrics struct {
 	// republished only when one changes.
 	peers atomic.Pointer[[]*batcher.Batcher[wire.Message]]
 	// executed counts the commands the replica executed, by level
-	// (strong, weak) and op (GET, PUT, SCAN), on the loop.
+	// (strong, weak) and kind (metrics.KindOf: get, put for every write,
+	// scan), on the loop.
 	executed [2][3]atomic.Uint64
 	// ballots counts the ballot changes the loop saw, leaderships the
 	// times this replica became leader: together, the elections.
@@ -108,23 +109,25 @@ func (m *replicaMetrics) moved(c *replica.Core) bool {
 
 // executedOne counts an executed entry (the core's Executed callback).
 func (m *replicaMetrics) executedOne(e *wire.Entry) {
-	if m == nil || e.Command.Op < kvs.OpGet || e.Command.Op > kvs.OpScan {
+	k, ok := metrics.KindOf(e.Command)
+	if m == nil || !ok {
 		return
 	}
-	l := 0
+	l := metrics.LevelStrong
 	if e.Level == wire.Weak {
-		l = 1
+		l = metrics.LevelWeak
 	}
-	m.executed[l][e.Command.Op-kvs.OpGet].Add(1)
+	m.executed[l][k].Add(1)
 }
 
 // readAnswered counts a weak read the replica answered (the core's
 // ReadAnswered callback).
 func (m *replicaMetrics) readAnswered(cmd *kvs.Command) {
-	if m == nil || cmd.Op < kvs.OpGet || cmd.Op > kvs.OpScan {
+	k, ok := metrics.KindOf(*cmd)
+	if m == nil || !ok {
 		return
 	}
-	m.executed[1][cmd.Op-kvs.OpGet].Add(1)
+	m.executed[metrics.LevelWeak][k].Add(1)
 }
 
 func desc(name, help string, labels ...string) *prometheus.Desc {
