@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"swiftpaxos/kvs"
 )
 
 // Operation labels: the level (class), the kind and, for a strong
@@ -80,19 +78,18 @@ type ThreadOps struct {
 	_ [64]byte
 }
 
-// KindOf is the index into Kinds of a command: a DELETE, a CAS and an
-// INCR count as writes ("put"); false for a command that is neither a
-// read nor a write (a no-op).
-func KindOf(c kvs.Command) (int, bool) {
+// KindOf is the index into Kinds of an operation that writes ("put": a
+// PUT, and a DELETE, a CAS or an INCR too), else scans ("scan"), else
+// reads one key ("get"). It takes the two facts rather than the command,
+// so that the metrics know nothing of the store's commands.
+func KindOf(write, scan bool) int {
 	switch {
-	case c.Op == kvs.OpGet:
-		return KindGet, true
-	case c.Op == kvs.OpScan:
-		return KindScan, true
-	case c.IsWrite():
-		return KindPut, true
+	case write:
+		return KindPut
+	case scan:
+		return KindScan
 	}
-	return 0, false
+	return KindGet
 }
 
 // Observe records one completed operation; level, kind and path index

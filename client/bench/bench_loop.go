@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"swiftpaxos/client"
+	"swiftpaxos/kvs"
 	"swiftpaxos/metrics"
 	"swiftpaxos/wire"
 )
@@ -313,7 +314,7 @@ func (l *loop) observe(op client.Op, path int, lat time.Duration) {
 	if op.Level == wire.Weak {
 		level = metrics.LevelWeak
 	}
-	kind, _ := metrics.KindOf(op.Command)
+	kind := metrics.KindOf(op.Command.IsWrite(), op.Command.Op == kvs.OpScan)
 	l.o.Metrics.Observe(level, kind, path, lat)
 }
 

@@ -109,10 +109,11 @@ func (m *replicaMetrics) moved(c *replica.Core) bool {
 
 // executedOne counts an executed entry (the core's Executed callback).
 func (m *replicaMetrics) executedOne(e *wire.Entry) {
-	k, ok := metrics.KindOf(e.Command)
-	if m == nil || !ok {
+	cmd := &e.Command
+	if m == nil || !cmd.IsRead() && !cmd.IsWrite() { // a no-op
 		return
 	}
+	k := metrics.KindOf(cmd.IsWrite(), cmd.Op == kvs.OpScan)
 	l := metrics.LevelStrong
 	if e.Level == wire.Weak {
 		l = metrics.LevelWeak
@@ -123,11 +124,10 @@ func (m *replicaMetrics) executedOne(e *wire.Entry) {
 // readAnswered counts a weak read the replica answered (the core's
 // ReadAnswered callback).
 func (m *replicaMetrics) readAnswered(cmd *kvs.Command) {
-	k, ok := metrics.KindOf(*cmd)
-	if m == nil || !ok {
+	if m == nil || !cmd.IsRead() {
 		return
 	}
-	m.executed[metrics.LevelWeak][k].Add(1)
+	m.executed[metrics.LevelWeak][metrics.KindOf(false, cmd.Op == kvs.OpScan)].Add(1)
 }
 
 func desc(name, help string, labels ...string) *prometheus.Desc {
