@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,14 +62,8 @@ func TestStatusAndMetricsShowTheLease(t *testing.T) {
 	var idx int
 	_, err = fmt.Sscanf(leader, "replica%d", &idx)
 	require.NoError(t, err)
-	// The loop publishes what a scrape shows on its next tick.
 	url, name := serveMetrics(t, regs[idx]), "swiftpaxos_replica_leader_reads_total"
-	var text string
-	for range 100 {
-		if text = scrape(t, url); sum(t, text, name) >= reads {
-			break
-		}
-	}
+	text := scrapeUntil(t, url, func(text string) bool { return sum(t, text, name) >= reads })
 	require.Equal(t, float64(reads), sum(t, text, name), text)
 	require.Zero(t, sum(t, text, name, `answered="slot"`), text)
 	require.LessOrEqual(t, sum(t, text, "swiftpaxos_replica_lease_seconds"), (cfg.ElectionTimeoutMin * 3 / 4).Seconds())
@@ -76,10 +71,13 @@ func TestStatusAndMetricsShowTheLease(t *testing.T) {
 }
 
 // A leader whose followers are all down falls quiet (docs/DECISIONS.md
-// 56): -run status shows it as leader(quiet) and says what that means.
+// 56): -run status shows it as leader(quiet) and says what that means,
+// and its metrics say so too.
 func TestStatusShowsAQuietLeader(t *testing.T) {
 	conf := kvConf(t, "curpht")
-	c := startCluster(t, conf)
+	reg := metrics.NewRegistry()
+	c := startCluster(t, conf, reg)
+	url := serveMetrics(t, reg)
 	code, out, _ := runStatus(t, conf)
 	require.Equal(t, 0, code)
 	require.Equal(t, "leader", statusRoles(t, out)["replica0"], out)
@@ -88,10 +86,17 @@ func TestStatusShowsAQuietLeader(t *testing.T) {
 		c.stop[i]()
 		<-c.done[i]
 	}
-	require.Equal(t, "replica0", <-c.quiet)
+	select {
+	case alias := <-c.quiet:
+		require.Equal(t, "replica0", alias)
+	case <-time.After(30 * time.Second):
+		t.Fatal("replica0 did not fall quiet within 30 s of losing both followers")
+	}
+	text := scrapeUntil(t, url, func(text string) bool { return strings.Contains(text, "\nswiftpaxos_replica_quiet 1\n") })
+	require.Contains(t, text, "\nswiftpaxos_replica_quiet 1\n")
 	code, out, errs := runStatus(t, conf)
 	require.Equal(t, 1, code, "a majority did not answer")
 	require.Contains(t, errs, "1 of 3 replicas answered")
 	require.Equal(t, "leader(quiet)", statusRoles(t, out)["replica0"], out)
-	require.Contains(t, out, "\nreplica0 leads but is quiet: it has heard no majority of members for longer than electionTimeoutMax")
+	require.Contains(t, out, "\nreplica0 leads but is quiet: it has heard no majority of members for longer than the longest election timeout")
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -41,6 +42,19 @@ func scrape(t *testing.T, url string) string {
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// scrapeUntil scrapes url until done accepts what it shows, for at most
+// 10 s (the replicas publish their state on each tick, and a follower
+// executes an entry once it learns of its commit), and returns the last
+// scrape either way: the caller's assertions say what was missing.
+func scrapeUntil(t *testing.T, url string, done func(text string) bool) string {
+	t.Helper()
+	text := scrape(t, url)
+	for deadline := time.Now().Add(10 * time.Second); !done(text) && time.Now().Before(deadline); {
+		text = scrape(t, url)
+	}
+	return text
 }
 
 // sum adds the samples of a metric whose labels contain every given
@@ -159,14 +173,9 @@ func TestExecutedCountsEveryWrite(t *testing.T) {
 	}
 	for i, reg := range regs {
 		url := serveMetrics(t, reg)
-		var text string
-		// The loop publishes what a scrape shows on its next tick, and
-		// a follower executes once it learns of the commit.
-		for range 100 {
-			if text = scrape(t, url); sum(t, text, "swiftpaxos_replica_executed_total", `kind="put"`) >= float64(len(writes)) {
-				break
-			}
-		}
+		text := scrapeUntil(t, url, func(text string) bool {
+			return sum(t, text, "swiftpaxos_replica_executed_total", `kind="put"`) >= float64(len(writes))
+		})
 		require.Equal(t, float64(len(writes)), sum(t, text, "swiftpaxos_replica_executed_total", `level="strong"`, `kind="put"`), "replica%d:\n%s", i, text)
 	}
 }

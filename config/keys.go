@@ -19,8 +19,10 @@ type keySpec struct {
 	// disagreeing on the protocol or the election timing cannot work), so
 	// "-- Apply to <alias> --" may not override them.
 	global bool
-	// keepCase keys keep the value's case (paths, the RESP password);
-	// every other value is lower-cased.
+	// keepCase keys keep the value's case: lower-cased, a path would name
+	// another file and a password refuse the one clients give. Every
+	// other value is lower-cased, so that Weak and TRUE read as weak and
+	// true.
 	keepCase bool
 	// set parses the value into p. Its error text follows "key: " and must
 	// quote the offending value.

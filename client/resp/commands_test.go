@@ -153,7 +153,8 @@ func TestConnectionCommands(t *testing.T) {
 
 // With leaseReads, INFO replication shows how long the replica's lease
 // holds: 0 on a follower (replica 1; replica 0 founds the cluster and
-// leads it while nothing fails).
+// leads it while nothing fails). A leader also says whether it is quiet
+// (quiet:0 while it hears its followers), a follower does not.
 func TestInfoShowsTheLease(t *testing.T) {
 	c := startCluster(t, "curpht", quick+"leaseReads: true")
 	info := c.client(t, 1).Info(t.Context(), "replication").Val()

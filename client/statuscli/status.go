@@ -227,7 +227,7 @@ func Print(w io.Writer, answers []Answer) {
 	}
 	for _, a := range answers {
 		if a.Status != nil && roleText(a.Status) == quietLeader {
-			fmt.Fprintf(w, "%s leads but is quiet: it has heard no majority of members for longer than electionTimeoutMax, so it sends them nothing until it does, and they may elect another leader meanwhile (docs/DECISIONS.md 56)\n", a.Alias)
+			fmt.Fprintf(w, "%s leads but is quiet: it has heard no majority of members for longer than the longest election timeout (electionTimeoutMs), so it sends them nothing until it does, and they may elect another leader meanwhile (docs/DECISIONS.md 56)\n", a.Alias)
 		}
 	}
 }
