@@ -82,6 +82,11 @@ func TestStatusShowsAQuietLeader(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Equal(t, "leader", statusRoles(t, out)["replica0"], out)
 	require.NotContains(t, out, "quiet")
+	// A write completes once the leader heard a majority are members:
+	// until then it founds the cluster, which no check-quorum ends
+	// (replica/founding.go).
+	code, _, errs := runKV("", "-config", conf, "put", "1", "x")
+	require.Equal(t, 0, code, errs)
 	for i := 1; i <= 2; i++ {
 		c.stop[i]()
 		<-c.done[i]
@@ -94,7 +99,7 @@ func TestStatusShowsAQuietLeader(t *testing.T) {
 	}
 	text := scrapeUntil(t, url, func(text string) bool { return strings.Contains(text, "\nswiftpaxos_replica_quiet 1\n") })
 	require.Contains(t, text, "\nswiftpaxos_replica_quiet 1\n")
-	code, out, errs := runStatus(t, conf)
+	code, out, errs = runStatus(t, conf)
 	require.Equal(t, 1, code, "a majority did not answer")
 	require.Contains(t, errs, "1 of 3 replicas answered")
 	require.Equal(t, "leader(quiet)", statusRoles(t, out)["replica0"], out)
