@@ -105,12 +105,13 @@ func TestQuietLeaderStepsDownOnAHigherBallot(t *testing.T) {
 // cluster is founded, the rule applies. So does the mutation.
 func TestCheckQuorumSparesFounding(t *testing.T) {
 	c := newStepCore(t, 0, 3, func(o *Options) { o.Durable = true })
-	require.NotNil(t, c.founded)
+	require.True(t, c.Founding())
 	later := 10 * int64(c.o.ElectionTimeoutMax)
 	c.now = later
 	c.Tick()
 	require.False(t, c.Core.out.quiet, "founding")
 	c.founded = nil
+	require.False(t, c.Founding())
 	c.Tick()
 	require.True(t, c.Core.out.quiet, "founded")
 

@@ -45,6 +45,11 @@ func (c *Core) startFounding() {
 	}
 }
 
+// Founding reports whether this replica leads a new cluster and still
+// waits for a majority of members (on disk when durable) before it
+// serves anything.
+func (c *Core) Founding() bool { return c.founded != nil }
+
 // foundingAck notes that replica p's membership is on disk.
 func (c *Core) foundingAck(p wire.ReplicaID) {
 	f := c.founded

@@ -115,7 +115,7 @@ func Decode(t MsgType, body []byte) (Message, error) {
 			Sessions: d.uvarint(), WitnessRecords: d.uvarint(), UptimeMs: d.uvarint(), Durable: d.bool(),
 			Fsyncs: d.uvarint(), FsyncMeanNs: d.uvarint(), Joining: d.joinState(), ClusterNew: d.bool(),
 			Fresh: d.uvarint(), FreshNew: d.uvarint(), RESPConns: d.uvarint(),
-			Leases: d.bool(), LeaseMs: d.uvarint(), Quiet: d.bool()}
+			Leases: d.bool(), LeaseMs: d.uvarint(), Quiet: d.bool(), Founding: d.bool()}
 	case TypeRouted:
 		r := &Routed{Session: ClientID(d.uvarint())}
 		inner := MsgType(d.u8())

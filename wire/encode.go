@@ -120,6 +120,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendBool(b, m.Leases)
 		b = appendUvarint(b, m.LeaseMs)
 		b = appendBool(b, m.Quiet)
+		b = appendBool(b, m.Founding)
 	case *Hello:
 		b = append(b, byte(m.Kind))
 		b = appendReplica(b, m.Replica)

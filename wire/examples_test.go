@@ -220,7 +220,7 @@ func examples() []example {
 			CommitIndex: 900, AppliedIndex: 899, LastSlot: 901, SnapshotSlot: 512, Sessions: 12, WitnessRecords: 4,
 			UptimeMs: 1 << 33, Durable: true, Fsyncs: 5683, FsyncMeanNs: 448_061}},
 		{name: "statusreply-founding", msg: &StatusReply{Replica: 1, Leader: NoReplica, Joining: JoinFounding,
-			ClusterNew: true, Fresh: 2, FreshNew: 1, RESPConns: 3, Leases: true, LeaseMs: 372, Quiet: true}},
+			ClusterNew: true, Fresh: 2, FreshNew: 1, RESPConns: 3, Leases: true, LeaseMs: 372, Quiet: true, Founding: true}},
 		{name: "statusreply-none", msg: &StatusReply{Leader: NoReplica}},
 		{name: "joinreply-none", msg: &JoinReply{Ballot: 0, Replica: 1, Leader: NoReplica}},
 	}

@@ -200,8 +200,12 @@ type StatusReply struct {
 	Leases  bool
 	LeaseMs uint64
 	// Quiet says the replica leads but has heard no majority of members
-	// lately, so it sends them nothing (docs/DECISIONS.md 56).
-	Quiet bool
+	// lately, so it sends them nothing (docs/DECISIONS.md 56); Founding
+	// that it leads a new cluster and serves nothing until a majority of
+	// replicas are members (on disk when durable: docs/DECISIONS.md 24
+	// and 37).
+	Quiet    bool
+	Founding bool
 }
 
 // JoinState is how a replica that is not a member of the cluster waits to

@@ -226,20 +226,34 @@ func Print(w io.Writer, answers []Answer) {
 		}
 	}
 	for _, a := range answers {
-		if a.Status != nil && roleText(a.Status) == quietLeader {
+		if a.Status == nil {
+			continue
+		}
+		switch roleText(a.Status) {
+		case quietLeader:
 			fmt.Fprintf(w, "%s leads but is quiet: it has heard no majority of members for longer than the longest election timeout (electionTimeoutMs), so it sends them nothing until it does, and they may elect another leader meanwhile (docs/DECISIONS.md 56)\n", a.Alias)
+		case foundingLeader:
+			fmt.Fprintf(w, "%s leads a new cluster but serves nothing until a majority of replicas have told it they are members (a durable one once that is on its disk); writes wait meanwhile (docs/DECISIONS.md 24 and 37)\n", a.Alias)
 		}
 	}
 }
 
-// quietLeader is the ROLE of a leader that fell quiet.
-const quietLeader = "leader(quiet)"
+// The ROLE of a leader that fell quiet, and of one still founding.
+const (
+	quietLeader    = "leader(quiet)"
+	foundingLeader = "leader(founding)"
+)
 
-// roleText is the ROLE column: RoleName, and whether a leader is quiet.
+// roleText is the ROLE column: RoleName, and whether a leader is quiet
+// or still founding.
 func roleText(st *wire.StatusReply) string {
 	role := RoleName(st)
-	if role == "leader" && st.Quiet {
+	switch {
+	case role != "leader":
+	case st.Quiet:
 		return quietLeader
+	case st.Founding:
+		return foundingLeader
 	}
 	return role
 }

@@ -150,3 +150,20 @@ func TestLeaseText(t *testing.T) {
 	assert.Equal(t, "none", leaseText(st(leader, true, 0)))
 	assert.Equal(t, "372ms", leaseText(st(leader, true, 372)))
 }
+
+// ROLE marks a leader that is quiet or still founding, and a line after
+// the table says what that means; a leader that is neither is plain.
+func TestPrintMarksQuietAndFoundingLeaders(t *testing.T) {
+	const leader = 2
+	st := func(quiet, founding bool) *wire.StatusReply {
+		return &wire.StatusReply{Role: leader, Member: true, Leader: wire.NoReplica, Quiet: quiet, Founding: founding}
+	}
+	var out bytes.Buffer
+	Print(&out, ans(st(false, false), st(true, false), st(false, true)))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 6, out.String())
+	role := func(row int) string { return strings.Fields(lines[row])[1] } // no ADDRESS in ans
+	assert.Equal(t, []string{"leader", "leader(quiet)", "leader(founding)"}, []string{role(1), role(2), role(3)})
+	assert.True(t, strings.HasPrefix(lines[4], "replica1 leads but is quiet: "), lines[4])
+	assert.True(t, strings.HasPrefix(lines[5], "replica2 leads a new cluster but serves nothing until a majority"), lines[5])
+}

@@ -31,6 +31,7 @@ func (s *server) answerStatus(from wire.ClientID, req *wire.StatusRequest) {
 		reply.RESPConns = uint64(max(s.o.FrontEndConns(), 0))
 	}
 	reply.Leases, reply.LeaseMs, reply.Quiet = s.cfg.LeaseReads, uint64(c.LeaseLeft().Milliseconds()), c.Quiet()
+	reply.Founding = c.Founding()
 	if s.disk != nil {
 		st := s.disk.store.Syncs()
 		reply.Durable, reply.Fsyncs, reply.FsyncMeanNs = true, st.Count, uint64(st.Mean())
