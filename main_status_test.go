@@ -44,12 +44,20 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 	require.NoError(t, err)
 	c := &cluster{elected: make(chan string, 16), quiet: make(chan string, 16)}
 	ready := make(chan struct{}, cfg.N())
+	// The initial leader serves once a majority told it they are members
+	// (replica/founding.go); until then status shows it founding.
+	serving := make(chan struct{}, 1)
 	for i := range cfg.N() {
 		alias := fmt.Sprintf("replica%d", i)
 		hook := zap.Hooks(func(e zapcore.Entry) error {
 			switch e.Message {
 			case "cluster bootstrapped", "rejoined as a full member":
 				ready <- struct{}{}
+			case "a majority are members: serving", "a majority are members on disk: serving":
+				select {
+				case serving <- struct{}{}:
+				default:
+				}
 			case "view started":
 				select {
 				case c.elected <- alias:
@@ -78,6 +86,10 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 			if ctx.Err() == nil {
 				t.Errorf("%s stopped: %v", alias, err)
 				ready <- struct{}{}
+				select {
+				case serving <- struct{}{}:
+				default:
+				}
 			}
 		})
 	}
@@ -90,6 +102,7 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 	for range cfg.N() {
 		<-ready
 	}
+	<-serving
 	return c
 }
 
