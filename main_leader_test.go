@@ -84,7 +84,8 @@ func TestStatusShowsAQuietLeader(t *testing.T) {
 	require.NotContains(t, out, "quiet")
 	// A write completes once the leader heard a majority are members:
 	// until then it founds the cluster, which no check-quorum ends
-	// (replica/founding.go).
+	// (replica/founding.go). startCluster waits for that too; the write
+	// keeps the test right should it not.
 	code, _, errs := runKV("", "-config", conf, "put", "1", "x")
 	require.Equal(t, 0, code, errs)
 	for i := 1; i <= 2; i++ {

@@ -45,7 +45,8 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 	c := &cluster{elected: make(chan string, 16), quiet: make(chan string, 16)}
 	ready := make(chan struct{}, cfg.N())
 	// The initial leader serves once a majority told it they are members
-	// (replica/founding.go); until then status shows it founding.
+	// (replica/founding.go), until when status shows it founding; a
+	// leader elected instead serves once its view started.
 	serving := make(chan struct{}, 1)
 	for i := range cfg.N() {
 		alias := fmt.Sprintf("replica%d", i)
@@ -61,6 +62,10 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 			case "view started":
 				select {
 				case c.elected <- alias:
+				default:
+				}
+				select {
+				case serving <- struct{}{}:
 				default:
 				}
 			case "leader falls quiet: no majority heard from":
@@ -102,7 +107,11 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 	for range cfg.N() {
 		<-ready
 	}
-	<-serving
+	select {
+	case <-serving:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no leader serves 30 s after every replica started")
+	}
 	return c
 }
 

@@ -359,10 +359,15 @@ tls_dir=$(awk '$1 == "option" && $2 == "tls" { sub(/^option tls /, ""); print; e
 # measure) and is used as it is. A run with --check needs a brand-new
 # cluster (a log left by an earlier run holds commands this run's
 # histories do not know).
+# conf_value KEY FILE prints the value of the key line KEY (lower case),
+# written "key: value" or "key:value", as the parser reads both.
+conf_value() {
+	awk -v k="$1:" '{ f = tolower($1) } f == k { print $2; exit } index(f, k) == 1 && length(f) > length(k) { print substr($1, length(k) + 1); exit }' "$2"
+}
 data_dir=$(awk '$1 == "option" && $2 == "data" { sub(/^option data /, ""); print; exit }' <<<"$hosts")
 data_rel=""
 if [ -n "$data_dir" ]; then
-	data_rel=$(awk 'tolower($1) == "datadir:" { print $2; exit }' "$conf")
+	data_rel=$(conf_value datadir "$conf")
 	case "$data_rel" in
 	"" | /*) data_rel="" ;;
 	*) data_dir="$(cd "$out" && pwd)/$data_rel" ;;
@@ -682,11 +687,11 @@ if [ "$multi" = 1 ]; then
 	# The latency file, if any, travels as latency.txt next to the copy
 	# of the configuration (a relative latencyFile is relative to the
 	# configuration's directory).
-	lat=$(awk 'tolower($1) == "latencyfile:" { print $2; exit }' "$conf")
+	lat=$(conf_value latencyfile "$conf")
 	if [ -n "$lat" ]; then
 		case "$lat" in /*) ;; *) lat="$(dirname "$conf")/$lat" ;; esac
 		cp "$lat" "$stage/latency.txt"
-		awk 'tolower($1) == "latencyfile:" { $2 = "latency.txt" } { print }' "$conf" >"$stage/swiftpaxos.conf"
+		awk 'index(tolower($1), "latencyfile:") == 1 { print "latencyFile: latency.txt"; next } { print }' "$conf" >"$stage/swiftpaxos.conf"
 	else
 		cp "$conf" "$stage/swiftpaxos.conf"
 	fi

@@ -64,6 +64,7 @@ func TestEveryErrorClass(t *testing.T) {
 		{"checkerMode", withHosts("checkerMode: on"), "f.conf:7: ", []string{"checkerMode", `"on"`}},
 		{"trailing garbage", withHosts("pendings: 15 16"), "f.conf:7: ", []string{"pendings", `"16"`, `"15"`}},
 		{"missing value", withHosts("pendings:"), "f.conf:7: ", []string{"pendings", "missing value"}},
+		{"a comment for a value", withHosts("respPassword://x"), "f.conf:7: ", []string{"respPassword", "missing value"}},
 		{"missing key", withHosts(": 5"), "f.conf:7: ", []string{"missing key"}},
 		{"key given twice", withHosts("pendings: 1", "pendings: 2"), "f.conf:8: ", []string{"pendings", "line 7"}},
 		{"check and checkerMode are one key", withHosts("check: true", "checkerMode: true"), "f.conf:8: ", []string{"checkerMode", "line 7"}},

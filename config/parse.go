@@ -207,7 +207,12 @@ func (p *parser) keyLine(n int, toks []string) {
 	// "key: value" is the documented form; "key:value" is accepted too.
 	key, rest, _ := strings.Cut(toks[0], ":")
 	values := toks[1:]
-	if rest != "" {
+	switch {
+	case strings.HasPrefix(rest, "//"):
+		// "key://..." is "key: //...": a comment, as in a line's other
+		// tokens, so the value is missing.
+		values = nil
+	case rest != "":
 		values = append([]string{rest}, values...)
 	}
 	if key == "" {

@@ -8,7 +8,7 @@ import (
 // A durable replica that restarts as a non-member cannot vote (join.go),
 // so a brand-new durable cluster that crashes while fewer than a majority
 // of its replicas have their membership on disk could never elect a
-// leader again. Two rules close that window (docs/DECISIONS.md 24):
+// leader again. Two rules close that window (docs/DECISIONS.md 26):
 //
 //   - the initial leader of a brand-new durable cluster appends nothing
 //     until a majority of replicas, itself included, have their membership
@@ -47,7 +47,7 @@ func (c *Core) startFounding() {
 
 // Founding reports whether this replica leads a new cluster and still
 // waits for a majority of members (on disk when durable) before it
-// serves anything.
+// appends anything (weak reads are answered meanwhile).
 func (c *Core) Founding() bool { return c.founded != nil }
 
 // foundingAck notes that replica p's membership is on disk.

@@ -201,8 +201,8 @@ type StatusReply struct {
 	LeaseMs uint64
 	// Quiet says the replica leads but has heard no majority of members
 	// lately, so it sends them nothing (docs/DECISIONS.md 56); Founding
-	// that it leads a new cluster and serves nothing until a majority of
-	// replicas are members (on disk when durable: docs/DECISIONS.md 24
+	// that it leads a new cluster and appends nothing until a majority of
+	// replicas are members (on disk when durable: docs/DECISIONS.md 26
 	// and 37).
 	Quiet    bool
 	Founding bool

@@ -233,7 +233,7 @@ func Print(w io.Writer, answers []Answer) {
 		case quietLeader:
 			fmt.Fprintf(w, "%s leads but is quiet: it has heard no majority of members for longer than the longest election timeout (electionTimeoutMs), so it sends them nothing until it does, and they may elect another leader meanwhile (docs/DECISIONS.md 56)\n", a.Alias)
 		case foundingLeader:
-			fmt.Fprintf(w, "%s leads a new cluster but serves nothing until a majority of replicas have told it they are members (a durable one once that is on its disk); writes wait meanwhile (docs/DECISIONS.md 24 and 37)\n", a.Alias)
+			fmt.Fprintf(w, "%s leads a new cluster but appends nothing until a majority of replicas have told it they are members (a durable one once that is on its disk); strong operations and writes wait meanwhile, weak reads are answered (docs/DECISIONS.md 26 and 37)\n", a.Alias)
 		}
 	}
 }

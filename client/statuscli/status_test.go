@@ -165,5 +165,5 @@ func TestPrintMarksQuietAndFoundingLeaders(t *testing.T) {
 	role := func(row int) string { return strings.Fields(lines[row])[1] } // no ADDRESS in ans
 	assert.Equal(t, []string{"leader", "leader(quiet)", "leader(founding)"}, []string{role(1), role(2), role(3)})
 	assert.True(t, strings.HasPrefix(lines[4], "replica1 leads but is quiet: "), lines[4])
-	assert.True(t, strings.HasPrefix(lines[5], "replica2 leads a new cluster but serves nothing until a majority"), lines[5])
+	assert.True(t, strings.HasPrefix(lines[5], "replica2 leads a new cluster but appends nothing until a majority"), lines[5])
 }

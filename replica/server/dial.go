@@ -75,7 +75,7 @@ func (s *server) dial(ctx context.Context, p wire.ReplicaID) error {
 		s.post(ctx, inbound{fromReplica: p, peer: b, closed: true})
 		quick := time.Since(start) < refusedWithin+opts.Delay && ctx.Err() == nil
 		if quick && !refused {
-			s.log.Warn("peer closed the connection within a second of its start: it stopped, or it refuses this replica (another protocol, dataDir or leaseReads set otherwise, or this replica's certificate); its log says which",
+			s.log.Warn("peer closed the connection soon after its start: it stopped, or it refuses this replica (another protocol, dataDir or leaseReads set otherwise, or this replica's certificate); its log says which",
 				zap.Int32("peer", int32(p)), zap.String("addr", addr))
 		}
 		refused = quick
