@@ -55,24 +55,12 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 			case "cluster bootstrapped", "rejoined as a full member":
 				ready <- struct{}{}
 			case "a majority are members: serving", "a majority are members on disk: serving":
-				select {
-				case serving <- struct{}{}:
-				default:
-				}
+				offer(serving, struct{}{})
 			case "view started":
-				select {
-				case c.elected <- alias:
-				default:
-				}
-				select {
-				case serving <- struct{}{}:
-				default:
-				}
+				offer(c.elected, alias)
+				offer(serving, struct{}{})
 			case "leader falls quiet: no majority heard from":
-				select {
-				case c.quiet <- alias:
-				default:
-				}
+				offer(c.quiet, alias)
 			}
 			return nil
 		})
@@ -91,10 +79,7 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 			if ctx.Err() == nil {
 				t.Errorf("%s stopped: %v", alias, err)
 				ready <- struct{}{}
-				select {
-				case serving <- struct{}{}:
-				default:
-				}
+				offer(serving, struct{}{})
 			}
 		})
 	}
@@ -113,6 +98,14 @@ func startCluster(t *testing.T, path string, regs ...*prometheus.Registry) *clus
 		t.Fatal("no leader serves 30 s after every replica started")
 	}
 	return c
+}
+
+// offer sends v on ch unless ch is full: a log hook must not block.
+func offer[T any](ch chan T, v T) {
+	select {
+	case ch <- v:
+	default:
+	}
 }
 
 func runStatus(t *testing.T, conf string) (int, string, string) {
