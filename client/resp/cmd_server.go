@@ -249,7 +249,7 @@ func (s *Server) replication(level fmt.Stringer, repl, log bool) string {
 				fmt.Fprintf(&b, "lease_ms:%d\r\n", st.LeaseMs)
 			}
 			if statuscli.RoleName(st) == "leader" {
-				fmt.Fprintf(&b, "quiet:%d\r\n", b2i(st.Quiet))
+				fmt.Fprintf(&b, "quiet:%d\r\nfounding:%d\r\n", b2i(st.Quiet), b2i(st.Founding))
 			}
 			if int(st.Leader) >= 0 && int(st.Leader) < s.cfg.N() {
 				addr, _ := s.cfg.RESPAddr(int(st.Leader))

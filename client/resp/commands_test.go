@@ -154,16 +154,20 @@ func TestConnectionCommands(t *testing.T) {
 // With leaseReads, INFO replication shows how long the replica's lease
 // holds: 0 on a follower (replica 1; replica 0 founds the cluster and
 // leads it while nothing fails). A leader also says whether it is quiet
-// (quiet:0 while it hears its followers), a follower does not.
+// (quiet:0 while it hears its followers) and founding, a follower does
+// not.
 func TestInfoShowsTheLease(t *testing.T) {
 	c := startCluster(t, "curpht", quick+"leaseReads: true")
 	info := c.client(t, 1).Info(t.Context(), "replication").Val()
 	assert.Contains(t, info, "role:follower\r\n")
 	assert.Contains(t, info, "lease_ms:0\r\n")
 	assert.NotContains(t, info, "quiet:", "a follower is never quiet")
+	// A write completes once the leader founded the cluster.
+	require.NoError(t, c.client(t, 0).Set(t.Context(), "k", "v", 0).Err())
 	info = c.client(t, 0).Info(t.Context(), "replication").Val()
 	assert.Contains(t, info, "role:leader\r\n")
 	assert.Contains(t, info, "quiet:0\r\n", "a leader that hears its followers")
+	assert.Contains(t, info, "founding:0\r\n", "a leader that answered a client")
 }
 
 // A password guards every command but AUTH, HELLO and QUIT.
