@@ -244,11 +244,12 @@ func (s *Server) replication(level fmt.Stringer, repl, log bool) string {
 		if err != nil {
 			fmt.Fprintf(&b, "role:unknown\r\nstatus_error:%s\r\n", strings.ReplaceAll(err.Error(), "\r\n", " "))
 		} else {
-			fmt.Fprintf(&b, "role:%s\r\nmember:%v\r\nballot:%d\r\n", statuscli.RoleName(st), st.Member, st.Ballot)
+			role := statuscli.RoleName(st)
+			fmt.Fprintf(&b, "role:%s\r\nmember:%v\r\nballot:%d\r\n", role, st.Member, st.Ballot)
 			if st.Leases {
 				fmt.Fprintf(&b, "lease_ms:%d\r\n", st.LeaseMs)
 			}
-			if statuscli.RoleName(st) == "leader" {
+			if role == "leader" {
 				fmt.Fprintf(&b, "quiet:%d\r\nfounding:%d\r\n", b2i(st.Quiet), b2i(st.Founding))
 			}
 			if int(st.Leader) >= 0 && int(st.Leader) < s.cfg.N() {

@@ -153,7 +153,7 @@ var (
 	descMessages   = desc("sent_messages_total", "Messages written to a peer's current connection; divided by batches, the mean batch size.", "peer")
 	descFsync      = desc("log_fsync_seconds", "The fsyncs of a durable replica's log (dataDir), each covering every batch written since the previous one.")
 	descLease      = desc("lease_seconds", "How long this leader's lease (leaseReads) still holds; 0 without one.")
-	descQuiet      = desc("quiet", "1 while this leader heard from no majority of members for longer than electionTimeoutMax and sends them nothing (check-quorum, docs/DECISIONS.md 56).")
+	descQuiet      = desc("quiet", "1 while this leader heard from no majority of members for longer than the top of electionTimeoutMs and sends them nothing (check-quorum, docs/DECISIONS.md 56).")
 	descReads      = desc("leader_reads_total", "Leader reads (strongReads: leader) served while leading, by how: at once under the lease, after a round of the followers, or given a slot (a write to their keys was not yet committed, or their dependency).", "answered")
 )
 
