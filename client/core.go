@@ -53,6 +53,9 @@ type Mutation struct {
 	// predecessors in flight are strong as a plain one: no barrier
 	// dependency, and a fast path allowed (order.go).
 	UnorderedPipeline bool
+	// AcksOfEndedLives counts a witness's acknowledgement toward a fast
+	// path even when the leader had heard of a later life of it.
+	AcksOfEndedLives bool
 }
 
 // Core is the deterministic protocol state of one client session. One

@@ -45,7 +45,7 @@ func (s *Core) tryFast(p *Pending) {
 	}
 	n := 0
 	for r, a := range p.acks {
-		if a == nil || wire.ReplicaID(r) == lr.Replica || a.Ballot != lr.Ballot || !a.Ok {
+		if a == nil || wire.ReplicaID(r) == lr.Replica || a.Ballot != lr.Ballot || !a.Ok || s.endedLife(lr, a) {
 			continue
 		}
 		if s.o.Policy.FastPathAck(s, p, lr, a) {
@@ -57,6 +57,14 @@ func (s *Core) tryFast(p *Pending) {
 		r.Slot, r.Path, r.Replica = lr.Slot, PathFast, lr.Replica
 		s.completeStrong(p, r)
 	}
+}
+
+// endedLife reports whether witness ack a comes from a life of its replica
+// that had ended when the leader answered with lr: the leader had heard of
+// a later one, restarted without the record the ack vouches for
+// (docs/DECISIONS.md 58).
+func (s *Core) endedLife(lr *wire.LeaderReply, a *wire.RecordAck) bool {
+	return len(lr.Lives) == s.o.N && a.Life < lr.Lives[a.Replica] && !s.o.Mutation.AcksOfEndedLives
 }
 
 func (s *Core) onSyncReply(m *wire.SyncReply) {

@@ -118,7 +118,8 @@ type Core struct {
 	incarnation uint64   // this life's (Options.Incarnation): tells a restart from a slow start
 	founders    []uint64 // incarnations at the bootstrap, by replica
 	lives       []uint64 // the latest incarnation heard of, by replica (lives.go)
-	restored    bool     // it restarted from disk, at restoredAt
+	livesSent   wire.Lives // a copy of lives for replies, until they change (lives.go)
+	restored    bool       // it restarted from disk, at restoredAt
 	restoredAt  int64
 	scratchEnts []*wire.Entry
 

@@ -69,7 +69,14 @@ func (c *Core) heardOfLife(r wire.ReplicaID, life uint64) {
 		c.heardOfOwnLife(life)
 		return
 	}
-	c.lives[r] = max(c.lives[r], life)
+	c.setLife(r, max(c.lives[r], life))
+}
+
+// setLife sets replica r's entry in lives.
+func (c *Core) setLife(r wire.ReplicaID, life uint64) {
+	if c.lives[r] != life {
+		c.lives[r], c.livesSent = life, nil
+	}
 }
 
 // endedLife reports whether an Accept of ballot b comes from a life of
@@ -169,7 +176,7 @@ func (c *Core) heardOfOwnLife(life uint64) {
 func (c *Core) restoreLives(ls []uint64) {
 	for p, life := range ls {
 		if wire.ReplicaID(p) != c.o.ID {
-			c.lives[p] = max(c.lives[p], life)
+			c.setLife(wire.ReplicaID(p), max(c.lives[p], life))
 		}
 	}
 	if len(ls) == 0 || ls[c.o.ID] < c.incarnation || c.incarnation == maxIncarnation {
@@ -183,9 +190,19 @@ func (c *Core) restoreLives(ls []uint64) {
 // outlive takes an incarnation above life (at most the highest one).
 func (c *Core) outlive(life uint64) {
 	c.incarnation = min(life, maxIncarnation-1) + 1
-	c.lives[c.o.ID] = c.incarnation
+	c.setLife(c.o.ID, c.incarnation)
 }
 
 // ourLives is a copy of lives for a message: messages are encoded by
 // another goroutine.
 func (c *Core) ourLives() wire.Lives { return slices.Clone(wire.Lives(c.lives)) }
+
+// livesForReplies is lives for the leader's replies to strong requests:
+// one copy, shared by every reply until lives change, since a reply per
+// strong operation is encoded by another goroutine.
+func (c *Core) livesForReplies() wire.Lives {
+	if c.livesSent == nil {
+		c.livesSent = c.ourLives()
+	}
+	return c.livesSent
+}

@@ -150,3 +150,25 @@ func TestForgedIncarnationsAreRefused(t *testing.T) {
 	require.NoError(t, c.StepReplica(2, &wire.JoinReply{Replica: 2, Leader: 0, Lives: wire.Lives{0, math.MaxInt64, 1}}))
 	require.Equal(t, uint64(math.MaxInt64), c.incarnation)
 }
+
+// TestRepliesCarryTheLivesOfTheirWitnesses: docs/DECISIONS.md 58. A
+// witness's RecordAck names its life; the leader's LeaderReply names the
+// lives it has heard of, a later life of a witness as soon as its Join
+// arrives, and a message's lives are not changed by what is heard later.
+func TestRepliesCarryTheLivesOfTheirWitnesses(t *testing.T) {
+	w := followerWith(t, 1, 3, 0)
+	acks := msgsOf[*wire.RecordAck](propose(w, 7, putCmd(1, "a")))
+	require.Len(t, acks, 1)
+	require.Equal(t, w.incarnation, acks[0].Life)
+
+	c := leaderWith(t, 3)
+	first := msgsOf[*wire.LeaderReply](propose(c, 7, putCmd(1, "a"), 1))
+	require.Len(t, first, 1)
+	require.Equal(t, wire.Lives{c.incarnation, 0, 0}, first[0].Lives)
+	require.NoError(t, c.StepReplica(2, &wire.Join{Replica: 2, Incarnation: 5}))
+	c.out.discard()
+	second := msgsOf[*wire.LeaderReply](propose(c, 7, putCmd(2, "b"), 2))
+	require.Len(t, second, 1)
+	require.Equal(t, wire.Lives{c.incarnation, 0, 5}, second[0].Lives, "the new life, heard of from its Join")
+	require.Equal(t, wire.Lives{c.incarnation, 0, 0}, first[0].Lives, "an earlier reply's lives are its own")
+}

@@ -52,7 +52,7 @@ func (c *Core) witnessStrong(from wire.ClientID, p *wire.Propose) {
 	if !c.member {
 		return // a learner is no witness (PROTOCOL.md 6.10)
 	}
-	ack := &wire.RecordAck{Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd}
+	ack := &wire.RecordAck{Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd, Life: c.incarnation}
 	if r, kept := c.wit.get(p.Cmd); kept {
 		// The ack carries the ballot the record was accepted in: a fast
 		// path counts acceptances of one ballot (PROTOCOL.md 1.7, 6.4).
@@ -76,7 +76,7 @@ func (c *Core) appendStrong(from wire.ClientID, p *wire.Propose) {
 	c.wit.add(wire.Record{Cmd: p.Cmd, Command: p.Command, Level: wire.Strong, Accepted: ok, Ballot: c.ballot, CausalDep: p.WeakDep}, c.o.Now())
 	c.ackStrong(from, p, dep, &wire.LeaderReply{
 		Replica: c.o.ID, Ballot: c.ballot, Cmd: p.Cmd, Ok: ok,
-		Result: res, Slot: s, ReadDep: dep,
+		Result: res, Slot: s, ReadDep: dep, Lives: c.livesForReplies(),
 	})
 	c.releaseBarred(p.Cmd)
 }

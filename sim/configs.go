@@ -199,6 +199,18 @@ func Configs(protocol string) []Config {
 			return o
 		}},
 		{Name: "restarts", Sizes: []int{3, 5}, CISeeds: 30, Make: restarts},
+		// Replicas crash with their hosts (Faults.HostCrashes), under the
+		// leader-reads configuration's partitions: a session holds a
+		// crashed witness's acknowledgements until it sends to the host
+		// again, after the replica is back empty, and the leader's reply
+		// must not complete a fast path with them (docs/DECISIONS.md 58).
+		// Strong writes go to every witness.
+		{Name: "host-crashes", Sizes: []int{3, 5}, CISeeds: 50, Make: func(seed uint64, n int, p Protocol) Options {
+			o := leaderReadsConfig(seed, n, p)
+			o.LeaderWrites = false
+			o.Faults.HostCrashes = true
+			return o
+		}},
 		// Restarts whose clock was set back (docs/DECISIONS.md 51): every
 		// restarted replica starts with an incarnation below its earlier
 		// life's and takes a higher one from its peers.

@@ -59,7 +59,7 @@ func (c *Cluster) fault(kind int) {
 				}
 			}
 		}
-		c.crash(victim)
+		c.crash(victim, f.HostCrashes)
 		if d := c.o.Faults.RestartAfter; d > 0 {
 			c.wipe[victim] = f.WipeProb > 0 && c.rng.Float64() < f.WipeProb
 			c.schedule(&event{at: c.now + 1 + c.rng.Int64N(int64(d)), kind: evFault, idx: faultRestart, peer: victim})
@@ -72,7 +72,7 @@ func (c *Cluster) fault(kind int) {
 		// back with what they acknowledged.
 		c.CrashAlls++
 		for r := range c.replicas {
-			c.crash(r)
+			c.crash(r, f.HostCrashes)
 		}
 		back := c.now + 1 + c.rng.Int64N(int64(f.RestartAfter))
 		for r := range c.replicas {
@@ -125,17 +125,29 @@ func (c *Cluster) restart(r int) {
 	if c.deferred[r] {
 		c.schedule(&event{at: c.now + 1, kind: evApply, idx: r})
 	}
+	up := c.now + int64(c.o.Faults.MaxDelay)
 	for i, s := range c.sessions {
-		if !s.dead {
-			c.schedule(&event{at: c.now + int64(c.o.Faults.MaxDelay), kind: evReplicaUp, idx: i, peer: r})
+		if s.dead {
+			continue
 		}
+		if c.unseen[r] && c.o.Faults.HostCrashes {
+			// Its next send to the host, up and with no such
+			// connection, is reset.
+			down := up + c.rng.Int64N(int64(c.o.Faults.RestartAfter)+1)
+			c.schedule(&event{at: down, kind: evReplicaDown, idx: i, peer: r})
+			c.schedule(&event{at: down + int64(c.o.Faults.MaxDelay), kind: evReplicaUp, idx: i, peer: r})
+			continue
+		}
+		c.schedule(&event{at: up, kind: evReplicaUp, idx: i, peer: r})
 	}
+	c.unseen[r] = false
 }
 
 // crash stops replica r for good. Its sessions' connections break, as a
 // dead process's TCP connections do: each live session learns it after a
 // network delay (PROTOCOL.md 6.6: a broken connection tells a client).
-func (c *Cluster) crash(r int) {
+// When its host crashes, nothing tells them (Faults.HostCrashes).
+func (c *Cluster) crash(r int, host bool) {
 	if c.dead[r] {
 		return
 	}
@@ -145,8 +157,9 @@ func (c *Cluster) crash(r int) {
 	if c.o.Durable {
 		c.crashDisk(r)
 	}
+	c.unseen[r] = host
 	for i, s := range c.sessions {
-		if !s.dead {
+		if !s.dead && !host {
 			c.schedule(&event{at: c.now + int64(c.o.Faults.MaxDelay), kind: evReplicaDown, idx: i, peer: r})
 		}
 	}

@@ -76,6 +76,12 @@ type Faults struct {
 	// empty, within that long of its crash (PROTOCOL.md 6.10): it must
 	// rejoin before it votes or witnesses again.
 	RestartAfter time.Duration
+	// HostCrashes makes every crash a host's, which no session hears of:
+	// their connections to it break only when they send to it after it
+	// is back, up to RestartAfter later (a rebooted host resets them),
+	// and meanwhile they hold its earlier life's acknowledgements
+	// (docs/DECISIONS.md 58).
+	HostCrashes bool
 	// ClockBack makes every restart read a clock set back: the replica's
 	// new life draws an incarnation below its earlier life's (at random
 	// below the number a later life takes otherwise), and must take a
@@ -264,6 +270,9 @@ func (o Options) validate() error {
 	}
 	if f := o.Faults; f.LateStarts > 0 && (f.LateStarts+f.Crashes > quorum.F(o.N) || f.LateWithin <= 0 || o.StartExisting) {
 		errs = append(errs, fmt.Errorf("%d late starts: they need first starts that say new, a positive LateWithin, and at most f=%d with the crashes", f.LateStarts, quorum.F(o.N)))
+	}
+	if o.Faults.HostCrashes && o.Faults.RestartAfter <= 0 {
+		errs = append(errs, errors.New("HostCrashes: needs a positive RestartAfter, or sessions would never hear of the crashes"))
 	}
 	if w := o.Faults.WipeProb; w != 0 && (!(w >= 0 && w <= 1) || !o.Durable || o.Faults.RestartAfter <= 0) {
 		errs = append(errs, fmt.Errorf("WipeProb %v: must be 0 to 1, with durable replicas and a positive RestartAfter", w))

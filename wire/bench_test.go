@@ -28,9 +28,10 @@ func benchMessages() []struct {
 		{"Propose", &Propose{Cmd: CmdID{Client: 0x9e3779b97f4a7c15, Seq: 1000},
 			Command: kvs.Command{Op: kvs.OpPut, Key: "0123456", Value: value}, AckUpTo: 990, WeakDep: 998}},
 		{"LeaderReply", &LeaderReply{Replica: 0, Ballot: 3, Cmd: CmdID{Client: 0x9e3779b97f4a7c15, Seq: 1000},
-			Ok: true, Result: kvs.Result{Value: value, Found: true, Version: 1<<20 - 7}, Slot: 1<<20 + 1}},
+			Ok: true, Result: kvs.Result{Value: value, Found: true, Version: 1<<20 - 7}, Slot: 1<<20 + 1,
+			Lives: Lives{1795000000000000001, 1795000000000000002, 1795000000000000003}}},
 		{"RecordAck", &RecordAck{Replica: 2, Ballot: 3, Cmd: CmdID{Client: 0x9e3779b97f4a7c15, Seq: 1000},
-			Ok: true, DepCommittedSeq: 998}},
+			Ok: true, DepCommittedSeq: 998, Life: 1795000000000000003}},
 		{"Accept16x100B", accept},
 	}
 }

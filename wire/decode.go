@@ -40,10 +40,10 @@ func Decode(t MsgType, body []byte) (Message, error) {
 		m = &Propose{Cmd: d.cmdID(), Command: d.ownedCommand(), AckUpTo: d.seq(), WeakDep: d.seq(), LeaderRead: d.bool()}
 	case TypeLeaderReply:
 		m = &LeaderReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Ok: d.bool(),
-			Retry: d.bool(), Result: d.result(), Slot: d.slot(), ReadDep: d.readDep()}
+			Retry: d.bool(), Result: d.result(), Slot: d.slot(), ReadDep: d.readDep(), Lives: d.uvarints()}
 	case TypeRecordAck:
 		m = &RecordAck{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Ok: d.bool(),
-			CausalDeps: d.cmdIDs(), DepCommittedSeq: d.seq(), ReadDep: d.readDep()}
+			CausalDeps: d.cmdIDs(), DepCommittedSeq: d.seq(), ReadDep: d.readDep(), Life: d.uvarint()}
 	case TypeSyncReply:
 		m = &SyncReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Result: d.result(),
 			Slot: d.slot(), WeakCommittedSeq: d.seq(), Refused: d.bool()}

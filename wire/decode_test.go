@@ -87,7 +87,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"readdep one without cmd", TypeLeaderReply, cat(sv(0), uv(0), cmd11, []byte{0, 0}, []byte{0, 0}, uv(0), uv(0), uv(0),
 			uv(0), []byte{byte(DepOne)}), "truncated"},
 		{"readdep none with cmd", TypeLeaderReply, cat(sv(0), uv(0), cmd11, []byte{0, 0}, []byte{0, 0}, uv(0), uv(0), uv(0),
-			uv(0), []byte{byte(DepNone)}, uv(0), cmd11), "3 trailing bytes"},
+			uv(0), []byte{byte(DepNone)}, uv(0), cmd11), "2 trailing bytes"},
 		{"level 0", TypeAccept, cat(uv(1), sv(0), uv(0), uv(0), uv(1),
 			cat(uv(1), uv(0), cmd11, get, []byte{0}, uv(0)), uv(0)), "invalid Level 0"},
 		{"level 3", TypeWitnessSync, cat(uv(1), cmd11, get, []byte{3}, []byte{1}, uv(0), uv(0), uv(0), uv(0)),

@@ -87,9 +87,10 @@
 //	                     (both ids and Sessions are sent whatever the Kind)
 //	 2 Propose           Cmd, Command, AckUpTo, WeakDep, LeaderRead bool
 //	 3 LeaderReply       Replica, Ballot, Cmd, Ok bool, Retry bool,
-//	                     Result Outcome, Slot, ReadDep
+//	                     Result Outcome, Slot, ReadDep, Lives list(uvarint)
 //	 4 RecordAck         Replica, Ballot, Cmd, Ok bool,
-//	                     CausalDeps list(CmdID), DepCommittedSeq, ReadDep
+//	                     CausalDeps list(CmdID), DepCommittedSeq, ReadDep,
+//	                     Life uvarint
 //	 5 SyncReply         Replica, Ballot, Cmd, Result Outcome, Slot,
 //	                     WeakCommittedSeq, Refused bool
 //	 6 Sync              Cmd

@@ -145,6 +145,7 @@ func appendBody(b []byte, m Message) []byte {
 		b = appendResult(b, &m.Result)
 		b = appendUvarint(b, uint64(m.Slot))
 		b = appendReadDep(b, m.ReadDep)
+		b = appendUvarints(b, m.Lives)
 	case *RecordAck:
 		b = appendReplica(b, m.Replica)
 		b = appendUvarint(b, uint64(m.Ballot))
@@ -156,6 +157,7 @@ func appendBody(b []byte, m Message) []byte {
 		}
 		b = appendUvarint(b, uint64(m.DepCommittedSeq))
 		b = appendReadDep(b, m.ReadDep)
+		b = appendUvarint(b, m.Life)
 	case *SyncReply:
 		b = appendReplica(b, m.Replica)
 		b = appendUvarint(b, uint64(m.Ballot))

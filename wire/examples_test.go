@@ -113,7 +113,8 @@ func examples() []example {
 		{name: "propose-scan-all", msg: &Propose{Cmd: cmdB, Command: scanAllCmd}},
 
 		{name: "leaderreply-ok", msg: &LeaderReply{Replica: 0, Ballot: 9, Cmd: cmdA, Ok: true,
-			Result: kvs.Result{Value: binValue, Found: true, Version: 77}, Slot: 78, ReadDep: ReadDep{Kind: DepOne, Cmd: cmdB}}},
+			Result: kvs.Result{Value: binValue, Found: true, Version: 77}, Slot: 78, ReadDep: ReadDep{Kind: DepOne, Cmd: cmdB},
+			Lives: Lives{1795000000000000001, 1, math.MaxInt64}}},
 		{name: "leaderreply-scan", msg: &LeaderReply{Replica: 1, Ballot: 9, Cmd: cmdC, Ok: true,
 			Result: kvs.Result{Version: 80, Items: sampleItems(), More: true}, Slot: 81, ReadDep: ReadDep{Kind: DepNone}}},
 		{name: "leaderreply-cas", msg: &LeaderReply{Replica: 1, Ballot: 9, Cmd: cmdC, Ok: true,
@@ -126,7 +127,7 @@ func examples() []example {
 		{name: "recordack-ht", msg: &RecordAck{Replica: 2, Ballot: 1, Cmd: cmdA, Ok: true}},
 		{name: "recordack-ho", msg: &RecordAck{Replica: math.MinInt32, Ballot: 5, Cmd: cmdB,
 			CausalDeps: []CmdID{cmdA, cmdB, cmdC}, DepCommittedSeq: 41,
-			ReadDep: ReadDep{Kind: DepOne, Cmd: cmdC}}},
+			ReadDep: ReadDep{Kind: DepOne, Cmd: cmdC}, Life: 1795000000000000001}},
 		{name: "recordack-empty-deps",
 			msg:  &RecordAck{Replica: 1, Cmd: cmdC, CausalDeps: []CmdID{}, ReadDep: ReadDep{Kind: DepMulti}},
 			want: &RecordAck{Replica: 1, Cmd: cmdC, ReadDep: ReadDep{Kind: DepMulti}}},

@@ -31,6 +31,11 @@ type LeaderReply struct {
 	Result  kvs.Result
 	Slot    kvs.Slot
 	ReadDep ReadDep
+	// Lives is the leader's Lives (messages_peer.go) when it answered: a
+	// session counts a witness's RecordAck toward the fast path only if
+	// the witness's life is not older than the leader's entry for it
+	// (docs/DECISIONS.md 58). Empty: no lives known (a test's reply).
+	Lives Lives
 }
 
 // RecordAck is a witness's admission answer (sections 3.8, 5.5).
@@ -42,6 +47,9 @@ type RecordAck struct {
 	CausalDeps      []CmdID
 	DepCommittedSeq Seq
 	ReadDep         ReadDep
+	// Life is the witness's incarnation when it acknowledged: a life that
+	// ended took its records with it (docs/DECISIONS.md 58).
+	Life uint64
 }
 
 // SyncReply is the result of actual execution (section 3.3).
