@@ -115,9 +115,9 @@ type Core struct {
 	early       []bufferedRequest // client requests held until it is (early.go)
 	jn          joining
 	learner     []bool
-	incarnation uint64   // this life's (Options.Incarnation): tells a restart from a slow start
-	founders    []uint64 // incarnations at the bootstrap, by replica
-	lives       []uint64 // the latest incarnation heard of, by replica (lives.go)
+	incarnation uint64     // this life's (Options.Incarnation): tells a restart from a slow start
+	founders    []uint64   // incarnations at the bootstrap, by replica
+	lives       []uint64   // the latest incarnation heard of, by replica (lives.go)
 	livesSent   wire.Lives // a copy of lives for replies, until they change (lives.go)
 	restored    bool       // it restarted from disk, at restoredAt
 	restoredAt  int64
