@@ -20,10 +20,14 @@ import (
 // what it returned (a leader read re-sent and logged again after it was
 // answered, where nobody reads the result). That write must be at or
 // above its session's earlier writes of the key that changed it, and
-// below the slot of a later ordered write of the key. Other operations
-// the logs do not hold are not compared (a weak read is not logged; an
-// operation that never executed has no slot). SCANs are left out: the
-// clients order none.
+// below the slot of a later ordered write of the key. A completed strong
+// GET that returned absent with no known source (a DELETE of the key may
+// have come before it) is placed nowhere: it may have taken effect
+// wherever the key was absent, so the key must be absent somewhere at or
+// after its session's earlier writes and before its session's later
+// ordered writes (absentRead). Other operations the logs do not hold are
+// not compared (a weak read is not logged; an operation that never
+// executed has no slot). SCANs are left out: the clients order none.
 func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 	type sk struct {
 		s SessionID
@@ -41,19 +45,20 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 	}
 	for _, g := range groups {
 		slices.SortFunc(g, func(a, b int32) int { return cmp.Compare(x.cmds[a].Seq, x.cmds[b].Seq) })
-		lastW, lastAny, lastRead, lastWrote := int32(-1), int32(-1), int32(-1), int32(-1)
-		var posW, posAny, posRead, posWrote int64 = -1, -1, -1, -1
+		lastW, lastAny, lastRead, lastWrote, lastAbsent := int32(-1), int32(-1), int32(-1), int32(-1), int32(-1)
+		var posW, posAny, posRead, posWrote, absentLo int64 = -1, -1, -1, -1, -1
 		for _, i := range g {
 			o := &x.cmds[i]
 			p, in := l.pos[o.ID()]
 			sp, ok := readSource(x, pos, i)
-			if !ok && in && absentReadOfAValue(x, puts, i, p) {
+			if !ok && absentRead(x, i) {
 				// Wherever it took effect, the key was absent there, and
 				// that must be after its session's earlier writes.
 				if o.Ordered && lastW >= 0 && !puts.absentFrom(o.Key, posW) {
 					c.add(orderedViolation(x, l, i, lastW, fmt.Sprintf(
 						"read absent, and the key is absent at no slot of %s from %s at slot %d on", l.ref, x.describeCmd(lastW), posW)))
 				}
+				lastAbsent, absentLo = i, posW
 				continue
 			}
 			if ok && (!in || puts.changedBetween(o.Key, sp, p)) {
@@ -82,6 +87,10 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 					c.add(orderedViolation(x, l, i, lastRead, fmt.Sprintf(
 						"is at slot %d of %s, while %s read the state after slot %d", p, l.ref, x.describeCmd(lastRead), posRead)))
 				}
+				if write && lastAbsent >= 0 && !puts.absentBetween(o.Key, absentLo, p) {
+					c.add(orderedViolation(x, l, i, lastAbsent, fmt.Sprintf(
+						"is at slot %d of %s, while %s read absent, and the key is absent at no slot from %d to it", p, l.ref, x.describeCmd(lastAbsent), absentLo)))
+				}
 			}
 			if p > posAny {
 				lastAny, posAny = i, p
@@ -108,22 +117,23 @@ func readSource(x *history, pos []int64, i int32) (int64, bool) {
 	return sp, sp != notInLog
 }
 
-// absentReadOfAValue reports whether cmd i, logged at position p, is a
-// completed strong GET that returned absent, with no known source (a
-// DELETE of the key may have come before it), while the key held a value
-// at p: its answer did not come from p. A strong read re-sent to every
-// replica may be logged again after its first answer (a fast-path answer
-// whose witnesses' records a later leader logs), where nobody reads the
-// result. The write it read is not known, so the rule only asks that the
-// key be absent somewhere after its session's earlier writes;
-// linearizability judges the rest.
-func absentReadOfAValue(x *history, puts putSlots, i int32, p int64) bool {
+// absentRead reports whether cmd i is a completed strong GET that
+// returned absent; called for one with no known source (a DELETE of the
+// key may have come before it). Its slot in the logs, if any, need not be
+// where it took effect: a strong read re-sent to every replica may be
+// logged again after its first answer (a fast-path answer whose
+// witnesses' records a later leader logs, or a re-send that reached a new
+// leader late), after its session's next write, where nobody reads the
+// result. So the rule asks only that the key be absent somewhere between
+// its session's earlier writes and its later ordered ones; linearizability
+// judges the rest.
+func absentRead(x *history, i int32) bool {
 	part, ok := x.byID[x.cmds[i].ID()]
 	if !ok {
 		return false
 	}
 	o := &x.ops[part]
-	return o.Kind == Get && o.Level == Strong && !o.Found && x.completed(part) && puts.valueAt(o.Key, p)
+	return o.Kind == Get && o.Level == Strong && !o.Found && x.completed(part)
 }
 
 // putSlots are, by key, the log positions of the writes that changed it,
@@ -180,6 +190,21 @@ func (kp putSlots) absentFrom(k kvs.Key, p int64) bool {
 		return true
 	}
 	return slices.ContainsFunc(kp[k][kp.after(k, p+1):], func(s putSlot) bool { return !s.value })
+}
+
+// absentBetween reports whether k is absent after some position from lo
+// up to, not including, hi.
+func (kp putSlots) absentBetween(k kvs.Key, lo, hi int64) bool {
+	if !kp.valueAt(k, lo+1) {
+		return true
+	}
+	ps := kp[k]
+	for j := kp.after(k, lo+1); j < len(ps) && ps[j].pos < hi; j++ {
+		if !ps[j].value {
+			return true
+		}
+	}
+	return false
 }
 
 // orderedViolation reports ordered operation i against the earlier one of

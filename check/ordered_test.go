@@ -70,13 +70,18 @@ func TestOrderedRecordAndSkip(t *testing.T) {
 	require.False(t, skipped([]Op{o}))
 }
 
-// A DELETE is a write: an ordered get after it must follow it.
+// A DELETE is a write: an ordered get after it must follow it. One that
+// read the value the DELETE removed, at a slot before it, did not.
 func TestOrderedGetFollowsDelete(t *testing.T) {
-	del := op("u", 1, Strong, Delete, 3, "", 0, 50)
-	g := sGet("u", 2, 3, "", 5, 50)
+	a := sPut("t", 1, 3, "a1", 0, 5)
+	del := op("u", 1, Strong, Delete, 3, "", 6, 50)
+	del.Found = true
+	g := sGet("u", 2, 3, "", 10, 50)
 	g.Ordered = true
-	requireOK(t, Check([]Op{del, g}, map[string][]LogEntry{"r0": logOf(del, g)}, Options{}))
-	r := Check([]Op{del, g}, map[string][]LogEntry{"r0": logOf(g, del)}, Options{})
+	requireOK(t, Check([]Op{a, del, g}, map[string][]LogEntry{"r0": logOf(a, del, g)}, Options{}))
+	old := sGet("u", 2, 3, "a1", 10, 50)
+	old.Ordered = true
+	r := Check([]Op{a, del, old}, map[string][]LogEntry{"r0": logOf(a, old, del)}, Options{})
 	requireViolation(t, r, RuleOrdered, "u#2", "u#1")
 }
 
@@ -123,11 +128,14 @@ func TestOrderedReadLoggedAfterItsAnswer(t *testing.T) {
 }
 
 // A strong read of absent whose source is not known (a DELETE came
-// before it) logged again after its answer, at a slot where the key
-// holds a value: its answer did not come from that slot, and the rule
-// cannot place it (soak seed 91267 of ordered, n=5, CURP-HT: a fast-path
-// GET whose witnesses' records a later leader logged after its session's
-// next write). Logged where the key is absent, it is judged at its slot.
+// before it) logged again after its answer, after its session's next
+// ordered write: its answer need not have come from that slot (soak seed
+// 91267 of ordered, n=5, CURP-HT: a fast-path GET whose witnesses' records
+// a later leader logged after its session's next write; seed 1290 of
+// host-crashes, n=5, CURP-HO: a re-send of a fast-path GET that reached
+// the next leader late). It took effect where the key was absent between
+// its session's earlier write and its later ordered one, if the key was
+// absent anywhere there.
 func TestOrderedAbsentReadLoggedAfterItsAnswer(t *testing.T) {
 	a := sPut("t", 1, 1, "a1", 0, 5)
 	del := op("u", 1, Strong, Delete, 1, "", 6, 10)
@@ -137,11 +145,18 @@ func TestOrderedAbsentReadLoggedAfterItsAnswer(t *testing.T) {
 	b := sPut("u", 3, 1, "b1", 40, 50)
 	b.Ordered = true
 	requireOK(t, Check([]Op{a, del, g, b}, map[string][]LogEntry{"r0": logOf(a, del, b, g)}, Options{}))
-
 	del2 := op("t", 2, Strong, Delete, 1, "", 55, 60)
 	del2.Found = true
-	r := Check([]Op{a, del, g, b, del2}, map[string][]LogEntry{"r0": logOf(a, del, b, del2, g)}, Options{})
-	requireViolation(t, r, RuleOrdered, "u#3", "u#2", "slot 3")
+	requireOK(t, Check([]Op{a, del, g, b, del2}, map[string][]LogEntry{"r0": logOf(a, del, b, del2, g)}, Options{}))
+
+	// After its session's write v1 the key held a value up to the next
+	// ordered write: the read of absent cannot come before that write.
+	// Linearizability alone passes it (the DELETE was in flight).
+	v1 := sPut("u", 1, 1, "v1", 6, 10)
+	inFlight := op("t", 2, Strong, Delete, 1, "", 15, 60)
+	inFlight.Found = true
+	r := Check([]Op{a, v1, g, b, inFlight}, map[string][]LogEntry{"r0": logOf(a, v1, b, inFlight, g)}, Options{})
+	requireViolation(t, r, RuleOrdered, "u#3", "u#2", "absent at no slot")
 	requireOnly(t, r, RuleOrdered)
 }
 
