@@ -23,9 +23,9 @@ import (
 // below the slot of a later ordered write of the key. A completed strong
 // GET that returned absent with no known source (a DELETE of the key may
 // have come before it) is placed nowhere: it may have taken effect
-// wherever the key was absent, so the key must be absent somewhere at or
-// after its session's earlier writes and before its session's later
-// ordered writes (absentRead). Other operations the logs do not hold are
+// wherever the key was absent, so the key must be absent somewhere before
+// its session's later ordered writes, and, if it is ordered, at or after
+// its session's earlier writes (absentRead). Other operations the logs do not hold are
 // not compared (a weak read is not logged; an operation that never
 // executed has no slot). SCANs are left out: the clients order none.
 func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
@@ -47,6 +47,7 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 		slices.SortFunc(g, func(a, b int32) int { return cmp.Compare(x.cmds[a].Seq, x.cmds[b].Seq) })
 		lastW, lastAny, lastRead, lastWrote, lastAbsent := int32(-1), int32(-1), int32(-1), int32(-1), int32(-1)
 		var posW, posAny, posRead, posWrote, absentLo int64 = -1, -1, -1, -1, -1
+		var done []int32 // the session's logged writes so far (doneBefore)
 		for _, i := range g {
 			o := &x.cmds[i]
 			p, in := l.pos[o.ID()]
@@ -59,6 +60,9 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 						"read absent, and the key is absent at no slot of %s from %s at slot %d on", l.ref, x.describeCmd(lastW), posW)))
 				}
 				lastAbsent, absentLo = i, posW
+				if !o.Ordered {
+					absentLo = doneBefore(x, l, done, o.InvokeNS)
+				}
 				continue
 			}
 			if ok && (!in || puts.changedBetween(o.Key, sp, p)) {
@@ -98,6 +102,9 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 			if write && p > posW {
 				lastW, posW = i, p
 			}
+			if write {
+				done = append(done, i)
+			}
 			if part, ok := x.byID[o.ID()]; ok && x.isPut(part) && p > posWrote {
 				lastWrote, posWrote = i, p // it changed the key: a CAS that applied, not one that did not
 			}
@@ -115,6 +122,20 @@ func readSource(x *history, pos []int64, i int32) (int64, bool) {
 	}
 	sp := x.srcPos(pos, part)
 	return sp, sp != notInLog
+}
+
+// doneBefore is the highest log position of the writes ws (logged) that
+// completed before instant t, or -1: an unordered read invoked at t took
+// effect after them, though perhaps before its session's earlier writes
+// still in flight.
+func doneBefore(x *history, l *logIndex, ws []int32, t int64) int64 {
+	lo := int64(-1)
+	for _, w := range ws {
+		if o := &x.cmds[w]; o.OK && o.ReturnNS < t {
+			lo = max(lo, l.pos[o.ID()])
+		}
+	}
+	return lo
 }
 
 // absentRead reports whether cmd i is a completed strong GET that

@@ -158,6 +158,14 @@ func TestOrderedAbsentReadLoggedAfterItsAnswer(t *testing.T) {
 	r := Check([]Op{a, v1, g, b, inFlight}, map[string][]LogEntry{"r0": logOf(a, v1, b, inFlight, g)}, Options{})
 	requireViolation(t, r, RuleOrdered, "u#3", "u#2", "absent at no slot")
 	requireOnly(t, r, RuleOrdered)
+
+	// Unordered, the read still follows v1, which completed before it was
+	// invoked; with v1 in flight it may have come before it.
+	g.Ordered = false
+	r = Check([]Op{a, v1, g, b, inFlight}, map[string][]LogEntry{"r0": logOf(a, v1, b, inFlight, g)}, Options{})
+	requireViolation(t, r, RuleOrdered, "u#3", "u#2", "absent at no slot")
+	v1.ReturnNS = 25
+	requireOK(t, Check([]Op{a, v1, g, b, inFlight}, map[string][]LogEntry{"r0": logOf(a, v1, b, inFlight, g)}, Options{}))
 }
 
 // An ordered GET of absent whose source is not known (a DELETE came

@@ -7,7 +7,10 @@
 // in FIFO order; different connections reorder freely. Faults are drawn
 // from the seed: random delays (including occasional long ones), dropped
 // connections (everything in flight on them is lost, the next message
-// reconnects) and partitions that isolate a replica and heal.
+// reconnects) and partitions that isolate a replica and heal. A crashed
+// replica's sessions learn of the crash a network delay later, as of a
+// process whose host resets its connections; with Faults.HostCrashes only
+// when they send to it after it is back.
 //
 // With Options.Durable every replica has a simulated disk (durable.go):
 // syncs take random time and cover what was written before they started,
