@@ -3,6 +3,7 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"swiftpaxos/kvs"
@@ -55,7 +56,7 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 			if !ok && absentRead(x, i) {
 				// Wherever it took effect, the key was absent there, and
 				// that must be after its session's earlier writes.
-				if o.Ordered && lastW >= 0 && !puts.absentFrom(o.Key, posW) {
+				if o.Ordered && lastW >= 0 && !puts.absentBetween(o.Key, posW, math.MaxInt64, o.ReturnNS) {
 					c.add(orderedViolation(x, l, i, lastW, fmt.Sprintf(
 						"read absent, and the key is absent at no slot of %s from %s at slot %d on", l.ref, x.describeCmd(lastW), posW)))
 				}
@@ -91,7 +92,7 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 					c.add(orderedViolation(x, l, i, lastRead, fmt.Sprintf(
 						"is at slot %d of %s, while %s read the state after slot %d", p, l.ref, x.describeCmd(lastRead), posRead)))
 				}
-				if write && lastAbsent >= 0 && !puts.absentBetween(o.Key, absentLo, p) {
+				if write && lastAbsent >= 0 && !puts.absentBetween(o.Key, absentLo, p, x.cmds[lastAbsent].ReturnNS) {
 					c.add(orderedViolation(x, l, i, lastAbsent, fmt.Sprintf(
 						"is at slot %d of %s, while %s read absent, and the key is absent at no slot from %d to it", p, l.ref, x.describeCmd(lastAbsent), absentLo)))
 				}
@@ -162,8 +163,9 @@ func absentRead(x *history, i int32) bool {
 type putSlots map[kvs.Key][]putSlot
 
 type putSlot struct {
-	pos   int64
-	value bool
+	pos    int64
+	value  bool
+	invoke int64 // the write's InvokeNS
 }
 
 func putPositions(x *history, pos []int64) putSlots {
@@ -172,7 +174,7 @@ func putPositions(x *history, pos []int64) putSlots {
 		var ps []putSlot
 		for _, i := range parts {
 			if x.isPut(i) && pos[i] != notInLog {
-				ps = append(ps, putSlot{pos: pos[i], value: x.ops[i].Found})
+				ps = append(ps, putSlot{pos: pos[i], value: x.ops[i].Found, invoke: x.ops[i].InvokeNS})
 			}
 		}
 		slices.SortFunc(ps, func(a, b putSlot) int { return cmp.Compare(a.pos, b.pos) })
@@ -196,32 +198,21 @@ func (kp putSlots) changedBetween(k kvs.Key, lo, hi int64) bool {
 	return i < len(ps) && ps[i].pos < hi
 }
 
-// valueAt reports whether the last write of k before position p left a
-// value.
-func (kp putSlots) valueAt(k kvs.Key, p int64) bool {
-	i := kp.after(k, p)
-	return i > 0 && kp[k][i-1].value
-}
-
-// absentFrom reports whether k is absent after position p or at a later
-// one: the last write at or before p left no value, or a later one is a
-// DELETE.
-func (kp putSlots) absentFrom(k kvs.Key, p int64) bool {
-	if !kp.valueAt(k, p+1) {
-		return true
-	}
-	return slices.ContainsFunc(kp[k][kp.after(k, p+1):], func(s putSlot) bool { return !s.value })
-}
-
-// absentBetween reports whether k is absent after some position from lo
-// up to, not including, hi.
-func (kp putSlots) absentBetween(k kvs.Key, lo, hi int64) bool {
-	if !kp.valueAt(k, lo+1) {
-		return true
+// absentBetween reports whether a read that returned at instant by may
+// have found k absent after some position from lo up to, not including,
+// hi: the key's initial state left it absent there, or a DELETE invoked
+// before by (a later one cannot be what the read saw).
+func (kp putSlots) absentBetween(k kvs.Key, lo, hi, by int64) bool {
+	if lo >= hi {
+		return false
 	}
 	ps := kp[k]
-	for j := kp.after(k, lo+1); j < len(ps) && ps[j].pos < hi; j++ {
-		if !ps[j].value {
+	j := kp.after(k, lo+1)
+	if j == 0 || !ps[j-1].value && ps[j-1].invoke < by {
+		return true
+	}
+	for ; j < len(ps) && ps[j].pos < hi; j++ {
+		if !ps[j].value && ps[j].invoke < by {
 			return true
 		}
 	}

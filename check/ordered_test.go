@@ -185,10 +185,16 @@ func TestOrderedAbsentReadBeforeItsSessionsWrite(t *testing.T) {
 	requireViolation(t, r, RuleOrdered, "u#2", "u#1", "absent at no slot")
 	requireOnly(t, r, RuleOrdered)
 
-	// With a DELETE after the session's write, the key is absent somewhere
-	// after it: the rule cannot place the read and leaves it to
-	// linearizability.
+	// A DELETE logged after the session's write, invoked after the read
+	// returned, cannot be what the read saw.
 	del2 := op("t", 4, Strong, Delete, 1, "", 41, 45)
 	del2.Found = true
+	r = Check([]Op{a0, del, a, v, g, del2}, map[string][]LogEntry{"r0": logOf(a0, del, a, g, v, del2)}, Options{})
+	requireViolation(t, r, RuleOrdered, "u#2", "u#1", "absent at no slot")
+	requireOnly(t, r, RuleOrdered)
+
+	// Invoked before the read returned, it may be: the rule cannot place
+	// the read and leaves it to linearizability.
+	del2.InvokeNS = 18
 	requireOK(t, Check([]Op{a0, del, a, v, g, del2}, map[string][]LogEntry{"r0": logOf(a0, del, a, g, v, del2)}, Options{}))
 }

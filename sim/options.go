@@ -76,11 +76,12 @@ type Faults struct {
 	// empty, within that long of its crash (PROTOCOL.md 6.10): it must
 	// rejoin before it votes or witnesses again.
 	RestartAfter time.Duration
-	// HostCrashes makes every crash a host's, which no session hears of:
-	// their connections to it break only when they send to it after it
-	// is back, up to RestartAfter later (a rebooted host resets them),
-	// and meanwhile they hold its earlier life's acknowledgements
-	// (docs/DECISIONS.md 58).
+	// HostCrashes makes every crash a host's, which no session hears of
+	// while the replica is down: each hears that its connection broke a
+	// random delay of up to RestartAfter after the replica is back (as
+	// when its next send reaches the rebooted host), and meanwhile holds
+	// the earlier life's acknowledgements, while its messages reach the
+	// new life (docs/DECISIONS.md 58).
 	HostCrashes bool
 	// ClockBack makes every restart read a clock set back: the replica's
 	// new life draws an incarnation below its earlier life's (at random
