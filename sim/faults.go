@@ -146,7 +146,8 @@ func (c *Cluster) restart(r int) {
 // crash stops replica r for good. Its sessions' connections break, as a
 // dead process's TCP connections do: each live session learns it after a
 // network delay (PROTOCOL.md 6.6: a broken connection tells a client).
-// When its host crashes, nothing tells them (Faults.HostCrashes).
+// When its host crashes, nothing tells them, nor the other replicas
+// (Faults.HostCrashes).
 func (c *Cluster) crash(r int, host bool) {
 	if c.dead[r] {
 		return
@@ -164,7 +165,7 @@ func (c *Cluster) crash(r int, host bool) {
 		}
 	}
 	for i := range c.replicas {
-		if i != r {
+		if i != r && !host {
 			c.reportCut(i, r)
 		}
 	}
