@@ -39,8 +39,11 @@ func Decode(t MsgType, body []byte) (Message, error) {
 	case TypePropose:
 		m = &Propose{Cmd: d.cmdID(), Command: d.ownedCommand(), AckUpTo: d.seq(), WeakDep: d.seq(), LeaderRead: d.bool()}
 	case TypeLeaderReply:
-		m = &LeaderReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Ok: d.bool(),
-			Retry: d.bool(), Result: d.result(), Slot: d.slot(), ReadDep: d.readDep(), Lives: d.uvarints()}
+		r := new(leaderReplyLives)
+		r.m = LeaderReply{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Ok: d.bool(),
+			Retry: d.bool(), Result: d.result(), Slot: d.slot(), ReadDep: d.readDep()}
+		r.m.Lives = d.uvarintsIn(r.lives[:0])
+		m = &r.m
 	case TypeRecordAck:
 		m = &RecordAck{Replica: d.replica(), Ballot: d.ballot(), Cmd: d.cmdID(), Ok: d.bool(),
 			CausalDeps: d.cmdIDs(), DepCommittedSeq: d.seq(), ReadDep: d.readDep(), Life: d.uvarint()}

@@ -242,14 +242,28 @@ func (d *decoder) sessions() []SessionState {
 	return ss
 }
 
-func (d *decoder) uvarints() []uint64 {
+func (d *decoder) uvarints() []uint64 { return d.uvarintsIn(nil) }
+
+// uvarintsIn is uvarints, in buf's array when it has room.
+func (d *decoder) uvarintsIn(buf []uint64) []uint64 {
 	n := d.count(1)
 	if n == 0 {
 		return nil
 	}
-	out := make([]uint64, n)
-	for i := range out {
-		out[i] = d.uvarint()
+	out := buf[:0]
+	if n > cap(buf) {
+		out = make([]uint64, 0, n)
 	}
-	return out
+	for range n {
+		out = append(out, d.uvarint())
+	}
+	return out[:n:n]
+}
+
+// leaderReplyLives is a decoded LeaderReply with room for the Lives of up
+// to seven replicas, in one allocation: a session decodes one reply per
+// strong operation.
+type leaderReplyLives struct {
+	m     LeaderReply
+	lives [7]uint64
 }
