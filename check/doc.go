@@ -221,9 +221,7 @@
 //     from the merged log (sections 2.6 item 2, 6.8). Weak puts of
 //     sessions listed in Options.Crashed are exempt.
 //   - ordered (logs only): an ordered operation sits below an earlier
-//     conflicting one of its session (docs/DECISIONS.md 45; not SCANs).
-//     A strong get is placed after the write it read; one that read
-//     absent from no known write, where the key was absent (checkOrdered).
+//     conflicting one of its session (docs/DECISIONS.md 45, 46; not SCANs).
 //   - cc-acyclic: hb has a cycle; the cycle is spelled out. A cycle needs a
 //     read of a put invoked after the read returned (if every rf edge went
 //     forward in time, so and rf would both increase inv, see below).

@@ -26,9 +26,9 @@ import (
 // have come before it) is placed nowhere: it may have taken effect
 // wherever the key was absent, so the key must be absent somewhere before
 // its session's later ordered writes, and, if it is ordered, at or after
-// its session's earlier writes (absentRead). Other operations the logs do not hold are
-// not compared (a weak read is not logged; an operation that never
-// executed has no slot). SCANs are left out: the clients order none.
+// its session's earlier writes (absentRead). Other operations the logs do
+// not hold are not compared (a weak read is not logged; an operation that
+// never executed has no slot). SCANs are left out: the clients order none.
 func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 	type sk struct {
 		s SessionID
@@ -48,7 +48,7 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 		slices.SortFunc(g, func(a, b int32) int { return cmp.Compare(x.cmds[a].Seq, x.cmds[b].Seq) })
 		lastW, lastAny, lastRead, lastWrote, lastAbsent := int32(-1), int32(-1), int32(-1), int32(-1), int32(-1)
 		var posW, posAny, posRead, posWrote, absentLo int64 = -1, -1, -1, -1, -1
-		var done []int32 // the session's logged writes so far (doneBefore)
+		done := doneWrites{lo: -1}
 		for _, i := range g {
 			o := &x.cmds[i]
 			p, in := l.pos[o.ID()]
@@ -62,7 +62,7 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 				}
 				lastAbsent, absentLo = i, posW
 				if !o.Ordered {
-					absentLo = doneBefore(x, l, done, o.InvokeNS)
+					absentLo = done.before(o.InvokeNS)
 				}
 				continue
 			}
@@ -92,7 +92,9 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 					c.add(orderedViolation(x, l, i, lastRead, fmt.Sprintf(
 						"is at slot %d of %s, while %s read the state after slot %d", p, l.ref, x.describeCmd(lastRead), posRead)))
 				}
-				if write && lastAbsent >= 0 && !puts.absentBetween(o.Key, absentLo, p, x.cmds[lastAbsent].ReturnNS) {
+				// (Below absentLo it is reported above, as below an
+				// earlier write.)
+				if write && lastAbsent >= 0 && absentLo < p && !puts.absentBetween(o.Key, absentLo, p, x.cmds[lastAbsent].ReturnNS) {
 					c.add(orderedViolation(x, l, i, lastAbsent, fmt.Sprintf(
 						"is at slot %d of %s, while %s read absent, and the key is absent at no slot from %d to it", p, l.ref, x.describeCmd(lastAbsent), absentLo)))
 				}
@@ -103,8 +105,8 @@ func checkOrdered(x *history, l *logIndex, pos []int64, c *collector) {
 			if write && p > posW {
 				lastW, posW = i, p
 			}
-			if write {
-				done = append(done, i)
+			if write && o.OK {
+				done.add(o.ReturnNS, p)
 			}
 			if part, ok := x.byID[o.ID()]; ok && x.isPut(part) && p > posWrote {
 				lastWrote, posWrote = i, p // it changed the key: a CAS that applied, not one that did not
@@ -125,19 +127,6 @@ func readSource(x *history, pos []int64, i int32) (int64, bool) {
 	return sp, sp != notInLog
 }
 
-// doneBefore is the highest log position of the writes ws (logged) that
-// completed before instant t, or -1: an unordered read invoked at t took
-// effect after them, though perhaps before its session's earlier writes
-// still in flight.
-func doneBefore(x *history, l *logIndex, ws []int32, t int64) int64 {
-	lo := int64(-1)
-	for _, w := range ws {
-		if o := &x.cmds[w]; o.OK && o.ReturnNS < t {
-			lo = max(lo, l.pos[o.ID()])
-		}
-	}
-	return lo
-}
 
 // absentRead reports whether cmd i is a completed strong GET that
 // returned absent; called for one with no known source (a DELETE of the
@@ -200,19 +189,17 @@ func (kp putSlots) changedBetween(k kvs.Key, lo, hi int64) bool {
 
 // absentBetween reports whether a read that returned at instant by may
 // have found k absent after some position from lo up to, not including,
-// hi: the key's initial state left it absent there, or a DELETE invoked
-// before by (a later one cannot be what the read saw).
+// hi (above lo): the key's initial state left it absent there, or a DELETE
+// invoked by then (a later one cannot be what the read saw; sourceOf
+// draws the same line).
 func (kp putSlots) absentBetween(k kvs.Key, lo, hi, by int64) bool {
-	if lo >= hi {
-		return false
-	}
 	ps := kp[k]
 	j := kp.after(k, lo+1)
-	if j == 0 || !ps[j-1].value && ps[j-1].invoke < by {
+	if j == 0 || !ps[j-1].value && ps[j-1].invoke <= by {
 		return true
 	}
 	for ; j < len(ps) && ps[j].pos < hi; j++ {
-		if !ps[j].value && ps[j].invoke < by {
+		if !ps[j].value && ps[j].invoke <= by {
 			return true
 		}
 	}

@@ -160,12 +160,39 @@ func TestOrderedAbsentReadLoggedAfterItsAnswer(t *testing.T) {
 	requireOnly(t, r, RuleOrdered)
 
 	// Unordered, the read still follows v1, which completed before it was
-	// invoked; with v1 in flight it may have come before it.
+	// invoked; with v1 (and a) in flight it may have come before both.
 	g.Ordered = false
 	r = Check([]Op{a, v1, g, b, inFlight}, map[string][]LogEntry{"r0": logOf(a, v1, b, inFlight, g)}, Options{})
 	requireViolation(t, r, RuleOrdered, "u#3", "u#2", "absent at no slot")
-	v1.ReturnNS = 25
+	a.ReturnNS, v1.ReturnNS = 25, 25
 	requireOK(t, Check([]Op{a, v1, g, b, inFlight}, map[string][]LogEntry{"r0": logOf(a, v1, b, inFlight, g)}, Options{}))
+}
+
+// absentBetween: the state after lo, then the writes above it and below
+// hi; a DELETE counts only if invoked by the time the read returned.
+func TestAbsentBetween(t *testing.T) {
+	kp := putSlots{"k": {{pos: 1, value: true, invoke: 0}, {pos: 2, value: false, invoke: 50}, {pos: 4, value: true, invoke: 0}}}
+	require.True(t, kp.absentBetween("k", 0, 9, 0), "the initial state")
+	require.False(t, kp.absentBetween("k", 2, 9, 20), "after a DELETE invoked after the read returned")
+	require.True(t, kp.absentBetween("k", 2, 9, 50), "after a DELETE invoked when it returned")
+	require.False(t, kp.absentBetween("k", 1, 9, 20), "a DELETE above lo invoked too late")
+	require.True(t, kp.absentBetween("k", 1, 9, 60), "a DELETE above lo")
+	require.False(t, kp.absentBetween("k", 1, 2, 60), "a DELETE at hi is not below it")
+	require.False(t, kp.absentBetween("k", 4, 9, 60), "after a later value")
+}
+
+// doneWrites: the highest position of the writes completed before each
+// instant asked, in order or not.
+func TestDoneWrites(t *testing.T) {
+	d := doneWrites{lo: -1}
+	require.Equal(t, int64(-1), d.before(5))
+	d.add(30, 7)
+	d.add(10, 3)
+	d.add(20, 9)
+	require.Equal(t, int64(3), d.before(15))
+	require.Equal(t, int64(9), d.before(25))
+	require.Equal(t, int64(3), d.before(12), "an instant asked out of order")
+	require.Equal(t, int64(9), d.before(31), "the heap's answer again")
 }
 
 // An ordered GET of absent whose source is not known (a DELETE came

@@ -10,7 +10,7 @@
 // reconnects) and partitions that isolate a replica and heal. A crashed
 // replica's sessions learn of the crash a network delay later, as of a
 // process whose host resets its connections; with Faults.HostCrashes only
-// when they send to it after it is back.
+// a random delay after it is back.
 //
 // With Options.Durable every replica has a simulated disk (durable.go):
 // syncs take random time and cover what was written before they started,

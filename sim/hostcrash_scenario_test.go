@@ -32,14 +32,15 @@ func TestScenarioHostCrashAckDoesNotCount(t *testing.T) {
 			name string
 			m    client.Mutation
 		}{{"rule", client.Mutation{}}, {"acks of ended lives", client.Mutation{AcksOfEndedLives: true}}} {
-			t.Run(tc.name, func(t *testing.T) { hostCrashAck(t, p, tc.m.AcksOfEndedLives, tc.m) })
+			t.Run(tc.name, func(t *testing.T) { hostCrashAck(t, p, tc.m) })
 		}
 	})
 }
 
 // hostCrashAck plays TestScenarioHostCrashAckDoesNotCount with sessions
-// built with m (broken: m counts acknowledgements of ended lives).
-func hostCrashAck(t *testing.T, p sim.Protocol, broken bool, m client.Mutation) {
+// built with m, broken if it counts acknowledgements of ended lives.
+func hostCrashAck(t *testing.T, p sim.Protocol, m client.Mutation) {
+	broken := m.AcksOfEndedLives
 	s, err := sim.NewScript(sim.Options{Seed: 1, N: 3, Sessions: 2, Protocol: p, ClientMutation: m,
 		Faults: sim.Faults{MinDelay: 100 * time.Microsecond, MaxDelay: 300 * time.Microsecond}})
 	require.NoError(t, err)

@@ -78,7 +78,7 @@ type Faults struct {
 	RestartAfter time.Duration
 	// HostCrashes makes every crash a host's, which no session hears of
 	// while the replica is down: each hears that its connection broke a
-	// random delay of up to RestartAfter after the replica is back (as
+	// network delay plus up to RestartAfter after the replica is back (as
 	// when its next send reaches the rebooted host), and meanwhile holds
 	// the earlier life's acknowledgements, while its messages reach the
 	// new life (docs/DECISIONS.md 58).

@@ -96,9 +96,10 @@ func (s *Script) Run(d time.Duration) error {
 // Crash stops replica r for good.
 func (s *Script) Crash(r int) { s.c.crash(r, false) }
 
-// CrashHost stops replica r as a host crash does (Faults.HostCrashes),
-// except that its sessions never learn that their connections broke: they
-// talk to its next life, after Restart, as if it were the one they knew.
+// CrashHost stops replica r as a host crash does: neither its sessions nor
+// the other replicas are told. Unless Faults.HostCrashes is set, the
+// sessions never learn that their connections broke: they talk to its
+// next life, after Restart, as if it were the one they knew.
 func (s *Script) CrashHost(r int) { s.c.crash(r, true) }
 
 // Restart brings crashed replica r back in a new lifetime: empty, or, a
