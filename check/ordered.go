@@ -127,7 +127,6 @@ func readSource(x *history, pos []int64, i int32) (int64, bool) {
 	return sp, sp != notInLog
 }
 
-
 // absentRead reports whether cmd i is a completed strong GET that
 // returned absent; called for one with no known source (a DELETE of the
 // key may have come before it). Its slot in the logs, if any, need not be
