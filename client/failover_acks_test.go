@@ -39,4 +39,12 @@ func TestAckOfAnEndedLifeDoesNotCount(t *testing.T) {
 	require.Empty(t, x.c.Ready().Completed, "replica 2's acknowledgement is of an ended life")
 	x.c.Step(2, &wire.RecordAck{Replica: 2, Cmd: x.c.CmdID(a), Ok: true, Life: 21})
 	require.Equal(t, PathFast, x.one().Path, "its new life's acknowledgement counts")
+
+	b := x.c.Invoke(Op{Level: Strong, Command: put("k")})
+	x.c.Ready()
+	for r := wire.ReplicaID(1); r < 3; r++ {
+		x.c.Step(r, &wire.RecordAck{Replica: r, Cmd: x.c.CmdID(b), Ok: true, Life: 30})
+	}
+	x.c.Step(0, &wire.LeaderReply{Replica: 0, Cmd: x.c.CmdID(b), Ok: true, Slot: 2, Lives: wire.Lives{1, 10}})
+	require.Empty(t, x.c.Ready().Completed, "lives for two replicas of three vouch for none")
 }

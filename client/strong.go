@@ -62,9 +62,16 @@ func (s *Core) tryFast(p *Pending) {
 // endedLife reports whether witness ack a comes from a life of its replica
 // that had ended when the leader answered with lr: the leader had heard of
 // a later one, restarted without the record the ack vouches for
-// (docs/DECISIONS.md 58).
+// (docs/DECISIONS.md 58). A reply with lives for another number of
+// replicas vouches for no life, so no fast path.
 func (s *Core) endedLife(lr *wire.LeaderReply, a *wire.RecordAck) bool {
-	return len(lr.Lives) == s.o.N && a.Life < lr.Lives[a.Replica] && !s.o.Mutation.AcksOfEndedLives
+	switch {
+	case len(lr.Lives) == 0 || s.o.Mutation.AcksOfEndedLives:
+		return false
+	case len(lr.Lives) != s.o.N:
+		return true
+	}
+	return a.Life < lr.Lives[a.Replica]
 }
 
 func (s *Core) onSyncReply(m *wire.SyncReply) {
