@@ -133,14 +133,19 @@ func (c *Cluster) restart(r int) {
 		if c.unseen[r] && c.o.Faults.HostCrashes {
 			// Its next send to the host, up and with no such
 			// connection, is reset.
-			down := up + c.rng.Int64N(int64(c.o.Faults.RestartAfter)+1)
-			c.schedule(&event{at: down, kind: evReplicaDown, idx: i, peer: r})
-			c.schedule(&event{at: down + int64(c.o.Faults.MaxDelay), kind: evReplicaUp, idx: i, peer: r})
+			c.notice(i, r, up+c.rng.Int64N(int64(c.o.Faults.RestartAfter)+1))
 			continue
 		}
 		c.schedule(&event{at: up, kind: evReplicaUp, idx: i, peer: r})
 	}
 	c.unseen[r] = false
+}
+
+// notice makes session i hear at instant at that its connection to
+// replica r broke, and reconnect a network delay later.
+func (c *Cluster) notice(i, r int, at int64) {
+	c.schedule(&event{at: at, kind: evReplicaDown, idx: i, peer: r})
+	c.schedule(&event{at: at + int64(c.o.Faults.MaxDelay), kind: evReplicaUp, idx: i, peer: r})
 }
 
 // crash stops replica r for good. Its sessions' connections break, as a
@@ -160,6 +165,7 @@ func (c *Cluster) crash(r int, host bool) {
 	}
 	c.unseen[r] = host
 	for i, s := range c.sessions {
+		s.severed[r] = host
 		if !s.dead && !host {
 			c.schedule(&event{at: c.now + int64(c.o.Faults.MaxDelay), kind: evReplicaDown, idx: i, peer: r})
 		}
@@ -195,6 +201,9 @@ func (c *Cluster) cut(a, b int) bool {
 	}
 	if a >= c.o.N && c.sessions[a-c.o.N].dead || b >= c.o.N && c.sessions[b-c.o.N].dead {
 		return true
+	}
+	if r, s := min(a, b), max(a, b); r < c.o.N && s >= c.o.N && c.sessions[s-c.o.N].severed[r] {
+		return true // a connection that died with its host, until the session notices
 	}
 	if c.isolated < 0 {
 		return false

@@ -79,9 +79,9 @@ type Faults struct {
 	// HostCrashes makes every crash a host's, which no session hears of
 	// while the replica is down: each hears that its connection broke a
 	// network delay plus up to RestartAfter after the replica is back (as
-	// when its next send reaches the rebooted host), and meanwhile holds
-	// the earlier life's acknowledgements, while its messages reach the
-	// new life (docs/DECISIONS.md 58).
+	// when its next send reaches the rebooted host), and until then holds
+	// the earlier life's acknowledgements, and nothing passes between it
+	// and the new life (docs/DECISIONS.md 58).
 	HostCrashes bool
 	// ClockBack makes every restart read a clock set back: the replica's
 	// new life draws an incarnation below its earlier life's (at random

@@ -117,6 +117,7 @@ func (c *Cluster) handle(e *event, settling bool) error {
 		c.invoke(c.sessions[e.idx])
 	case evReplicaDown:
 		if s := c.sessions[e.idx]; !s.dead {
+			s.severed[e.peer] = false
 			s.core.ReplicaDown(wire.ReplicaID(e.peer))
 			c.drainSession(e.idx)
 		}

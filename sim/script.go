@@ -97,10 +97,19 @@ func (s *Script) Run(d time.Duration) error {
 func (s *Script) Crash(r int) { s.c.crash(r, false) }
 
 // CrashHost stops replica r as a host crash does: neither its sessions nor
-// the other replicas are told. Unless Faults.HostCrashes is set, the
-// sessions never learn that their connections broke: they talk to its
-// next life, after Restart, as if it were the one they knew.
+// the other replicas are told, and the sessions' connections to it are
+// dead until they notice (Faults.HostCrashes; NoticeHost).
 func (s *Script) CrashHost(r int) { s.c.crash(r, true) }
+
+// NoticeHost makes every live session hear, a network delay from now,
+// that its connection to replica r broke, and reconnect.
+func (s *Script) NoticeHost(r int) {
+	for i, ss := range s.c.sessions {
+		if !ss.dead {
+			s.c.notice(i, r, s.c.now+int64(s.c.o.Faults.MaxDelay))
+		}
+	}
+}
 
 // Restart brings crashed replica r back in a new lifetime: empty, or, a
 // durable one, with what its disk holds; it starts a replica held back

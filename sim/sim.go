@@ -37,6 +37,9 @@ type session struct {
 	// ending: the session finished its operations and asked the cluster
 	// to end it; expired: the leader ended it for being idle.
 	ending, expired bool
+	// severed: by replica, its connection died with the replica's host
+	// and the session has not noticed (Faults.HostCrashes).
+	severed []bool
 }
 
 // Cluster is one simulated run.
@@ -226,7 +229,7 @@ func newCluster(o Options) (*Cluster, error) {
 		}
 	}
 	for i := range o.Sessions {
-		s := &session{idx: i, name: check.SessionID(fmt.Sprintf("s%d", i)), hist: make(map[wire.Seq]int)}
+		s := &session{idx: i, name: check.SessionID(fmt.Sprintf("s%d", i)), hist: make(map[wire.Seq]int), severed: make([]bool, o.N)}
 		id := wire.ClientID(c.rng.Uint64() | 1)
 		ep := o.N + i
 		c.byClient[id] = ep
