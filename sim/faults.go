@@ -130,7 +130,7 @@ func (c *Cluster) restart(r int) {
 		if s.dead {
 			continue
 		}
-		if c.unseen[r] && c.o.Faults.HostCrashes {
+		if s.severed[r] && c.o.Faults.HostCrashes {
 			// Its next send to the host, up and with no such
 			// connection, is reset.
 			c.notice(i, r, up+c.rng.Int64N(int64(c.o.Faults.RestartAfter)+1))
@@ -138,7 +138,6 @@ func (c *Cluster) restart(r int) {
 		}
 		c.schedule(&event{at: up, kind: evReplicaUp, idx: i, peer: r})
 	}
-	c.unseen[r] = false
 }
 
 // notice makes session i hear at instant at that its connection to
@@ -163,7 +162,6 @@ func (c *Cluster) crash(r int, host bool) {
 	if c.o.Durable {
 		c.crashDisk(r)
 	}
-	c.unseen[r] = host
 	for i, s := range c.sessions {
 		s.severed[r] = host
 		if !s.dead && !host {

@@ -60,7 +60,6 @@ type Cluster struct {
 	late     []bool                // replicas whose first start is a late one
 	claimNew []bool                // replicas whose next start claims -cluster new
 	wipe     []bool                // durable replicas whose next start finds an empty disk
-	unseen   []bool                // replicas whose host crashed with its sessions none the wiser
 	rates    []int64               // per replica, its clock's rate in per mille (ClockSkew)
 	misused  bool                  // a replica was restarted claiming -cluster new
 	disks    []*disk               // durable mode: each replica's disk
@@ -200,7 +199,6 @@ func newCluster(o Options) (*Cluster, error) {
 		late:      make([]bool, o.N),
 		claimNew:  make([]bool, o.N),
 		wipe:      make([]bool, o.N),
-		unseen:    make([]bool, o.N),
 	}
 	for _, r := range c.rng.Perm(o.N)[:o.Faults.LateStarts] {
 		c.late[r], c.dead[r] = true, true
